@@ -356,7 +356,7 @@ public final class McapStreamReader implements Closeable, Iterable<Record> {
         }
         int bodyPos = pos + 9;
         ByteBuffer body = ByteBuffer.wrap(buf, bodyPos, (int) len).slice().order(ByteOrder.LITTLE_ENDIAN);
-        if (options.validateCrcs && op != Record.OP_FOOTER) {
+        if (options.validateCrcs && op != Record.OP_FOOTER && op != Record.OP_DATA_END) {
             (summaryCrc != null ? summaryCrc : dataCrc).update(buf, pos, 9 + (int) len);
         }
         int headerPos = pos;
