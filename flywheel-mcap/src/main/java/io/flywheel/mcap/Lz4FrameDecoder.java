@@ -141,7 +141,7 @@ final class Lz4FrameDecoder {
                     int n;
                     try {
                         n = BLOCK.decompress(src, ip, size, dst, op, room);
-                    } catch (LZ4Exception e) {
+                    } catch (LZ4Exception | IndexOutOfBoundsException e) {
                         throw bad(where, blockAt, "corrupt LZ4 block (" + e.getMessage() + ")"
                                 + (room < blockMax ? " or decompressed data exceeds the expected "
                                 + dst.length + " bytes" : ""));

@@ -590,8 +590,12 @@ public final class McapStreamReader implements Closeable, Iterable<Record> {
             if (buf.length - pos < n || lim == buf.length) {
                 int have = lim - pos;
                 int cap;
-                if (size >= 0 || n <= BUFFER) {
-                    cap = Math.max(BUFFER, n);
+                if (size >= 0) {
+                    // Known length: at most what is left of the file, at least n.
+                    long left = size - (base + lim) + have;
+                    cap = (int) Math.max(n, Math.min(BUFFER, left));
+                } else if (n <= BUFFER) {
+                    cap = Math.max(n, Math.min(BUFFER, Math.max(1 << 16, 2 * buf.length)));
                 } else {
                     // Unknown length: grow at most by doubling what has arrived, so a forged length
                     // in a short stream cannot make us allocate it.

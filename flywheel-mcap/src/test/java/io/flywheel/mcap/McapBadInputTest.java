@@ -296,6 +296,33 @@ class McapBadInputTest {
         assertTrue(o.error().getMessage().contains("expected a Header record"), o.error().getMessage());
     }
 
+    /** Seeded random byte flips: whatever breaks, only McapFormatException comes out, in both modes. */
+    @ParameterizedTest
+    @ValueSource(strings = {"resource:lz4-linked.mcap", "resource:lz4-independent.mcap", "resource:zstd-stream.mcap",
+            "mcap-conformance/TenMessages/TenMessages-ch-chx-mx-pad-rch-rsh-st-sum.mcap",
+            "mcap-real/ros2-rosbag2/cdr_test/cdr_test_0.mcap"})
+    void randomByteFlipsOnlyEverGiveMcapFormatException(String name) throws IOException {
+        byte[] f = input(name);
+        java.util.Random rnd = new java.util.Random(42);
+        int broken = 0;
+        for (int trial = 0; trial < 150; trial++) {
+            byte[] g = f.clone();
+            int flips = 1 + rnd.nextInt(3);
+            for (int k = 0; k < flips; k++) {
+                g[rnd.nextInt(g.length)] ^= (byte) (1 + rnd.nextInt(255));
+            }
+            // read() and readStream() let only McapFormatException through as a value; anything else fails here.
+            Outcome strict = readStream(g, STRICT);
+            Outcome lenient = readStream(g, LENIENT);
+            if (strict.error() != null) {
+                broken++;
+                assertTrue(strict.error().getMessage().startsWith("stream"), strict.error().getMessage());
+                assertTrue(lenient.error() != null || !lenient.problems().isEmpty(), "lenient saw nothing wrong");
+            }
+        }
+        assertTrue(broken >= 75, "only " + broken + " of 150 corrupted copies were noticed");
+    }
+
     @Test
     void unknownOpcodesAreSkippedUnlessAsked() throws IOException {
         byte[] file = McapBytes.file(McapBytes.header("", "t"), McapBytes.record(0x80, new byte[] {9, 9}),
