@@ -151,6 +151,7 @@ final class CdrReader {
      * {@code minElementSize} bytes fit in what is left, so a corrupt count never allocates.
      */
     int count(int minElementSize, int bound) {
+        align(4);
         int at = offset();
         long c = int32() & 0xFFFF_FFFFL;
         if (bound >= 0 && c > bound) {
@@ -171,6 +172,7 @@ final class CdrReader {
 
     /** Reads a CDR string: uint32 length including the NUL terminator, then the bytes (UTF-8). */
     String string(int bound) {
+        align(4);
         int at = offset();
         long len = int32() & 0xFFFF_FFFFL;
         if (len == 0) {
@@ -201,6 +203,7 @@ final class CdrReader {
      * each character as a 4-byte code point, no terminator.
      */
     String wstring(int bound) {
+        align(4);
         int at = offset();
         long len = int32() & 0xFFFF_FFFFL;
         if (bound >= 0 && len > bound) {
