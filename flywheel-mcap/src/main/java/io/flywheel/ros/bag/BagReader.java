@@ -33,7 +33,8 @@ import org.apache.commons.compress.compressors.bzip2.BZip2CompressorInputStream;
  * (op 0x03) gives the position of the index section, which holds one connection record (op 0x07)
  * per connection and one chunk info record (op 0x06) per chunk. Messages (op 0x02) and connection
  * records live inside chunk records (op 0x05), compressed with {@code none}, {@code bz2} or
- * {@code lz4} (the LZ4 frame format written by roslz4); after each chunk come its index data
+ * {@code lz4} (the LZ4 frame format as roslz4 writes it: independent blocks, content checksum,
+ * which is all roslz4 itself accepts; read with lz4-java's frame stream); after each chunk come its index data
  * records (op 0x04), one per connection, listing (time, offset in the uncompressed chunk) per
  * message.
  *
@@ -47,7 +48,10 @@ import org.apache.commons.compress.compressors.bzip2.BZip2CompressorInputStream;
  *       index is missing (a recording that was cut off). On a truncated bag it delivers every
  *       message whose record is complete before the break (also inside a partly written chunk,
  *       as far as its compression lets the prefix be decoded), then throws
- *       {@link BagFormatException} naming the offset of the broken record.</li>
+ *       {@link BagFormatException} naming the offset of the broken record (or, when the file ends
+ *       cleanly between records but before the index section the bag header points at, the end
+ *       of the file). A bag whose header says {@code index_pos=0} (never closed) reads to its end
+ *       without an error.</li>
  * </ul>
  *
  * <p>Every length read from the file is checked against what is left before it is used; bad input
@@ -733,6 +737,11 @@ public final class BagReader implements Closeable {
                 return new Chunk(r.pos, raw, raw.length, truncated);
             }
             case "bz2", "lz4" -> {
+                if ("lz4".equals(compression) && raw.length >= 5 && (raw[4] & 0x20) == 0) {
+                    throw new BagFormatException(file, r.pos, String.format("lz4 chunk frame uses linked blocks "
+                            + "(FLG 0x%02X has no block-independence bit); roslz4 always writes independent blocks "
+                            + "and this reader supports only those", raw[4] & 0xff));
+                }
                 byte[] out = new byte[(int) Math.min(declared, Math.max(65536L, raw.length * 4L))];
                 int n = 0;
                 try (InputStream in = "bz2".equals(compression)

@@ -15,8 +15,8 @@ import io.flywheel.decode.DecodeException;
 import io.flywheel.decode.MessageDecoder;
 
 /**
- * Decodes ROS 1 serialized messages (http://wiki.ros.org/msg, "Serialization" of
- * http://wiki.ros.org/ROS/Technical%20Overview; the payload of bag message records and of MCAP
+ * Decodes ROS 1 serialized messages (http://wiki.ros.org/msg and
+ * http://wiki.ros.org/ROS/Message_Serialization; the payload of bag message records and of MCAP
  * messages with encoding {@code ros1}) into the tree of {@link MessageDecoder}.
  *
  * <p>Wire format: little-endian, no alignment or padding; bool, int8/uint8 (and the aliases byte =
