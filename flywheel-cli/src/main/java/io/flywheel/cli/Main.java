@@ -1,12 +1,20 @@
 package io.flywheel.cli;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code flywheel} command: one subcommand per pipeline stage. */
+/**
+ * The {@code flywheel} command: one subcommand per pipeline stage. Exit codes: 0 success, 1 the
+ * input is bad or the work failed (the message says what and where), 2 wrong usage.
+ */
 @Command(name = "flywheel", mixinStandardHelpOptions = true, version = "flywheel 0.1.0",
         description = "The data closed loop for robot recordings, on Lance.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {McapCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec
@@ -19,7 +27,30 @@ public final class Main implements Runnable {
 
     /** @return the configured command line, shared by {@link #main} and tests */
     public static CommandLine commandLine() {
-        return new CommandLine(new Main());
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            commandLine.getErr().println("flywheel " + commandLine.getCommandName() + ": " + describe(ex));
+            if (System.getenv("FLYWHEEL_DEBUG") != null) {
+                ex.printStackTrace(commandLine.getErr());
+            }
+            return 1;
+        });
+        return cl;
+    }
+
+    /** A one-line description of a failure for the user: what and where, no stack trace. */
+    static String describe(Throwable ex) {
+        Throwable e = ex instanceof UncheckedIOException u ? u.getCause() : ex;
+        if (e instanceof NoSuchFileException n) {
+            return "no such file: " + n.getFile();
+        }
+        if (e instanceof AccessDeniedException a) {
+            return "permission denied: " + a.getFile();
+        }
+        if (e instanceof IOException && e.getMessage() != null) {
+            return e.getMessage();
+        }
+        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
 
     public static void main(String[] args) {

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -19,7 +18,9 @@ import io.flywheel.decode.DecodeException;
 import io.flywheel.decode.Decoders;
 import io.flywheel.decode.JsonTree;
 import io.flywheel.decode.MessageDecoder;
+import io.flywheel.mcap.McapIndexedReader;
 import io.flywheel.mcap.McapMessages;
+import io.flywheel.mcap.MessageView;
 import io.flywheel.mcap.Record;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -57,11 +58,14 @@ final class McapCatCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        McapMessages.Selection sel = McapMessages.Selection.builder()
-                .topics(topics == null ? Set.of() : Set.copyOf(topics))
-                .start(start == null ? Long.MIN_VALUE : start)
-                .end(end == null ? Long.MAX_VALUE : end)
-                .build();
+        McapIndexedReader.ReadOptions.Builder sel = McapIndexedReader.ReadOptions.builder()
+                .topics(topics == null ? List.of() : topics);
+        if (start != null) {
+            sel.startTime(start);
+        }
+        if (end != null) {
+            sel.endTime(end);
+        }
         PrintStream out = new PrintStream(new BufferedOutputStream(System.out, 1 << 16), false, StandardCharsets.UTF_8);
         Map<Integer, Object> decoders = new HashMap<>();
         long printed = 0;
@@ -69,8 +73,8 @@ final class McapCatCommand implements Callable<Integer> {
         Map<String, Long> perTopic = new LinkedHashMap<>();
         JsonGenerator g = Json.MAPPER.getFactory().createGenerator((java.io.OutputStream) out);
         g.setPrettyPrinter(null);
-        try (McapMessages messages = McapMessages.open(file, sel)) {
-            McapMessages.Item item;
+        try (McapMessages messages = McapMessages.open(file, sel.build())) {
+            MessageView item;
             while (printed < limit && (item = messages.next()) != null) {
                 Record.Channel ch = item.channel();
                 Object dec = decoders.computeIfAbsent(ch.id(), id -> decoderFor(item.schema(), ch));
@@ -125,7 +129,7 @@ final class McapCatCommand implements Callable<Integer> {
         }
     }
 
-    private static void writeJson(JsonGenerator g, McapMessages.Item item, String schemaName, Object value,
+    private static void writeJson(JsonGenerator g, MessageView item, String schemaName, Object value,
                                   String error) throws java.io.IOException {
         Record.Message m = item.message();
         g.writeStartObject();

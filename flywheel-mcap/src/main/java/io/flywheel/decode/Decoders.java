@@ -6,24 +6,27 @@ import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
 import java.util.Locale;
 
+import io.flywheel.decode.json.JsonMessageDecoder;
+import io.flywheel.decode.protobuf.ProtobufDecoder;
 import io.flywheel.ros.cdr.CdrDecoder;
 import io.flywheel.ros.msgdef.Dialect;
 import io.flywheel.ros.msgdef.IdlParser;
 import io.flywheel.ros.msgdef.MsgDefParser;
+import io.flywheel.ros.ros1.Ros1Decoder;
 
 /**
  * The decoder registry: picks a {@link MessageDecoder} from an MCAP channel's message encoding
  * and its schema's name, encoding and data (MCAP well-known encodings,
  * https://mcap.dev/spec/registry).
  *
- * <p>Supported now:
+ * <p>Supported:
  * <ul>
  *   <li>message encoding {@code cdr} with schema encoding {@code ros2msg} or {@code ros2idl}:
- *       {@link CdrDecoder}.</li>
+ *       {@link CdrDecoder};</li>
+ *   <li>{@code json} with {@code jsonschema} or no schema: {@link JsonMessageDecoder};</li>
+ *   <li>{@code protobuf} with {@code protobuf} (a FileDescriptorSet): {@link ProtobufDecoder};</li>
+ *   <li>{@code ros1} with {@code ros1msg}: {@link Ros1Decoder}.</li>
  * </ul>
- * Extension points (one {@code case} each in {@link #forSchema}): {@code json} with
- * {@code jsonschema} (or no schema), {@code protobuf} with {@code protobuf}, {@code ros1} with
- * {@code ros1msg} (parse with {@code MsgDefParser.parse(name, text, Dialect.ROS1)}).
  * Callers cache the decoder per schema/channel: building one parses the schema.
  */
 public final class Decoders {
@@ -55,15 +58,27 @@ public final class Decoders {
                         break;
                 }
                 break;
-            // Extension points, wired in by the lead:
-            // case "json":     jsonschema (or "" schemaless)
-            // case "protobuf": protobuf (FileDescriptorSet)
-            // case "ros1":     ros1msg -> MsgDefParser.parse(schemaName, text, Dialect.ROS1) + ROS 1 decoder
+            case "json":
+                if (se.isEmpty() || se.equals("jsonschema")) {
+                    return JsonMessageDecoder.forSchema(schemaName, se.isEmpty() ? null : schemaData);
+                }
+                break;
+            case "protobuf":
+                if (se.equals("protobuf")) {
+                    return ProtobufDecoder.forSchema(schemaName, schemaData);
+                }
+                break;
+            case "ros1":
+                if (se.equals("ros1msg")) {
+                    return Ros1Decoder.forSchema(schemaName, schemaData);
+                }
+                break;
             default:
                 break;
         }
         throw new DecodeException("no decoder for message encoding '" + messageEncoding + "' with schema encoding '"
-                + schemaEncoding + "' (schema " + schemaName + "); supported: cdr with ros2msg or ros2idl");
+                + schemaEncoding + "' (schema " + schemaName + "); supported: cdr with ros2msg or ros2idl, json with jsonschema or none,"
+                + " protobuf with protobuf, ros1 with ros1msg");
     }
 
     /**

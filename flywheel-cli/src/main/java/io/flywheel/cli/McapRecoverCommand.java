@@ -1,0 +1,61 @@
+package io.flywheel.cli;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import io.flywheel.mcap.McapRecover;
+import io.flywheel.mcap.McapStreamReader;
+import io.flywheel.mcap.McapWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code flywheel mcap recover IN OUT}: every readable message into a valid indexed file. */
+@Command(name = "recover", mixinStandardHelpOptions = true,
+        description = "Write every readable message, schema, channel, attachment and metadata record of a"
+                + " damaged file into a new valid, indexed MCAP file.")
+final class McapRecoverCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "IN", description = "damaged MCAP file")
+    Path in;
+
+    @Parameters(index = "1", paramLabel = "OUT", description = "file to write")
+    Path out;
+
+    @Option(names = "--compression", paramLabel = "NAME", description = "zstd (default), lz4 or none")
+    String compression = "zstd";
+
+    @Option(names = "--json", description = "machine-readable output")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        McapWriter.Compression c = switch (compression) {
+            case "zstd" -> McapWriter.Compression.ZSTD;
+            case "lz4" -> McapWriter.Compression.LZ4;
+            case "none", "" -> McapWriter.Compression.NONE;
+            default -> throw new picocli.CommandLine.ParameterException(
+                    new picocli.CommandLine(this), "unknown compression '" + compression + "': use zstd, lz4 or none");
+        };
+        McapRecover.Result r = McapRecover.recover(in, out, McapWriter.builder().compression(c));
+        PrintStream o = System.out;
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("input", in.toString());
+            m.put("output", out.toString());
+            m.put("result", r);
+            Json.print(o, m);
+        } else {
+            for (McapStreamReader.Problem p : r.problems()) {
+                o.println("input problem at byte " + p.offset() + ": " + p.message());
+            }
+            o.printf("recovered %d message(s), %d channel(s), %d schema(s), %d attachment(s), %d metadata"
+                            + " record(s) from %s (read whole up to byte %d of %d) into %s%n",
+                    r.messages(), r.channels(), r.schemas(), r.attachments(), r.metadata(), in, r.readUpTo(),
+                    r.inputBytes(), out);
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,180 @@
+package io.flywheel.mcap;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What an MCAP file holds, as {@code flywheel mcap info} shows it: header, time span, chunk
+ * compression, per-channel message counts and rates, schemas, attachments and metadata.
+ *
+ * <p>Schemas, channels, chunks, attachments and metadata come from the summary section when the file
+ * has one; message counts and per-channel rates from one pass over the messages. A file without a
+ * summary is scanned front to back (no chunk totals then), and a truncated one is summarised up to
+ * the break ({@code complete} is false).
+ *
+ * @param file path as given
+ * @param bytes file size in bytes
+ * @param profile Header profile, e.g. "ros2"
+ * @param library Header library, e.g. "rosbag2"
+ * @param indexed whether the summary section was used
+ * @param complete false when the file ended early (truncated) and the numbers cover what was read
+ * @param messageCount messages in the file
+ * @param startTime first log time, ns (0 when there are no messages)
+ * @param endTime last log time, ns
+ * @param chunks per compression ("" = none): chunk count, compressed and uncompressed bytes
+ * @param channels per channel, ordered by id
+ * @param schemas per schema, ordered by id
+ * @param attachments attachment name, media type, size, log time
+ * @param metadata metadata records by name, with their entries
+ */
+public record McapSummary(String file, long bytes, String profile, String library, boolean indexed,
+                          boolean complete, long messageCount, long startTime, long endTime,
+                          Map<String, ChunkStats> chunks, List<ChannelInfo> channels, List<SchemaInfo> schemas,
+                          List<AttachmentInfo> attachments, List<MetadataInfo> metadata) {
+
+    /** Chunk totals for one compression. Sizes in bytes. */
+    public record ChunkStats(long count, long compressedBytes, long uncompressedBytes) {}
+
+    /** One channel; {@code frequencyHz} is (count - 1) / (last - first log time), 0 below 2 messages. */
+    public record ChannelInfo(int id, String topic, String messageEncoding, int schemaId, String schemaName,
+                              long messageCount, double frequencyHz, Map<String, String> metadata) {}
+
+    /** One schema; {@code bytes} is the size of its data. */
+    public record SchemaInfo(int id, String name, String encoding, long bytes) {}
+
+    /** One attachment. */
+    public record AttachmentInfo(String name, String mediaType, long bytes, long logTime) {}
+
+    /** One metadata record. */
+    public record MetadataInfo(String name, Map<String, String> entries) {}
+
+    /** @return duration between first and last log time, in ns */
+    public long durationNanos() {
+        return messageCount == 0 ? 0 : endTime - startTime;
+    }
+
+    /**
+     * @param file the MCAP file
+     * @return its summary
+     * @throws McapFormatException when it is not an MCAP file at all (bad magic, broken header)
+     * @throws IOException when it cannot be read
+     */
+    public static McapSummary of(Path file) throws IOException {
+        try (McapIndexedReader r = McapIndexedReader.open(file)) {
+            return fromIndex(file, r);
+        } catch (McapFormatException e) {
+            if (e.offset() == 0) {
+                throw e;
+            }
+            return scan(file);
+        }
+    }
+
+    private static final class Acc {
+        final Map<Integer, Record.Schema> schemas = new TreeMap<>();
+        final Map<Integer, Record.Channel> channels = new TreeMap<>();
+        final Map<Integer, long[]> perChannel = new TreeMap<>(); // count, first, last
+        final Map<String, ChunkStats> chunks = new TreeMap<>();
+        final List<AttachmentInfo> attachments = new ArrayList<>();
+        final List<MetadataInfo> metadata = new ArrayList<>();
+        long count;
+        long start = -1;
+        long end = -1;
+
+        void message(int channel, long logTime) {
+            count++;
+            long[] c = perChannel.computeIfAbsent(channel, k -> new long[] {0, logTime, logTime});
+            c[0]++;
+            c[1] = Long.compareUnsigned(logTime, c[1]) < 0 ? logTime : c[1];
+            c[2] = Long.compareUnsigned(logTime, c[2]) > 0 ? logTime : c[2];
+            start = start == -1 || Long.compareUnsigned(logTime, start) < 0 ? logTime : start;
+            end = end == -1 || Long.compareUnsigned(logTime, end) > 0 ? logTime : end;
+        }
+
+        void chunk(String compression, long compressed, long uncompressed) {
+            chunks.merge(compression, new ChunkStats(1, compressed, uncompressed), (a, b) -> new ChunkStats(
+                    a.count() + b.count(), a.compressedBytes() + b.compressedBytes(),
+                    a.uncompressedBytes() + b.uncompressedBytes()));
+        }
+
+        McapSummary build(Path file, Record.Header h, boolean indexed, boolean complete) throws IOException {
+            List<ChannelInfo> ch = new ArrayList<>();
+            for (Record.Channel c : channels.values()) {
+                long[] pc = perChannel.get(c.id());
+                long n = pc == null ? 0 : pc[0];
+                double hz = 0;
+                if (pc != null && n > 1 && pc[2] != pc[1]) {
+                    hz = (n - 1) / ((pc[2] - pc[1]) / 1e9);
+                }
+                Record.Schema s = schemas.get(c.schemaId());
+                ch.add(new ChannelInfo(c.id(), c.topic(), c.messageEncoding(), c.schemaId(),
+                        s == null ? "" : s.name(), n, hz, c.metadata()));
+            }
+            List<SchemaInfo> sc = new ArrayList<>();
+            for (Record.Schema s : schemas.values()) {
+                sc.add(new SchemaInfo(s.id(), s.name(), s.encoding(), s.data().remaining()));
+            }
+            return new McapSummary(file.toString(), Files.size(file), h == null ? "" : h.profile(),
+                    h == null ? "" : h.library(), indexed, complete, count, Math.max(start, 0), Math.max(end, 0),
+                    Map.copyOf(chunks), List.copyOf(ch), List.copyOf(sc), List.copyOf(attachments),
+                    List.copyOf(metadata));
+        }
+    }
+
+    private static McapSummary fromIndex(Path file, McapIndexedReader r) throws IOException {
+        Acc acc = new Acc();
+        acc.schemas.putAll(r.schemas());
+        acc.channels.putAll(r.channels());
+        for (Record.ChunkIndex ci : r.chunkIndexes()) {
+            acc.chunk(ci.compression(), ci.compressedSize(), ci.uncompressedSize());
+        }
+        // Per-channel rates need each channel's first and last log time, which no index records:
+        // one pass over the messages, in file order (no heap), decoding nothing.
+        McapIndexedReader.MessageIterator it = r.messages(McapIndexedReader.ReadOptions.builder()
+                .order(McapIndexedReader.Order.FILE).build());
+        while (it.hasNext()) {
+            MessageView m = it.next();
+            acc.message(m.channel().id(), m.logTime());
+        }
+        for (Record.AttachmentIndex ai : r.attachmentIndexes()) {
+            acc.attachments.add(new AttachmentInfo(ai.name(), ai.mediaType(), ai.dataSize(), ai.logTime()));
+        }
+        for (Record.MetadataIndex mi : r.metadataIndexes()) {
+            Record.Metadata m = r.readMetadata(mi);
+            acc.metadata.add(new MetadataInfo(m.name(), m.metadata()));
+        }
+        return acc.build(file, r.header(), true, true);
+    }
+
+    private static McapSummary scan(Path file) throws IOException {
+        Acc acc = new Acc();
+        Record.Header header = null;
+        boolean complete = true;
+        McapStreamReader.Options opts = McapStreamReader.Options.builder().lenient(true).build();
+        try (McapStreamReader r = McapStreamReader.open(file, opts)) {
+            Record rec;
+            while ((rec = r.next()) != null) {
+                if (rec instanceof Record.Header h) {
+                    header = h;
+                } else if (rec instanceof Record.Schema s) {
+                    acc.schemas.put(s.id(), s);
+                } else if (rec instanceof Record.Channel c) {
+                    acc.channels.put(c.id(), c);
+                } else if (rec instanceof Record.Message m) {
+                    acc.message(m.channelId(), m.logTime());
+                } else if (rec instanceof Record.Attachment a) {
+                    acc.attachments.add(new AttachmentInfo(a.name(), a.mediaType(), a.data().remaining(), a.logTime()));
+                } else if (rec instanceof Record.Metadata m) {
+                    acc.metadata.add(new MetadataInfo(m.name(), m.metadata()));
+                }
+            }
+            complete = r.problems().isEmpty();
+        }
+        return acc.build(file, header, false, complete);
+    }
+}
