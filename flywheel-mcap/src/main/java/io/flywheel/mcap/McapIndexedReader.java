@@ -517,7 +517,7 @@ public final class McapIndexedReader implements Closeable {
         long usize = c.getLong();
         c.getInt();
         long clen = Integer.toUnsignedLong(c.getInt());
-        if (clen > len - 36 - 8) {
+        if (clen > 256 || clen > len - 36 - 8) {
             throw new McapFormatException(name, pos, "Chunk compression string of " + clen + " bytes runs past the record");
         }
         ByteBuffer cs = w.at(pos + 9 + 36, (int) clen + 8, pos + 9 + len);
@@ -698,6 +698,9 @@ public final class McapIndexedReader implements Closeable {
         private final BitSet selected;
         private final PriorityQueue<Source> heap;
         private MessageView next;
+        private int chunksRead;
+        private int chunksHeld;
+        private int maxChunksHeld;
 
         private MessageIterator(ReadOptions opts, BitSet selected) {
             this.opts = opts;
@@ -749,8 +752,10 @@ public final class McapIndexedReader implements Closeable {
                 Source s = heap.poll();
                 if (s instanceof PendingChunk pc) {
                     ChunkCursor cc = openChunk(pc.ci);
+                    chunksRead++;
                     if (cc.valid()) {
                         heap.add(cc);
+                        maxChunksHeld = Math.max(maxChunksHeld, ++chunksHeld);
                     }
                 } else {
                     Cursor c = (Cursor) s;
@@ -758,6 +763,8 @@ public final class McapIndexedReader implements Closeable {
                     c.advance();
                     if (c.valid()) {
                         heap.add(c);
+                    } else if (c instanceof ChunkCursor) {
+                        chunksHeld--;
                     }
                 }
             }
@@ -776,6 +783,16 @@ public final class McapIndexedReader implements Closeable {
             MessageView m = next;
             next = null;
             return m;
+        }
+
+        /** @return how many chunks this iterator has read and decompressed so far */
+        public int chunksRead() {
+            return chunksRead;
+        }
+
+        /** @return the most decompressed chunks this iterator has held at once (its memory bound) */
+        public int maxChunksHeld() {
+            return maxChunksHeld;
         }
 
         /** Reads the remaining messages into a list (for small files and tests). */
