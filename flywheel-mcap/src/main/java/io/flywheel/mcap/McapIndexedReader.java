@@ -420,9 +420,16 @@ public final class McapIndexedReader implements Closeable {
         }
     }
 
+    /** @return true when the summary lacks a Channel, or a Schema that a known channel needs */
     private boolean channelsIncomplete() {
-        if (statistics != null && statistics.channelCount() > channels.size()) {
+        if (statistics != null && (statistics.channelCount() > channels.size()
+                || statistics.schemaCount() > schemas.size())) {
             return true;
+        }
+        for (Record.Channel c : channels.values()) {
+            if (c.schemaId() != 0 && !schemas.containsKey(c.schemaId())) {
+                return true;
+            }
         }
         for (Record.ChunkIndex ci : chunkIndexes) {
             for (Integer id : ci.messageIndexOffsets().keySet()) {
