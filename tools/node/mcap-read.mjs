@@ -80,7 +80,7 @@ try {
   await handle.close();
 }
 
-const stream = new McapStreamReader({ decompressHandlers, validateCrcs: true });
+const stream = new McapStreamReader({ decompressHandlers, validateCrcs: true, includeChunks: true });
 stream.append(await readFile(file));
 const streamTopics = {};
 const records = {};
