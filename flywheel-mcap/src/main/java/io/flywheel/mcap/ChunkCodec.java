@@ -1,0 +1,243 @@
+package io.flywheel.mcap;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.Arrays;
+
+import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdCompressCtx;
+import com.github.luben.zstd.ZstdDecompressCtx;
+import com.github.luben.zstd.ZstdInputStream;
+
+import net.jpountz.lz4.LZ4FrameInputStream;
+import net.jpountz.lz4.LZ4FrameOutputStream;
+
+/**
+ * Chunk compression for the MCAP writer and the indexed reader: the spec's well-known chunk
+ * compressions ({@code ""} none, {@code "zstd"} the Zstandard frame format of RFC 8878, {@code
+ * "lz4"} the LZ4 frame format), see https://mcap.dev/spec/registry#well-known-compression-formats.
+ *
+ * <p>A compressing instance holds reusable native contexts and buffers; it is not thread-safe.
+ * Decompression is static and allocates the output array (whose size the chunk declares), so views
+ * into it stay valid after the call.
+ */
+final class ChunkCodec implements AutoCloseable {
+    static final String NONE = "";
+    static final String ZSTD = "zstd";
+    static final String LZ4 = "lz4";
+
+    /** Above this declared size, decompression grows its output as real bytes arrive (no blind allocation). */
+    private static final int DIRECT_ALLOC_LIMIT = 64 << 20;
+    /** Java arrays cannot hold more. */
+    static final int MAX_CHUNK_BYTES = Integer.MAX_VALUE - 16;
+
+    private final String compression;
+    private final ZstdCompressCtx zstd;
+    private final GrowBuffer out = new GrowBuffer(1 << 16);
+
+    /**
+     * @param compression "", "zstd" or "lz4"
+     * @param zstdLevel Zstandard level (1..22, negative for fast modes), used only for "zstd"
+     */
+    ChunkCodec(String compression, int zstdLevel) {
+        this.compression = compression;
+        if (ZSTD.equals(compression)) {
+            zstd = new ZstdCompressCtx();
+            zstd.setLevel(zstdLevel);
+            zstd.setContentSize(true);
+            zstd.setChecksum(false);
+        } else if (LZ4.equals(compression) || NONE.equals(compression)) {
+            zstd = null;
+        } else {
+            throw new IllegalArgumentException("unsupported chunk compression \"" + compression
+                    + "\"; expected \"\", \"zstd\" or \"lz4\"");
+        }
+    }
+
+    String compression() {
+        return compression;
+    }
+
+    /**
+     * Compresses {@code src[off, off+len)}. The result is valid until the next call.
+     *
+     * @return a buffer whose bytes {@code [0, size())} are the compressed records (the input
+     *     itself is not copied when compression is "")
+     */
+    GrowBuffer compress(byte[] src, int off, int len) throws IOException {
+        out.reset();
+        switch (compression) {
+            case ZSTD -> {
+                long bound = Zstd.compressBound(len);
+                if (bound > MAX_CHUNK_BYTES) {
+                    throw new IOException("chunk of " + len + " bytes is too large to compress");
+                }
+                out.ensure((int) bound);
+                int n = zstd.compressByteArray(out.array(), 0, (int) bound, src, off, len);
+                out.setSize(n);
+            }
+            case LZ4 -> {
+                // 64 KiB blocks: the LZ4 match window is 64 KiB anyway, and the per-chunk buffers stay small.
+                try (LZ4FrameOutputStream lz = new LZ4FrameOutputStream(out.asOutputStream(),
+                        LZ4FrameOutputStream.BLOCKSIZE.SIZE_64KB, len,
+                        LZ4FrameOutputStream.FLG.Bits.BLOCK_INDEPENDENCE,
+                        LZ4FrameOutputStream.FLG.Bits.CONTENT_SIZE,
+                        LZ4FrameOutputStream.FLG.Bits.CONTENT_CHECKSUM)) {
+                    lz.write(src, off, len);
+                }
+            }
+            default -> {
+                out.ensure(len);
+                System.arraycopy(src, off, out.array(), 0, len);
+                out.setSize(len);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        if (zstd != null) {
+            zstd.close();
+        }
+    }
+
+    /**
+     * Decompresses a chunk's records.
+     *
+     * @param compression the chunk's compression string
+     * @param src compressed bytes {@code src[off, off+len)}
+     * @param uncompressedSize the size the chunk declares; the result must have exactly this size
+     * @param file file name for errors
+     * @param chunkOffset absolute offset of the chunk record, for errors
+     * @return a new array of exactly {@code uncompressedSize} bytes
+     * @throws McapFormatException for an unknown compression, corrupt data or a size mismatch
+     */
+    static byte[] decompress(String compression, byte[] src, int off, int len, long uncompressedSize,
+                             String file, long chunkOffset) throws McapFormatException {
+        if (uncompressedSize < 0 || uncompressedSize > MAX_CHUNK_BYTES) {
+            throw new McapFormatException(file, chunkOffset, "chunk declares an uncompressed size of "
+                    + Long.toUnsignedString(uncompressedSize) + " bytes; at most " + MAX_CHUNK_BYTES + " is supported");
+        }
+        int size = (int) uncompressedSize;
+        try {
+            switch (compression) {
+                case NONE -> {
+                    if (len != size) {
+                        throw new McapFormatException(file, chunkOffset, "uncompressed chunk holds " + len
+                                + " record bytes but declares uncompressed_size " + size);
+                    }
+                    return Arrays.copyOfRange(src, off, off + len);
+                }
+                case ZSTD -> {
+                    if (size <= DIRECT_ALLOC_LIMIT) {
+                        byte[] dst = new byte[size];
+                        int n;
+                        try (ZstdDecompressCtx ctx = new ZstdDecompressCtx()) {
+                            n = ctx.decompressByteArray(dst, 0, size, src, off, len);
+                        }
+                        if (n != size) {
+                            throw sizeMismatch(file, chunkOffset, compression, n, size);
+                        }
+                        return dst;
+                    }
+                    return readFully(new ZstdInputStream(new ByteArrayInputStream(src, off, len)), size,
+                            compression, file, chunkOffset);
+                }
+                case LZ4 -> {
+                    return readFully(new LZ4FrameInputStream(new ByteArrayInputStream(src, off, len)), size,
+                            compression, file, chunkOffset);
+                }
+                default -> throw new McapFormatException(file, chunkOffset, "unsupported chunk compression \""
+                        + compression + "\"; expected \"\", \"zstd\" or \"lz4\"");
+            }
+        } catch (McapFormatException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new McapFormatException(file, chunkOffset, "cannot decompress " + compression + " chunk of "
+                    + len + " bytes to " + size + " bytes: " + e.getMessage(), e);
+        }
+    }
+
+    private static McapFormatException sizeMismatch(String file, long chunkOffset, String compression,
+                                                    long got, long want) {
+        return new McapFormatException(file, chunkOffset, compression + " chunk decompresses to " + got
+                + " bytes but declares uncompressed_size " + want);
+    }
+
+    /** Reads exactly {@code size} bytes, growing the output only as data arrives; fails on more or fewer. */
+    private static byte[] readFully(InputStream in, int size, String compression, String file, long chunkOffset)
+            throws IOException {
+        try (in) {
+            byte[] dst = new byte[Math.min(size, DIRECT_ALLOC_LIMIT)];
+            int n = 0;
+            while (true) {
+                if (n == dst.length) {
+                    if (n == size) {
+                        if (in.read() >= 0) {
+                            throw sizeMismatch(file, chunkOffset, compression, size + 1L, size);
+                        }
+                        return dst;
+                    }
+                    dst = Arrays.copyOf(dst, (int) Math.min(size, Math.max(16L, 2L * dst.length)));
+                }
+                int r = in.read(dst, n, dst.length - n);
+                if (r < 0) {
+                    throw sizeMismatch(file, chunkOffset, compression, n, size);
+                }
+                n += r;
+            }
+        }
+    }
+
+    /** A growable byte array with an OutputStream view; reused across chunks. */
+    static final class GrowBuffer {
+        private byte[] buf;
+        private int size;
+
+        GrowBuffer(int initial) {
+            buf = new byte[initial];
+        }
+
+        byte[] array() {
+            return buf;
+        }
+
+        int size() {
+            return size;
+        }
+
+        void setSize(int n) {
+            size = n;
+        }
+
+        void reset() {
+            size = 0;
+        }
+
+        void ensure(int capacity) {
+            if (capacity > buf.length) {
+                buf = Arrays.copyOf(buf, (int) Math.min(MAX_CHUNK_BYTES, Math.max(capacity, 2L * buf.length)));
+            }
+        }
+
+        OutputStream asOutputStream() {
+            return new OutputStream() {
+                @Override
+                public void write(int b) {
+                    ensure(size + 1);
+                    buf[size++] = (byte) b;
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) {
+                    ensure(size + len);
+                    System.arraycopy(b, off, buf, size, len);
+                    size += len;
+                }
+            };
+        }
+    }
+}
