@@ -77,7 +77,8 @@ final class McapCatCommand implements Callable<Integer> {
             MessageView item;
             while (printed < limit && (item = messages.next()) != null) {
                 Record.Channel ch = item.channel();
-                Object dec = decoders.computeIfAbsent(ch.id(), id -> decoderFor(item.schema(), ch));
+                Record.Schema schema = item.schema();
+                Object dec = decoders.computeIfAbsent(ch.id(), id -> decoderFor(schema, ch));
                 Object value = null;
                 String error = null;
                 if (dec instanceof MessageDecoder d) {

@@ -1,6 +1,5 @@
 package io.flywheel.mcap;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,10 +7,7 @@ import java.util.Arrays;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
-import com.github.luben.zstd.ZstdDecompressCtx;
-import com.github.luben.zstd.ZstdInputStream;
 
-import net.jpountz.lz4.LZ4FrameInputStream;
 import net.jpountz.lz4.LZ4FrameOutputStream;
 
 /**
@@ -28,8 +24,6 @@ final class ChunkCodec implements AutoCloseable {
     static final String ZSTD = "zstd";
     static final String LZ4 = "lz4";
 
-    /** Above this declared size, decompression grows its output as real bytes arrive (no blind allocation). */
-    private static final int DIRECT_ALLOC_LIMIT = 64 << 20;
     /** Java arrays cannot hold more. */
     static final int MAX_CHUNK_BYTES = Integer.MAX_VALUE - 16;
 
@@ -104,93 +98,6 @@ final class ChunkCodec implements AutoCloseable {
         }
     }
 
-    /**
-     * Decompresses a chunk's records.
-     *
-     * @param compression the chunk's compression string
-     * @param src compressed bytes {@code src[off, off+len)}
-     * @param uncompressedSize the size the chunk declares; the result must have exactly this size
-     * @param file file name for errors
-     * @param chunkOffset absolute offset of the chunk record, for errors
-     * @return a new array of exactly {@code uncompressedSize} bytes
-     * @throws McapFormatException for an unknown compression, corrupt data or a size mismatch
-     */
-    static byte[] decompress(String compression, byte[] src, int off, int len, long uncompressedSize,
-                             String file, long chunkOffset) throws McapFormatException {
-        if (uncompressedSize < 0 || uncompressedSize > MAX_CHUNK_BYTES) {
-            throw new McapFormatException(file, chunkOffset, "chunk declares an uncompressed size of "
-                    + Long.toUnsignedString(uncompressedSize) + " bytes; at most " + MAX_CHUNK_BYTES + " is supported");
-        }
-        int size = (int) uncompressedSize;
-        try {
-            switch (compression) {
-                case NONE -> {
-                    if (len != size) {
-                        throw new McapFormatException(file, chunkOffset, "uncompressed chunk holds " + len
-                                + " record bytes but declares uncompressed_size " + size);
-                    }
-                    return Arrays.copyOfRange(src, off, off + len);
-                }
-                case ZSTD -> {
-                    if (size <= DIRECT_ALLOC_LIMIT) {
-                        byte[] dst = new byte[size];
-                        int n;
-                        try (ZstdDecompressCtx ctx = new ZstdDecompressCtx()) {
-                            n = ctx.decompressByteArray(dst, 0, size, src, off, len);
-                        }
-                        if (n != size) {
-                            throw sizeMismatch(file, chunkOffset, compression, n, size);
-                        }
-                        return dst;
-                    }
-                    return readFully(new ZstdInputStream(new ByteArrayInputStream(src, off, len)), size,
-                            compression, file, chunkOffset);
-                }
-                case LZ4 -> {
-                    return readFully(new LZ4FrameInputStream(new ByteArrayInputStream(src, off, len)), size,
-                            compression, file, chunkOffset);
-                }
-                default -> throw new McapFormatException(file, chunkOffset, "unsupported chunk compression \""
-                        + compression + "\"; expected \"\", \"zstd\" or \"lz4\"");
-            }
-        } catch (McapFormatException e) {
-            throw e;
-        } catch (IOException | RuntimeException e) {
-            throw new McapFormatException(file, chunkOffset, "cannot decompress " + compression + " chunk of "
-                    + len + " bytes to " + size + " bytes: " + e.getMessage(), e);
-        }
-    }
-
-    private static McapFormatException sizeMismatch(String file, long chunkOffset, String compression,
-                                                    long got, long want) {
-        return new McapFormatException(file, chunkOffset, compression + " chunk decompresses to " + got
-                + " bytes but declares uncompressed_size " + want);
-    }
-
-    /** Reads exactly {@code size} bytes, growing the output only as data arrives; fails on more or fewer. */
-    private static byte[] readFully(InputStream in, int size, String compression, String file, long chunkOffset)
-            throws IOException {
-        try (in) {
-            byte[] dst = new byte[Math.min(size, DIRECT_ALLOC_LIMIT)];
-            int n = 0;
-            while (true) {
-                if (n == dst.length) {
-                    if (n == size) {
-                        if (in.read() >= 0) {
-                            throw sizeMismatch(file, chunkOffset, compression, size + 1L, size);
-                        }
-                        return dst;
-                    }
-                    dst = Arrays.copyOf(dst, (int) Math.min(size, Math.max(16L, 2L * dst.length)));
-                }
-                int r = in.read(dst, n, dst.length - n);
-                if (r < 0) {
-                    throw sizeMismatch(file, chunkOffset, compression, n, size);
-                }
-                n += r;
-            }
-        }
-    }
 
     /** A growable byte array with an OutputStream view; reused across chunks. */
     static final class GrowBuffer {

@@ -602,20 +602,17 @@ public final class McapIndexedReader implements Closeable {
                 name, off);
         int recordsStart = 9 + 8 + 8 + 8 + 4 + 4 + utf8Len(c.compression()) + 8;
         int recordsLen = c.records().remaining();
-        byte[] data;
-        int base;
-        if (c.compression().isEmpty()) {
-            if (c.uncompressedSize() != recordsLen) {
-                throw new McapFormatException(name, off, "uncompressed chunk holds " + recordsLen
-                        + " record bytes but declares uncompressed_size " + Long.toUnsignedString(c.uncompressedSize()));
-            }
-            data = rec;
-            base = recordsStart;
-        } else {
-            data = ChunkCodec.decompress(c.compression(), rec, recordsStart, recordsLen, c.uncompressedSize(), name, off);
-            base = 0;
-        }
         int usize = (int) c.uncompressedSize();
+        if (!c.compression().isEmpty()) {
+            ByteBuffer out = ChunkDecompressor.decompress(c, name, off, true);
+            return new LoadedChunk(off, out.array(), out.arrayOffset() + out.position(), usize);
+        }
+        if (c.uncompressedSize() != recordsLen) {
+            throw new McapFormatException(name, off, "uncompressed chunk holds " + recordsLen
+                    + " record bytes but declares uncompressed_size " + Long.toUnsignedString(c.uncompressedSize()));
+        }
+        byte[] data = rec;
+        int base = recordsStart;
         if (c.uncompressedCrc() != 0) {
             CRC32 crc = new CRC32();
             crc.update(data, base, usize);
