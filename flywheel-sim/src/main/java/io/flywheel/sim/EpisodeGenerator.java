@@ -200,7 +200,8 @@ public final class EpisodeGenerator implements AutoCloseable {
                 800_000, jstart, JOINT_PERIOD_NS, (int) ((t0 + dur - jstart) / JOINT_PERIOD_NS), 0,
                 options.messageDropRate(), false, rng);
         long cstart = t0 + rng.nextLong(0, COMMAND_PERIOD_NS);
-        StreamPlan commands = new StreamPlan(COMMAND_TOPIC, "teleop", offsets.get("teleop"), 200_000, 1_000_000,
+        // Float64MultiArray has no header: commands carry no device stamp, only the recorder's log time.
+        StreamPlan commands = new StreamPlan(COMMAND_TOPIC, "teleop", 0, 0, 1_000_000,
                 3_000_000, cstart, COMMAND_PERIOD_NS, (int) ((t0 + dur - cstart) / COMMAND_PERIOD_NS), 0,
                 options.messageDropRate(), false, rng);
         double cmdNoise = 0.002;

@@ -23,8 +23,7 @@ import java.util.Map;
  * @param duplicateGroup near-duplicate group id, or -1 when the episode is not a near-duplicate
  * @param demoSeed seed of the demonstration (equal within a duplicate group)
  * @param noiseSeed seed of everything else in the episode (derived from the fleet seed and the index)
- * @param clockOffsetsNs per device (head_camera, left_wrist_camera, right_wrist_camera, arm_controller,
- *     teleop): its clock minus true time in ns, before the per-episode drift
+ * @param clockOffsetsNs per device (head_camera, left_wrist_camera, right_wrist_camera, arm_controller): its clock minus true time in ns, before the per-episode drift
  */
 public record EpisodeSpec(int index, String episodeId, String robotId, Catalog.Scene scene,
                           Catalog.Lighting lighting, String operator, Catalog.ObjectKind object,

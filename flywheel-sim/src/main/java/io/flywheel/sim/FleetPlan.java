@@ -18,9 +18,12 @@ import java.util.SplittableRandom;
  */
 public record FleetPlan(List<Robot> robots, List<EpisodeSpec> episodes) {
 
-    /** Devices with their own clock on every robot. */
+    /**
+     * Devices that stamp messages with their own clock on every robot (the teleop commands,
+     * std_msgs/Float64MultiArray, carry no header stamp).
+     */
     public static final List<String> DEVICES =
-            List.of("head_camera", "left_wrist_camera", "right_wrist_camera", "arm_controller", "teleop");
+            List.of("head_camera", "left_wrist_camera", "right_wrist_camera", "arm_controller");
 
     /** Fleet epoch: 2025-06-02T08:00:00Z in ns. */
     public static final long EPOCH_NS = 1_748_851_200_000_000_000L;

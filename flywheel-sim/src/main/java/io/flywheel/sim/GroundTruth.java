@@ -84,7 +84,7 @@ public record GroundTruth(String format, int version, Fleet fleet, List<FleetPla
      * @param staticIntervals the robot stands still (frames static up to noise)
      * @param cameras by camera name: head_camera, left_wrist_camera, right_wrist_camera
      * @param jointStates /joint_states at 200 Hz
-     * @param commands /teleop/command at 50 Hz
+     * @param commands /teleop/command at 50 Hz (no header: clock offset and stamp jitter 0, only log times)
      * @param messages messages written to the file
      * @param bytes file size in bytes
      */

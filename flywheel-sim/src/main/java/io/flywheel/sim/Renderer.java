@@ -34,6 +34,7 @@ final class Renderer {
         this.bgr = new byte[width * height * 3];
         this.row = new int[width * 3];
         this.focal = 0.85 * width;
+        this.noiseTable = new byte[NOISE_TABLE + width];
     }
 
     /** What the scene looks like at one instant. */
@@ -174,10 +175,16 @@ final class Renderer {
         byte g = (byte) rgb[1];
         byte rr = (byte) rgb[0];
         if (alpha >= 1) {
-            for (int x = x0; x <= x1; x++) {
-                bgr[p++] = b;
-                bgr[p++] = g;
-                bgr[p++] = rr;
+            // first pixel, then doubling copies
+            int end = p + (x1 - x0 + 1) * 3;
+            bgr[p] = b;
+            bgr[p + 1] = g;
+            bgr[p + 2] = rr;
+            int filled = 3;
+            while (p + filled < end) {
+                int len = Math.min(filled, end - p - filled);
+                System.arraycopy(bgr, p, bgr, p + filled, len);
+                filled += len;
             }
         } else {
             int a = (int) (alpha * 256);
@@ -395,21 +402,43 @@ final class Renderer {
         }
     }
 
+    private static final int NOISE_TABLE = 1 << 16;
+    private final byte[] noiseTable;
+    private double noiseSigma = -1;
+
     /**
-     * Adds zero-mean sensor noise: uniform in [-a, a] per channel with a = sigma * sqrt(3), from
-     * an xorshift32 stream seeded by {@code seed} (different for every frame).
+     * Adds zero-mean sensor noise (the same value on the three channels of a pixel, like luma noise): a table of uniform values in [-a, a] (a = sigma * sqrt(3))
+     * drawn once per sigma, read from a different pseudo-random offset in every image row (offsets
+     * from an xorshift32 stream seeded by {@code seed}, different for every frame), so two frames
+     * of the same scene are near but never identical.
      */
     void noise(double sigma, long seed) {
-        int a = Math.max(1, (int) Math.round(sigma * Math.sqrt(3)));
-        int span = 2 * a + 1;
+        if (sigma != noiseSigma) {
+            noiseSigma = sigma;
+            int a = Math.max(1, (int) Math.round(sigma * Math.sqrt(3)));
+            java.util.SplittableRandom t = new java.util.SplittableRandom(Double.doubleToLongBits(sigma));
+            for (int i = 0; i < noiseTable.length; i++) {
+                noiseTable[i] = (byte) t.nextInt(-a, a + 1);
+            }
+        }
         int x = (int) (seed ^ (seed >>> 32)) | 1;
-        for (int i = 0; i < bgr.length; i++) {
+        int rowBytes = width * 3;
+        for (int y = 0; y < height; y++) {
             x ^= x << 13;
             x ^= x >>> 17;
             x ^= x << 5;
-            int d = ((x >>> 8) % span) - a;
-            int v = (bgr[i] & 0xFF) + d;
-            bgr[i] = (byte) (v < 0 ? 0 : Math.min(255, v));
+            int off = (x >>> 1) % NOISE_TABLE;
+            int base = y * rowBytes;
+            for (int px = 0; px < width; px++) {
+                int d = noiseTable[off + px];
+                int i = base + px * 3;
+                int v0 = (bgr[i] & 0xFF) + d;
+                int v1 = (bgr[i + 1] & 0xFF) + d;
+                int v2 = (bgr[i + 2] & 0xFF) + d;
+                bgr[i] = (byte) (v0 < 0 ? 0 : (v0 > 255 ? 255 : v0));
+                bgr[i + 1] = (byte) (v1 < 0 ? 0 : (v1 > 255 ? 255 : v1));
+                bgr[i + 2] = (byte) (v2 < 0 ? 0 : (v2 > 255 ? 255 : v2));
+            }
         }
     }
 }
