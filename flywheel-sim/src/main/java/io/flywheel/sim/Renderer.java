@@ -403,6 +403,14 @@ final class Renderer {
     }
 
     private static final int NOISE_TABLE = 1 << 16;
+    /** SATURATE[v + 128] = clamp(v, 0, 255) for v in -128..383. */
+    private static final byte[] SATURATE = new byte[512];
+
+    static {
+        for (int i = 0; i < SATURATE.length; i++) {
+            SATURATE[i] = (byte) Math.max(0, Math.min(255, i - 128));
+        }
+    }
     private final byte[] noiseTable;
     private double noiseSigma = -1;
 
@@ -430,14 +438,11 @@ final class Renderer {
             int off = (x >>> 1) % NOISE_TABLE;
             int base = y * rowBytes;
             for (int px = 0; px < width; px++) {
-                int d = noiseTable[off + px];
+                int d = noiseTable[off + px] + 128;
                 int i = base + px * 3;
-                int v0 = (bgr[i] & 0xFF) + d;
-                int v1 = (bgr[i + 1] & 0xFF) + d;
-                int v2 = (bgr[i + 2] & 0xFF) + d;
-                bgr[i] = (byte) (v0 < 0 ? 0 : (v0 > 255 ? 255 : v0));
-                bgr[i + 1] = (byte) (v1 < 0 ? 0 : (v1 > 255 ? 255 : v1));
-                bgr[i + 2] = (byte) (v2 < 0 ? 0 : (v2 > 255 ? 255 : v2));
+                bgr[i] = SATURATE[(bgr[i] & 0xFF) + d];
+                bgr[i + 1] = SATURATE[(bgr[i + 1] & 0xFF) + d];
+                bgr[i + 2] = SATURATE[(bgr[i + 2] & 0xFF) + d];
             }
         }
     }
