@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "flywheel", mixinStandardHelpOptions = true, version = "flywheel 0.1.0",
         description = "The data closed loop for robot recordings, on Lance.",
-        subcommands = {McapCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {McapCommand.class, SimCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec
