@@ -29,7 +29,7 @@ public final class Main implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            commandLine.getErr().println("flywheel " + commandLine.getCommandName() + ": " + describe(ex));
+            commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + describe(ex));
             if (System.getenv("FLYWHEEL_DEBUG") != null) {
                 ex.printStackTrace(commandLine.getErr());
             }
@@ -47,7 +47,7 @@ public final class Main implements Runnable {
         if (e instanceof AccessDeniedException a) {
             return "permission denied: " + a.getFile();
         }
-        if (e instanceof IOException && e.getMessage() != null) {
+        if ((e instanceof IOException || e instanceof IllegalArgumentException) && e.getMessage() != null) {
             return e.getMessage();
         }
         return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());

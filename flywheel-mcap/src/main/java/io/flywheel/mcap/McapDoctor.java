@@ -108,6 +108,7 @@ public final class McapDoctor {
         private long firstOutOfOrderOffset = -1;
         private boolean inSummary;
         private boolean sawFooter;
+        private boolean notMcap;
 
         Run(Path file) {
             this.file = file;
@@ -134,7 +135,8 @@ public final class McapDoctor {
                     try {
                         rec = r.next();
                     } catch (McapFormatException e) {
-                        add(Severity.ERROR, e.offset(), e.getMessage());
+                        add(Severity.ERROR, e.offset(), e.problem());
+                        notMcap = e.offset() == 0;
                         break;
                     }
                     if (rec == null) {
@@ -146,7 +148,7 @@ public final class McapDoctor {
                     add(Severity.ERROR, p.offset(), p.message());
                 }
             }
-            if (!sawFooter) {
+            if (!sawFooter && !notMcap) {
                 add(Severity.ERROR, size, "no Footer record: the file is truncated or was not closed by its writer"
                         + " (readable messages can be salvaged with `flywheel mcap recover`)");
             }
@@ -281,7 +283,7 @@ public final class McapDoctor {
                     }
                 }
             } catch (McapFormatException e) {
-                add(Severity.ERROR, offset, e.getMessage());
+                add(Severity.ERROR, e.offset(), e.problem());
             }
             if (!at.isEmpty() && (Long.compareUnsigned(cMin, c.messageStartTime()) < 0
                     || Long.compareUnsigned(cMax, c.messageEndTime()) > 0)) {

@@ -11,6 +11,7 @@ public class McapFormatException extends IOException {
     private static final long serialVersionUID = 1L;
     private final String file;
     private final long offset;
+    private final String problem;
 
     /**
      * @param file the file (or stream) name, may be null for in-memory input
@@ -25,10 +26,14 @@ public class McapFormatException extends IOException {
         super((file == null ? "<input>" : file) + (offset >= 0 ? " at byte " + offset : "") + ": " + problem, cause);
         this.file = file;
         this.offset = offset;
+        this.problem = problem;
     }
 
     /** @return the file name, or null */
     public String file() { return file; }
+
+    /** @return what was expected and found, without the file name and offset */
+    public String problem() { return problem; }
 
     /** @return the absolute byte offset of the problem, or -1 */
     public long offset() { return offset; }

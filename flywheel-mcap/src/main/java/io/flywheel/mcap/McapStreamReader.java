@@ -374,7 +374,7 @@ public final class McapStreamReader implements Closeable, Iterable<Record> {
             rec = RecordParser.parse(op, body, name, at);
         } catch (McapFormatException e) {
             if (options.lenient) {
-                problems.add(new Problem(at, e.getMessage()));
+                problems.add(new Problem(at, e.problem()));
                 return null;
             }
             done = true;
@@ -393,7 +393,7 @@ public final class McapStreamReader implements Closeable, Iterable<Record> {
                     chunkEnd = end;
                 } catch (McapFormatException e) {
                     if (options.lenient) {
-                        problems.add(new Problem(at, e.getMessage()));
+                        problems.add(new Problem(at, e.problem()));
                         return null;
                     }
                     done = true;

@@ -1,0 +1,237 @@
+package io.flywheel.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.flywheel.mcap.McapFormatException;
+import io.flywheel.mcap.McapStreamReader;
+import io.flywheel.mcap.Record;
+import io.flywheel.testkit.SharedData;
+
+/** The {@code flywheel mcap} commands on the real recordings in ../shared/data, and on broken copies. */
+class McapCliTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static Path bridge(int episode) {
+        return SharedData.data(String.format("camera/bridge-mcap/bridge_ep%02d.mcap", episode));
+    }
+
+    private static JsonNode expected(int episode) throws IOException {
+        JsonNode files = JSON.readTree(SharedData.data("camera/bridge-mcap/expected.json").toFile()).get("files");
+        return files.get(episode);
+    }
+
+    @Test
+    void infoJsonMatchesExpectedContents() throws IOException {
+        CliRun r = CliRun.of("mcap", "info", bridge(0).toString(), "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode info = JSON.readTree(r.out());
+        JsonNode exp = expected(0);
+        assertEquals(exp.get("message_count").asLong(), info.get("messageCount").asLong());
+        assertEquals("ros2", info.get("profile").asText());
+        assertEquals(exp.get("first_log_time_ns").asLong(), info.get("startTime").asLong());
+        assertEquals(exp.get("last_log_time_ns").asLong(), info.get("endTime").asLong());
+        assertEquals(1, info.get("chunks").get("zstd").get("count").asLong());
+        assertEquals(6, info.get("channels").size());
+        for (JsonNode ch : info.get("channels")) {
+            JsonNode t = exp.get("topics").get(ch.get("topic").asText());
+            assertEquals(t.get("count").asLong(), ch.get("messageCount").asLong(), ch.toString());
+            assertEquals(t.get("schema_name").asText(), ch.get("schemaName").asText());
+            if (t.get("count").asLong() == 10) {
+                // ten steps at nominal 5 Hz: 9 intervals over 1.8 s
+                assertEquals(5.0, ch.get("frequencyHz").asDouble(), 1e-9, ch.toString());
+            }
+        }
+        assertEquals("episode", info.get("metadata").get(0).get("name").asText());
+    }
+
+    @Test
+    void catJsonGivesTheRecordedStateOfEveryBridgeEpisode() throws IOException {
+        for (int ep = 0; ep < 25; ep++) {
+            CliRun r = CliRun.of("mcap", "cat", bridge(ep).toString(), "--topic", "/robot/eef_state", "--json");
+            assertEquals(0, r.exitCode(), r.err());
+            String[] lines = r.out().strip().split("\n");
+            JsonNode positions = expected(ep).get("eef_state").get("position");
+            assertEquals(positions.size(), lines.length);
+            for (int i = 0; i < lines.length; i++) {
+                JsonNode m = JSON.readTree(lines[i]);
+                assertEquals("/robot/eef_state", m.get("topic").asText());
+                assertEquals(expected(ep).get("first_log_time_ns").asLong() + 200_000_000L * i, m.get("log_time").asLong());
+                JsonNode pos = m.get("message").get("position");
+                for (int j = 0; j < 7; j++) {
+                    assertEquals(positions.get(i).get(j).asDouble(), pos.get(j).asDouble(), 0.0, "ep " + ep + " step " + i);
+                }
+            }
+        }
+    }
+
+    @Test
+    void catSelectsATimeRangeInLogTimeOrder() throws IOException {
+        // steps 2, 3 and 4 of episode 0: [t0 + 0.4 s, t0 + 1.0 s), given as seconds and as ISO-8601
+        CliRun r = CliRun.of("mcap", "cat", bridge(0).toString(), "--json",
+                "--start", "1700000000.4", "--end", "2023-11-14T22:13:21Z");
+        assertEquals(0, r.exitCode(), r.err());
+        String[] lines = r.out().strip().split("\n");
+        assertEquals(3 * 5, lines.length, "5 topics per step, the task message is at t0");
+        long last = 0;
+        for (String l : lines) {
+            long t = JSON.readTree(l).get("log_time").asLong();
+            assertTrue(t >= 1_700_000_000_400_000_000L && t < 1_700_000_001_000_000_000L);
+            assertTrue(t >= last);
+            last = t;
+        }
+        assertTrue(r.err().contains("15 message(s) from 5 topic(s)"), r.err());
+    }
+
+    @Test
+    void catDecodesEveryMessageOfEveryRealFile() throws IOException {
+        List<Path> files = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(SharedData.data("mcap-real"))) {
+            s.filter(p -> p.toString().endsWith(".mcap")).sorted().forEach(files::add);
+        }
+        assertEquals(11, files.size());
+        for (Path f : files) {
+            CliRun r = CliRun.of("mcap", "cat", f.toString(), "--json");
+            assertEquals(0, r.exitCode(), f + ": " + r.err());
+            for (String line : r.out().strip().split("\n")) {
+                assertFalse(JSON.readTree(line).has("error"), f + ": " + line);
+            }
+            assertTrue(r.noStackTrace());
+        }
+    }
+
+    @Test
+    void doctorPassesRealFiles() {
+        for (int ep : new int[] {0, 1}) { // zstd and lz4 chunks
+            CliRun r = CliRun.of("mcap", "doctor", bridge(ep).toString());
+            assertEquals(0, r.exitCode(), r.out());
+            assertTrue(r.out().contains("0 error(s), 0 warning(s)"), r.out());
+        }
+    }
+
+    @Test
+    void doctorReportsTruncationAndCorruptionWithOffsets(@TempDir Path tmp) throws IOException {
+        byte[] bytes = Files.readAllBytes(bridge(0));
+        Path cut = tmp.resolve("cut.mcap");
+        Files.write(cut, java.util.Arrays.copyOf(bytes, bytes.length * 6 / 10));
+        CliRun r = CliRun.of("mcap", "doctor", cut.toString());
+        assertEquals(1, r.exitCode());
+        assertTrue(r.out().contains("no Footer record"), r.out());
+        assertTrue(r.out().contains("FAILED"), r.out());
+
+        long chunkOffset = firstChunkOffset(bridge(0));
+        byte[] flipped = bytes.clone();
+        flipped[(int) chunkOffset + 2000] ^= 0x5A;
+        Path bad = tmp.resolve("flipped.mcap");
+        Files.write(bad, flipped);
+        CliRun d = CliRun.of("mcap", "doctor", bad.toString(), "--json");
+        assertEquals(1, d.exitCode());
+        JsonNode report = JSON.readTree(d.out());
+        boolean named = false;
+        for (JsonNode f : report.get("findings")) {
+            named |= f.get("severity").asText().equals("ERROR") && f.get("offset").asLong() == chunkOffset;
+        }
+        assertTrue(named, "an error at the chunk's offset " + chunkOffset + ": " + d.out());
+    }
+
+    @Test
+    void recoverSalvagesEveryCompleteMessageOfATruncatedFileIntoAValidOne(@TempDir Path tmp) throws IOException {
+        Path src = SharedData.data("mcap-real/ros2-rosbag2/multiple_files/multiple_files_0.mcap");
+        byte[] bytes = Files.readAllBytes(src);
+        // an uncompressed-chunk file cut inside the chunk loses the chunk; cut after it instead
+        Path cut = tmp.resolve("cut.mcap");
+        int at = (int) summaryStart(src) + 5;
+        Files.write(cut, java.util.Arrays.copyOf(bytes, at));
+        long readable = readableMessages(cut);
+        assertEquals(1324, readable, "every message is before the summary");
+
+        Path out = tmp.resolve("recovered.mcap");
+        CliRun r = CliRun.of("mcap", "recover", cut.toString(), out.toString());
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().contains("recovered 1324 message(s)"), r.out());
+        CliRun doc = CliRun.of("mcap", "doctor", out.toString());
+        assertEquals(0, doc.exitCode(), doc.out());
+        CliRun info = CliRun.of("mcap", "info", out.toString(), "--json");
+        assertEquals(1324, JSON.readTree(info.out()).get("messageCount").asLong());
+        assertTrue(JSON.readTree(info.out()).get("indexed").asBoolean());
+    }
+
+    @Test
+    void badInputGetsAClearErrorAndExitCode(@TempDir Path tmp) throws IOException {
+        Path empty = Files.createFile(tmp.resolve("empty.mcap"));
+        Path jpeg = tmp.resolve("photo.mcap");
+        Files.copy(SharedData.data("camera/widowx-tictactoe/over_shoulder_cam/move0.jpg"), jpeg);
+        Path missing = tmp.resolve("missing.mcap");
+        for (String verb : new String[] {"info", "cat", "doctor"}) {
+            for (Path p : new Path[] {empty, jpeg, missing}) {
+                CliRun r = CliRun.of("mcap", verb, p.toString());
+                assertEquals(1, r.exitCode(), verb + " " + p + ": " + r.out() + r.err());
+                assertTrue(r.noStackTrace(), r.err());
+                String all = r.out() + r.err();
+                assertTrue(all.contains(p.toString()), verb + " names the file: " + all);
+            }
+        }
+        CliRun magic = CliRun.of("mcap", "info", jpeg.toString());
+        assertTrue(magic.err().toLowerCase().contains("magic"), magic.err());
+        CliRun usage = CliRun.of("mcap", "cat", "--start", "yesterday", jpeg.toString());
+        assertEquals(2, usage.exitCode());
+        assertTrue(usage.err().contains("is not a time"), usage.err());
+    }
+
+    private static long firstChunkOffset(Path f) throws IOException {
+        McapStreamReader.Options o = McapStreamReader.Options.builder().emitChunks(true).build();
+        try (McapStreamReader r = McapStreamReader.open(f, o)) {
+            while (true) {
+                long at = r.position();
+                Record rec = r.next();
+                if (rec == null) {
+                    throw new AssertionError("no chunk in " + f);
+                }
+                if (rec instanceof Record.Chunk) {
+                    return at;
+                }
+            }
+        }
+    }
+
+    private static long summaryStart(Path f) throws IOException {
+        try (McapStreamReader r = McapStreamReader.open(f)) {
+            Record rec;
+            while ((rec = r.next()) != null) {
+                if (rec instanceof Record.Footer footer) {
+                    return footer.summaryStart();
+                }
+            }
+        }
+        throw new AssertionError("no footer in " + f);
+    }
+
+    private static long readableMessages(Path f) throws IOException {
+        long n = 0;
+        try (McapStreamReader r = McapStreamReader.open(f)) {
+            Record rec;
+            while ((rec = r.next()) != null) {
+                if (rec instanceof Record.Message) {
+                    n++;
+                }
+            }
+        } catch (McapFormatException expected) {
+            // the break comes after the last complete message
+        }
+        return n;
+    }
+}
