@@ -22,7 +22,10 @@ import io.flywheel.decode.DecodeException;
  *   <li>a comment ({@code #}) or blank.</li>
  * </ul>
  * Type resolution: {@code pkg/Type} and {@code pkg/msg/Type} are the same type; an unqualified
- * type names a type of the same package, else {@code Header} means {@code std_msgs/Header}.
+ * type names a type of the same package, else {@code Header} means {@code std_msgs/Header}. In ROS 1
+ * (genmsg) a bare {@code Header} always means {@code std_msgs/Header}, and a type that is not
+ * defined under the name used falls back to the one definition with the same short name (after
+ * the last {@code /}), if exactly one exists.
  * Built-in types are those of {@link PrimitiveType}; in ROS 2 {@code builtin_interfaces/Time} and
  * {@code Duration} are read as {@link PrimitiveType#TIME}/{@link PrimitiveType#DURATION}.
  *
@@ -71,7 +74,7 @@ public final class MsgDefParser {
         }
         Map<String, MessageDefinition> resolved = new LinkedHashMap<>();
         for (Map.Entry<String, MessageDefinition> e : defs.entrySet()) {
-            resolved.put(e.getKey(), resolve(e.getValue(), defs, rootName));
+            resolved.put(e.getKey(), resolve(e.getValue(), defs, rootName, dialect));
         }
         return new MessageSchema(rootName, dialect, resolved);
     }
@@ -360,8 +363,8 @@ public final class MsgDefParser {
         throw new IllegalArgumentException("array default without closing ']': '" + s + "'");
     }
 
-    private static MessageDefinition resolve(MessageDefinition def, Map<String, MessageDefinition> defs, String rootName)
-            throws DecodeException {
+    private static MessageDefinition resolve(MessageDefinition def, Map<String, MessageDefinition> defs, String rootName,
+                                             Dialect dialect) throws DecodeException {
         String pkg = packageOf(def.name());
         List<Field> out = new ArrayList<>(def.fields().size());
         for (Field f : def.fields()) {
@@ -373,11 +376,17 @@ public final class MsgDefParser {
             MessageDefinition target;
             if (ref.contains("/") || ref.contains("::")) {
                 target = defs.get(MessageSchema.key(ref));
+            } else if (dialect == Dialect.ROS1 && ref.equals("Header")) {
+                // genmsg: a bare Header is always std_msgs/Header, whatever the package
+                target = defs.get("std_msgs/Header");
             } else {
                 target = pkg == null ? null : defs.get(pkg + "/" + ref);
                 if (target == null && ref.equals("Header")) {
                     target = defs.get("std_msgs/Header");
                 }
+            }
+            if (target == null && dialect == Dialect.ROS1) {
+                target = uniqueByShortName(ref, defs);
             }
             if (target == null) {
                 throw new DecodeException("message definition " + rootName + ": field " + def.name() + "." + f.name()
@@ -387,6 +396,28 @@ public final class MsgDefParser {
                     f.stringBound(), f.defaultValue()));
         }
         return new MessageDefinition(def.name(), out, def.constants());
+    }
+
+    /**
+     * ROS 1 writers do not always name a dependency's section with the package its users name
+     * (a root type given without a package, a {@code MSG:} line written short): accept
+     * the one definition whose type name (after the last {@code /}) matches.
+     *
+     * @return that definition, or null when none or several match
+     */
+    private static MessageDefinition uniqueByShortName(String ref, Map<String, MessageDefinition> defs) {
+        String shortName = ref.substring(ref.lastIndexOf('/') + 1);
+        MessageDefinition match = null;
+        for (Map.Entry<String, MessageDefinition> e : defs.entrySet()) {
+            String k = e.getKey();
+            if (k.substring(k.lastIndexOf('/') + 1).equals(shortName)) {
+                if (match != null) {
+                    return null;
+                }
+                match = e.getValue();
+            }
+        }
+        return match;
     }
 
     static String packageOf(String typeName) {

@@ -13,6 +13,13 @@ import java.util.Set;
 
 import io.flywheel.decode.DecodeException;
 import io.flywheel.decode.MessageDecoder;
+import io.flywheel.ros.msgdef.ArrayKind;
+import io.flywheel.ros.msgdef.Dialect;
+import io.flywheel.ros.msgdef.Field;
+import io.flywheel.ros.msgdef.MessageDefinition;
+import io.flywheel.ros.msgdef.MessageSchema;
+import io.flywheel.ros.msgdef.MsgDefParser;
+import io.flywheel.ros.msgdef.PrimitiveType;
 
 /**
  * Decodes ROS 1 serialized messages (http://wiki.ros.org/msg and
@@ -29,7 +36,8 @@ import io.flywheel.decode.MessageDecoder;
  *
  * <p>Tree: as {@link MessageDecoder} says; time is a map {@code {sec: Long, nsec: Long}} (both
  * uint32), duration a map {@code {sec: Integer, nsec: Integer}} (both int32). The definition is
- * compiled once into a plan of field readers; a decoder is immutable and thread-safe.
+ * parsed by {@link MsgDefParser} ({@link Dialect#ROS1}) and compiled once into a plan of field
+ * readers; a decoder is immutable and thread-safe.
  *
  * <p>Errors: a {@link DecodeException} naming the type, the field path and the byte offset when a
  * field runs past the end of the message, an array count exceeds what the bytes left can hold, or
@@ -54,13 +62,13 @@ public final class Ros1Decoder implements MessageDecoder {
      * @param messageDefinitionText the full definition (root text, then {@code MSG:} sections), as
      *     in a bag connection's {@code message_definition} or an MCAP {@code ros1msg} schema
      * @return the decoder
-     * @throws DecodeException when the text cannot be parsed, a used type is not defined in it, or
-     *     types nest recursively
+     * @throws DecodeException when the text cannot be parsed, a used type is not defined in it,
+     *     types nest recursively, or a field uses ROS 2 only syntax (wstring, {@code string<=N},
+     *     {@code T[<=N]})
      */
     public static Ros1Decoder forDefinition(String type, String messageDefinitionText) throws DecodeException {
-        Map<String, Ros1MsgDef.MsgType> types = Ros1MsgDef.parse(type, messageDefinitionText);
-        String root = Ros1MsgDef.normalize(type);
-        return new Ros1Decoder(type, compileMessage(types, root, "", new HashSet<>(), type));
+        MessageSchema schema = MsgDefParser.parse(type, messageDefinitionText, Dialect.ROS1);
+        return new Ros1Decoder(type, compileMessagePlan(schema, schema.root(), "", new HashSet<>(), type).reader());
     }
 
     /**
@@ -123,32 +131,24 @@ public final class Ros1Decoder implements MessageDecoder {
         }
     }
 
-    private static Reader compileMessage(Map<String, Ros1MsgDef.MsgType> types, String name, String prefix,
-                                         Set<String> active, String rootType) throws DecodeException {
-        return compileMessagePlan(types, name, prefix, active, rootType).reader();
-    }
-
-    private static Plan compileMessagePlan(Map<String, Ros1MsgDef.MsgType> types, String name, String prefix,
+    private static Plan compileMessagePlan(MessageSchema schema, MessageDefinition t, String prefix,
                                            Set<String> active, String rootType) throws DecodeException {
-        Ros1MsgDef.MsgType t = types.get(name);
-        if (t == null) {
-            throw new DecodeException(rootType + " definition does not define " + name);
-        }
-        if (!active.add(name)) {
-            throw new DecodeException(rootType + " definition nests " + name + " inside itself");
+        String key = MessageSchema.key(t.name());
+        if (!active.add(key)) {
+            throw new DecodeException(rootType + " definition nests " + t.name() + " inside itself");
         }
         int n = t.fields().size();
         String[] names = new String[n];
         Reader[] readers = new Reader[n];
         long min = 0;
         for (int i = 0; i < n; i++) {
-            Ros1MsgDef.Field f = t.fields().get(i);
+            Field f = t.fields().get(i);
             names[i] = f.name();
-            Plan p = compileField(types, f, prefix + f.name(), active, rootType);
+            Plan p = compileField(schema, f, prefix + f.name(), active, rootType);
             readers[i] = p.reader();
             min += p.minSize();
         }
-        active.remove(name);
+        active.remove(key);
         Reader r = c -> {
             Map<String, Object> m = new LinkedHashMap<>(Math.max(4, n * 2));
             for (int i = 0; i < n; i++) {
@@ -159,29 +159,40 @@ public final class Ros1Decoder implements MessageDecoder {
         return new Plan(r, min);
     }
 
-    private static Plan compileField(Map<String, Ros1MsgDef.MsgType> types, Ros1MsgDef.Field f, String path,
-                                     Set<String> active, String rootType) throws DecodeException {
-        Plan element = f.isPrimitive() ? primitive(f.type(), path)
-                : compileMessagePlan(types, f.type(), path + (f.isArray() ? "[]." : "."), active, rootType);
+    private static Plan compileField(MessageSchema schema, Field f, String path, Set<String> active, String rootType)
+            throws DecodeException {
+        PrimitiveType prim = f.type().primitive();
+        if (f.arrayKind() == ArrayKind.BOUNDED || f.stringBound() >= 0 || prim == PrimitiveType.WSTRING) {
+            throw new DecodeException(rootType + " definition, field '" + path + "' (" + f
+                    + "): wstring, string<=N and T[<=N] are ROS 2 types, not ROS 1");
+        }
+        Plan element;
+        if (prim != null) {
+            element = primitive(prim, path);
+        } else {
+            MessageDefinition def = schema.definition(f.type().typeName());
+            if (def == null) {
+                throw new DecodeException(rootType + " definition does not define " + f.type().typeName());
+            }
+            element = compileMessagePlan(schema, def, path + (f.isArray() ? "[]." : "."), active, rootType);
+        }
         if (!f.isArray()) {
             return element;
         }
-        boolean bytes = switch (f.type()) {
-            case "uint8", "int8", "byte", "char" -> true;
-            default -> false;
-        };
-        String what = f.type() + "[" + (f.fixedLength() >= 0 ? f.fixedLength() : "") + "]";
+        boolean bytes = prim != null && prim.isByteLike();
+        String w = (prim != null ? prim.rosName() : f.type().typeName())
+                + "[" + (f.arrayKind() == ArrayKind.FIXED ? f.arrayLength() : "") + "]";
         long elemMin = element.minSize();
         Reader er = element.reader();
-        if (f.fixedLength() >= 0) {
-            int len = f.fixedLength();
+        if (f.arrayKind() == ArrayKind.FIXED) {
+            int len = f.arrayLength();
             Reader r = bytes ? c -> {
-                c.need(len, path, what);
+                c.need(len, path, w);
                 byte[] out = new byte[len];
                 c.b.get(out);
                 return out;
             } : c -> {
-                c.need(elemMin * len, path, what);
+                c.need(elemMin * len, path, w);
                 List<Object> out = new ArrayList<>(len);
                 for (int i = 0; i < len; i++) {
                     out.add(er.read(c));
@@ -191,11 +202,11 @@ public final class Ros1Decoder implements MessageDecoder {
             return new Plan(r, elemMin * len);
         }
         Reader r = c -> {
-            c.need(4, path, what + " count");
+            c.need(4, path, w + " count");
             int at = c.b.position();
             long count = Integer.toUnsignedLong(c.b.getInt());
             if (elemMin == 0 ? count > MAX_EMPTY_ELEMENTS : count * elemMin > c.b.remaining()) {
-                throw new DecodeException(c.type + " field '" + path + "' (" + what + ") at byte " + at
+                throw new DecodeException(c.type + " field '" + path + "' (" + w + ") at byte " + at
                         + ": count " + count + " needs at least " + count * elemMin + " bytes, "
                         + c.b.remaining() + " left");
             }
@@ -213,54 +224,55 @@ public final class Ros1Decoder implements MessageDecoder {
         return new Plan(r, 4);
     }
 
-    private static Plan primitive(String type, String path) {
-        return switch (type) {
-            case "bool" -> new Plan(c -> {
+    private static Plan primitive(PrimitiveType p, String path) {
+        String type = p.rosName();
+        return switch (p) {
+            case BOOL -> new Plan(c -> {
                 c.need(1, path, type);
                 return c.b.get() != 0;
             }, 1);
-            case "int8", "byte" -> new Plan(c -> {
+            case INT8, BYTE -> new Plan(c -> {
                 c.need(1, path, type);
                 return (int) c.b.get();
             }, 1);
-            case "uint8", "char" -> new Plan(c -> {
+            case UINT8, CHAR -> new Plan(c -> {
                 c.need(1, path, type);
                 return Byte.toUnsignedInt(c.b.get());
             }, 1);
-            case "int16" -> new Plan(c -> {
+            case INT16 -> new Plan(c -> {
                 c.need(2, path, type);
                 return (int) c.b.getShort();
             }, 2);
-            case "uint16" -> new Plan(c -> {
+            case UINT16 -> new Plan(c -> {
                 c.need(2, path, type);
                 return Short.toUnsignedInt(c.b.getShort());
             }, 2);
-            case "int32" -> new Plan(c -> {
+            case INT32 -> new Plan(c -> {
                 c.need(4, path, type);
                 return c.b.getInt();
             }, 4);
-            case "uint32" -> new Plan(c -> {
+            case UINT32 -> new Plan(c -> {
                 c.need(4, path, type);
                 return Integer.toUnsignedLong(c.b.getInt());
             }, 4);
-            case "int64" -> new Plan(c -> {
+            case INT64 -> new Plan(c -> {
                 c.need(8, path, type);
                 return c.b.getLong();
             }, 8);
-            case "uint64" -> new Plan(c -> {
+            case UINT64 -> new Plan(c -> {
                 c.need(8, path, type);
                 long v = c.b.getLong();
                 return v >= 0 ? (Object) v : new BigInteger(Long.toUnsignedString(v));
             }, 8);
-            case "float32" -> new Plan(c -> {
+            case FLOAT32 -> new Plan(c -> {
                 c.need(4, path, type);
                 return c.b.getFloat();
             }, 4);
-            case "float64" -> new Plan(c -> {
+            case FLOAT64 -> new Plan(c -> {
                 c.need(8, path, type);
                 return c.b.getDouble();
             }, 8);
-            case "string" -> new Plan(c -> {
+            case STRING -> new Plan(c -> {
                 c.need(4, path, "string length");
                 int at = c.b.position();
                 long len = Integer.toUnsignedLong(c.b.getInt());
@@ -272,21 +284,21 @@ public final class Ros1Decoder implements MessageDecoder {
                 c.b.get(s);
                 return new String(s, StandardCharsets.UTF_8);
             }, 4);
-            case "time" -> new Plan(c -> {
+            case TIME -> new Plan(c -> {
                 c.need(8, path, type);
                 Map<String, Object> m = new LinkedHashMap<>(4);
                 m.put("sec", Integer.toUnsignedLong(c.b.getInt()));
                 m.put("nsec", Integer.toUnsignedLong(c.b.getInt()));
                 return m;
             }, 8);
-            case "duration" -> new Plan(c -> {
+            case DURATION -> new Plan(c -> {
                 c.need(8, path, type);
                 Map<String, Object> m = new LinkedHashMap<>(4);
                 m.put("sec", c.b.getInt());
                 m.put("nsec", c.b.getInt());
                 return m;
             }, 8);
-            default -> throw new IllegalStateException("not a primitive: " + type);
+            case WSTRING -> throw new IllegalStateException("wstring is rejected before this point");
         };
     }
 }

@@ -99,6 +99,36 @@ class MsgDefParserTest {
     }
 
     @Test
+    void ros1BareHeaderIsAlwaysStdMsgsHeaderAndShortNamesFallBack() throws Exception {
+        String text = String.join("\n",
+                "Header header",
+                "Pose pose",
+                SEP,
+                "MSG: demo/Header",
+                "int8 not_the_header",
+                SEP,
+                "MSG: std_msgs/Header",
+                "uint32 seq",
+                SEP,
+                "MSG: geometry_msgs/Pose",
+                "float64 x");
+        MessageSchema s = MsgDefParser.parse("demo/Thing", text, Dialect.ROS1);
+        assertEquals("std_msgs/Header", s.root().field("header").type().typeName());
+        // no demo/Pose section: the one Pose in the text is taken
+        assertEquals("geometry_msgs/Pose", s.root().field("pose").type().typeName());
+        // ROS 2 keeps its rules: same package first, no short-name fallback
+        String ros2 = text.replace("Pose pose\n", "");
+        assertEquals("demo/msg/Header", MsgDefParser.parse("demo/Thing", ros2, Dialect.ROS2).root().field("header")
+                .type().typeName());
+        DecodeException e = assertThrows(DecodeException.class, () -> MsgDefParser.parse("demo/Thing", text, Dialect.ROS2));
+        assertTrue(e.getMessage().contains("has type Pose"), e.getMessage());
+        // two candidates: ambiguous, rejected
+        String twoPoses = text + "\n" + SEP + "\nMSG: other/Pose\nfloat64 y";
+        e = assertThrows(DecodeException.class, () -> MsgDefParser.parse("demo/Thing", twoPoses, Dialect.ROS1));
+        assertTrue(e.getMessage().contains("demo/Thing.pose has type Pose"), e.getMessage());
+    }
+
+    @Test
     void ros1StringConstantsTakeTheRestOfTheLine() throws Exception {
         MessageSchema s = MsgDefParser.parse("a/B", "string S = hello # world\nbyte B=-5\nint8 x", Dialect.ROS1);
         assertEquals("hello # world", s.root().constants().get(0).value());

@@ -184,6 +184,14 @@ class Ros1DecoderTest {
     }
 
     @Test
+    void ros2OnlySyntaxIsRejected() {
+        for (String def : List.of("string<=5 s\n", "int32[<=3] a\n", "wstring w\n")) {
+            DecodeException e = assertThrows(DecodeException.class, () -> Ros1Decoder.forDefinition("pkg/A", def));
+            assertTrue(e.getMessage().contains("not ROS 1"), e.getMessage());
+        }
+    }
+
+    @Test
     void forSchemaTakesUtf8Text() throws DecodeException {
         var d = Ros1Decoder.forSchema("turtlesim/Color", "uint8 r\nuint8 g\nuint8 b\n".getBytes(StandardCharsets.UTF_8));
         assertEquals(Map.of("r", 1, "g", 2, "b", 3), d.decode(ByteBuffer.wrap(new byte[] {1, 2, 3})));
