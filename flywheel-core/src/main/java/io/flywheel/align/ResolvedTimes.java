@@ -1,0 +1,58 @@
+package io.flywheel.align;
+
+/**
+ * Output of {@link TimestampRule#resolve}: the chosen time per message and the problems found. Positions are input
+ * positions (message index in the order given). Arrays are not copied by the accessors; do not modify them.
+ *
+ * @param timeNs               chosen time per message, ns; {@link Long#MIN_VALUE} for {@link #SOURCE_NONE}
+ * @param source               per message: {@link #SOURCE_HEADER}, {@link #SOURCE_LOG}, {@link #SOURCE_PUBLISH},
+ *                             {@link #SOURCE_NONE}
+ * @param fromHeader           messages timed by their header stamp
+ * @param fromLog              messages timed by their log time
+ * @param fromPublish          messages timed by their publish time
+ * @param zeroStampPositions   messages whose header stamp is 0 (only when header stamps were given)
+ * @param zeroLogTimePositions messages whose log time is 0 on a wall-clock stream
+ * @param stampOutOfWindow     messages whose non-zero header stamp is too far from the log time (log time used)
+ * @param unresolvedPositions  messages with no usable time (left out of alignment)
+ * @param nonMonotonicPositions messages whose chosen time is smaller than the previous usable message's
+ * @param clockJumpPositions   messages whose chosen time is more than the threshold after the previous usable one
+ * @param wallClock            whether the stream's log times are on a wall clock (see {@link TimestampRule})
+ */
+public record ResolvedTimes(long[] timeNs, byte[] source, int fromHeader, int fromLog, int fromPublish,
+                            int[] zeroStampPositions, int[] zeroLogTimePositions, int[] stampOutOfWindow,
+                            int[] unresolvedPositions, int[] nonMonotonicPositions, int[] clockJumpPositions,
+                            boolean wallClock) {
+    public static final byte SOURCE_HEADER = 0;
+    public static final byte SOURCE_LOG = 1;
+    public static final byte SOURCE_PUBLISH = 2;
+    public static final byte SOURCE_NONE = 3;
+
+    /** Input positions of the messages that have a usable time, in input order. */
+    public int[] usable() {
+        int[] out = new int[timeNs.length - unresolvedPositions.length];
+        for (int i = 0, k = 0; i < timeNs.length; i++) if (source[i] != SOURCE_NONE) out[k++] = i;
+        return out;
+    }
+
+    /** The usable times in input order (same length as {@link #usable()}). */
+    public long[] usableTimesNs() {
+        int[] u = usable();
+        long[] t = new long[u.length];
+        for (int i = 0; i < u.length; i++) t[i] = timeNs[u[i]];
+        return t;
+    }
+
+    /**
+     * A stream of the usable messages, sorted by a stable sort when needed (non-monotonic stamps are put in place, and
+     * reported again by {@link TopicStream#backwardJumps()}); the payload of each message is its input position.
+     */
+    public TopicStream toStream(String name) {
+        return TopicStream.builder(name).timestamps(usableTimesNs()).payload(usable()).sortIfNeeded(true).build();
+    }
+
+    /** True when nothing was wrong: no zero stamps or log times, nothing out of window, unresolved, backward or jumping. */
+    public boolean clean() {
+        return zeroStampPositions.length == 0 && zeroLogTimePositions.length == 0 && stampOutOfWindow.length == 0
+                && unresolvedPositions.length == 0 && nonMonotonicPositions.length == 0 && clockJumpPositions.length == 0;
+    }
+}

@@ -1,0 +1,98 @@
+package io.flywheel.quality;
+
+import java.util.Objects;
+
+/**
+ * Quality metrics of one stream of an episode.
+ *
+ * @param stream                 stream name (topic)
+ * @param role                   role from the robot profile (camera, state, action, gripper, task, outcome), or null
+ * @param messageCount           messages in the episode
+ * @param nominalRateHz          nominal rate in Hz from the profile / camera info, or null when unknown
+ * @param measuredRateHz         measured rate in Hz: {@code (n - 1) / (last - first)} over sorted stamps; 0 for n &lt; 2
+ * @param largestGapNs           largest time without a message, ns, counting the stretch from the episode start to the
+ *                               first message and from the last message to the episode end
+ * @param dropRatio              {@code max(0, 1 - n / expected)} with {@code expected = floor(duration * nominal) + 1};
+ *                               null without a nominal rate
+ * @param residualP99Ns          alignment residual |dt| 99th percentile, ns (see
+ *                               {@link io.flywheel.align.ResidualStats}); null for the master or unaligned streams
+ * @param monotonicityViolations backward steps of the stamps in arrival order
+ * @param staticShare            share of frames marked static by enrichment, in [0, 1], or null when not computed
+ */
+public record StreamMetrics(String stream, String role, long messageCount, Double nominalRateHz, double measuredRateHz,
+                            long largestGapNs, Double dropRatio, Long residualP99Ns, int monotonicityViolations,
+                            Double staticShare) {
+
+    public StreamMetrics {
+        Objects.requireNonNull(stream, "stream");
+    }
+
+    /**
+     * Measures a stream from its timestamps.
+     *
+     * @param stream          stream name
+     * @param role            role or null
+     * @param timestampsNs    stamps in arrival order, ns (need not be sorted: backward steps are counted)
+     * @param nominalRateHz   nominal rate or null
+     * @param episodeStartNs  episode start, ns
+     * @param episodeEndNs    episode end, ns ({@code >= start})
+     * @return metrics with no residual and no static share (add them with {@link #withResidualP99Ns},
+     *         {@link #withStaticShare})
+     * @throws IllegalArgumentException when end &lt; start or the nominal rate is not positive
+     */
+    public static StreamMetrics measure(String stream, String role, long[] timestampsNs, Double nominalRateHz,
+                                        long episodeStartNs, long episodeEndNs) {
+        if (episodeEndNs < episodeStartNs) {
+            throw new IllegalArgumentException("stream '" + stream + "': episode end " + episodeEndNs
+                    + " ns is before its start " + episodeStartNs + " ns");
+        }
+        if (nominalRateHz != null && !(nominalRateHz > 0)) {
+            throw new IllegalArgumentException("stream '" + stream + "': nominal rate must be > 0 Hz, got " + nominalRateHz);
+        }
+        int n = timestampsNs.length;
+        int back = 0;
+        long min = Long.MAX_VALUE, max = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            if (i > 0 && timestampsNs[i] < timestampsNs[i - 1]) back++;
+            min = Math.min(min, timestampsNs[i]);
+            max = Math.max(max, timestampsNs[i]);
+        }
+        long[] sorted = timestampsNs;
+        if (back > 0) {
+            sorted = timestampsNs.clone();
+            java.util.Arrays.sort(sorted);
+        }
+        long gap;
+        double rate = 0;
+        if (n == 0) {
+            gap = episodeEndNs - episodeStartNs;
+        } else {
+            gap = Math.max(0, Math.max(sorted[0] - episodeStartNs, episodeEndNs - sorted[n - 1]));
+            for (int i = 1; i < n; i++) gap = Math.max(gap, sorted[i] - sorted[i - 1]);
+            if (n >= 2 && max > min) rate = (n - 1) / ((max - min) / 1e9);
+        }
+        Double drop = null;
+        if (nominalRateHz != null) {
+            double expected = Math.floor((episodeEndNs - episodeStartNs) / 1e9 * nominalRateHz + 1e-6) + 1;
+            drop = Math.max(0.0, 1.0 - n / expected);
+        }
+        return new StreamMetrics(stream, role, n, nominalRateHz, rate, gap, drop, null, back, null);
+    }
+
+    /** Measured / nominal rate, or null without a nominal rate. */
+    public Double frameRateRatio() {
+        return nominalRateHz == null ? null : measuredRateHz / nominalRateHz;
+    }
+
+    /** A copy with the alignment residual p99 (ns, or null). */
+    public StreamMetrics withResidualP99Ns(Long p99Ns) {
+        return new StreamMetrics(stream, role, messageCount, nominalRateHz, measuredRateHz, largestGapNs, dropRatio,
+                p99Ns, monotonicityViolations, staticShare);
+    }
+
+    /** A copy with the static-frame share (in [0, 1], or null). */
+    public StreamMetrics withStaticShare(Double share) {
+        return new StreamMetrics(stream, role, messageCount, nominalRateHz, measuredRateHz, largestGapNs, dropRatio,
+                residualP99Ns, monotonicityViolations, share);
+    }
+}
