@@ -12,6 +12,7 @@ final class Collector {
     final List<RobotProfile.Channel> channels = new ArrayList<>();
     final Map<String, String> episodeMetadata = new LinkedHashMap<>();
     final Map<String, String> recordingMetadata = new LinkedHashMap<>();
+    private final Map<String, RobotProfile.Guess> sourceGuesses = new LinkedHashMap<>();
 
     Collector(RobotProfile profile) {
         this.profile = profile;
@@ -32,6 +33,7 @@ final class Collector {
         StreamBuilder b = streams.get(topic);
         if (b == null) {
             StreamRole r = profile.namesRoles() || guess == null ? role(topic, type) : guess;
+            if (guess != null) sourceGuesses.put(topic, new RobotProfile.Guess(guess, "source layout (" + type + ")"));
             b = new StreamBuilder(topic, channelId, r, type);
             streams.put(topic, b);
             channels.add(new RobotProfile.Channel(topic, channelId, type));
@@ -41,7 +43,7 @@ final class Collector {
 
     /** @return the profile as applied to the topics seen */
     RobotProfile resolvedProfile() {
-        return profile.resolve(channels);
+        return profile.resolve(channels, sourceGuesses);
     }
 
     /** Builds the episode. */

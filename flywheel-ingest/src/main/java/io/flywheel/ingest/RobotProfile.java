@@ -145,6 +145,11 @@ public final class RobotProfile {
      * @return the profile as applied
      */
     public RobotProfile resolve(List<Channel> channels) {
+        return resolve(channels, Map.of());
+    }
+
+    /** As {@link #resolve(List)}, with source-specific guesses (RLDS feature keys) taking precedence over {@link #guess}. */
+    RobotProfile resolve(List<Channel> channels, Map<String, Guess> sourceGuesses) {
         Builder b = toBuilder();
         b.roles.clear();
         b.reasons.clear();
@@ -152,7 +157,8 @@ public final class RobotProfile {
             if (namesRoles()) {
                 b.role(c.topic(), role(c.topic()), roles.containsKey(c.topic()) ? "profile" : "not in profile");
             } else {
-                Guess g = guess(c.topic(), c.messageType());
+                Guess g = sourceGuesses.containsKey(c.topic()) ? sourceGuesses.get(c.topic())
+                        : guess(c.topic(), c.messageType());
                 b.role(c.topic(), g.role(), g.reason());
             }
         }
