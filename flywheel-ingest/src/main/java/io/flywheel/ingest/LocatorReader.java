@@ -98,9 +98,6 @@ public final class LocatorReader implements Closeable {
             if (n < 0) throw new IngestException(name, p, "the file ends early");
             p += n;
         }
-        if (b.position() == b.limit() && b.capacity() == b.limit()) {
-            // leave position at the end for callers that flip; absolute gets are used otherwise
-        }
     }
 
     private FileChannel channel(String uri) throws IOException {
