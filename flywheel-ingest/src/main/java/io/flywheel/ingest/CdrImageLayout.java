@@ -1,0 +1,82 @@
+package io.flywheel.ingest;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import io.flywheel.decode.DecodeException;
+
+/**
+ * Finds where the image payload ({@code data}) starts inside a CDR-serialized
+ * {@code sensor_msgs/msg/CompressedImage} or {@code sensor_msgs/msg/Image}, so that a locator can point at
+ * the image bytes themselves. Follows OMG XCDR1 alignment (each primitive aligned to its size, measured
+ * from the end of the 4-byte encapsulation header), as ROS 2 (rmw_fastrtps / rosbag2) writes it.
+ */
+final class CdrImageLayout {
+    private CdrImageLayout() {}
+
+    /**
+     * @param message the whole CDR message (encapsulation header included), from position to limit
+     * @param raw true for {@code Image}, false for {@code CompressedImage}
+     * @return offset of the first payload byte from the message's first byte, and the payload length in
+     *     the high/low words: {@code (offset << 32) | length}
+     * @throws DecodeException when the message ends before the payload does
+     */
+    static long locate(ByteBuffer message, boolean raw) throws DecodeException {
+        ByteBuffer b = message.duplicate();
+        int start = b.position();
+        int end = b.limit();
+        String type = raw ? "sensor_msgs/msg/Image" : "sensor_msgs/msg/CompressedImage";
+        if (end - start < 4) throw new DecodeException("CDR " + type + ": message shorter than its 4-byte header");
+        int rep = b.get(start + 1) & 0xFF;
+        b.order((rep & 1) == 1 ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN);
+        int origin = start + 4;
+        int[] p = {origin + 8}; // after header.stamp (int32 sec, uint32 nanosec)
+        need(b, p[0], end, type, "header.stamp", origin);
+        skipString(b, p, end, origin, type, "header.frame_id");
+        if (raw) {
+            p[0] += 8; // height, width (aligned: after a string, align 4)
+            need(b, p[0], end, type, "height/width", origin);
+            skipString(b, p, end, origin, type, "encoding");
+            p[0] += 1; // is_bigendian
+            align(p, origin, 4);
+            p[0] += 4; // step
+            need(b, p[0], end, type, "step", origin);
+        } else {
+            skipString(b, p, end, origin, type, "format");
+        }
+        align(p, origin, 4);
+        need(b, p[0] + 4, end, type, "data length", origin);
+        long len = b.getInt(p[0]) & 0xFFFF_FFFFL;
+        p[0] += 4;
+        if (len > end - p[0]) {
+            throw new DecodeException("CDR " + type + ": data declares " + len + " bytes but only " + (end - p[0])
+                    + " remain (offset " + (p[0] - start) + ")");
+        }
+        return ((long) (p[0] - start) << 32) | len;
+    }
+
+    private static void skipString(ByteBuffer b, int[] p, int end, int origin, String type, String field)
+            throws DecodeException {
+        align(p, origin, 4);
+        need(b, p[0] + 4, end, type, field, origin);
+        long n = b.getInt(p[0]) & 0xFFFF_FFFFL;
+        p[0] += 4;
+        if (n > end - p[0]) {
+            throw new DecodeException("CDR " + type + ": " + field + " declares " + n + " bytes but only "
+                    + (end - p[0]) + " remain");
+        }
+        p[0] += (int) n;
+    }
+
+    private static void align(int[] p, int origin, int a) {
+        int rel = p[0] - origin;
+        p[0] += (a - rel % a) % a;
+    }
+
+    private static void need(ByteBuffer b, int upTo, int end, String type, String field, int origin)
+            throws DecodeException {
+        if (upTo > end) {
+            throw new DecodeException("CDR " + type + ": message ends inside " + field + " (offset " + (end - origin + 4) + ")");
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.flywheel.ingest;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Gathers the streams and metadata of one episode while its files are read. Not thread-safe. */
+final class Collector {
+    final RobotProfile profile;
+    final Map<String, StreamBuilder> streams = new LinkedHashMap<>();
+    final List<RobotProfile.Channel> channels = new ArrayList<>();
+    final Map<String, String> episodeMetadata = new LinkedHashMap<>();
+    final Map<String, String> recordingMetadata = new LinkedHashMap<>();
+    private final Map<String, RobotProfile.Guess> sourceGuesses = new LinkedHashMap<>();
+
+    Collector(RobotProfile profile) {
+        this.profile = profile;
+    }
+
+    /** The role of a topic: from the profile when it names roles, else guessed. */
+    StreamRole role(String topic, String type) {
+        return profile.namesRoles() ? profile.role(topic) : RobotProfile.guess(topic, type).role();
+    }
+
+    /** The builder of a topic, created at first sight (the first channel id seen for the topic is kept). */
+    StreamBuilder stream(String topic, int channelId, String type) {
+        return stream(topic, channelId, type, null);
+    }
+
+    /** As {@link #stream(String, int, String)}, with a source-specific guess used when the profile names no roles. */
+    StreamBuilder stream(String topic, int channelId, String type, StreamRole guess) {
+        StreamBuilder b = streams.get(topic);
+        if (b == null) {
+            StreamRole r = profile.namesRoles() || guess == null ? role(topic, type) : guess;
+            if (guess != null) sourceGuesses.put(topic, new RobotProfile.Guess(guess, "source layout (" + type + ")"));
+            b = new StreamBuilder(topic, channelId, r, type);
+            streams.put(topic, b);
+            channels.add(new RobotProfile.Channel(topic, channelId, type));
+        }
+        return b;
+    }
+
+    /** @return the profile as applied to the topics seen */
+    RobotProfile resolvedProfile() {
+        return profile.resolve(channels, sourceGuesses);
+    }
+
+    /** Builds the episode. */
+    Episode episode(String recordingId, int index, RobotProfile resolved, String robotId) {
+        List<StreamData> out = new ArrayList<>();
+        streams.values().stream().sorted(java.util.Comparator.comparingInt(s -> s.channelId))
+                .forEach(s -> out.add(s.build()));
+        Map<String, String> md = episodeMetadata;
+        String task = md.getOrDefault("task", md.getOrDefault("language_instruction", ""));
+        if (task.isEmpty()) {
+            for (StreamData s : out) {
+                if (s.role() == StreamRole.TASK && s.texts() != null) {
+                    for (String t : s.texts()) {
+                        if (t != null && !t.isEmpty()) { task = t; break; }
+                    }
+                }
+                if (!task.isEmpty()) break;
+            }
+        }
+        String outcome = md.getOrDefault("outcome", "");
+        if (outcome.isEmpty()) {
+            for (StreamData s : out) {
+                if (s.role() == StreamRole.OUTCOME && s.texts() != null && !s.texts().isEmpty()) {
+                    String t = s.texts().get(s.texts().size() - 1);
+                    if (t != null) outcome = t;
+                }
+            }
+        }
+        outcome = normaliseOutcome(outcome);
+        String master = resolved.master().orElse("");
+        if (!master.isEmpty() && !streams.containsKey(master)) master = "";
+        String robot = robotId.isEmpty() ? md.getOrDefault("robot_id", md.getOrDefault("robot", "")) : robotId;
+        return new Episode(recordingId + "-e" + (index < 10 ? "0" : "") + index, index, task, outcome, robot,
+                md.getOrDefault("scene", ""), md.getOrDefault("operator", ""), md, master, out);
+    }
+
+    static String normaliseOutcome(String s) {
+        String t = s == null ? "" : s.trim().toLowerCase(java.util.Locale.ROOT);
+        return switch (t) {
+            case "success", "succeeded", "successful", "true", "1" -> "success";
+            case "failure", "failed", "fail", "false", "0" -> "failure";
+            case "intervention", "intervened" -> "intervention";
+            default -> "unknown";
+        };
+    }
+}

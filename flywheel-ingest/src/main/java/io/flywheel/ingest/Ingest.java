@@ -1,0 +1,108 @@
+package io.flywheel.ingest;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads recordings of every supported format into the storage-free {@link Recording} model:
+ * <ul>
+ *   <li>MCAP (ROS 2 CDR, JSON, protobuf): one file = one recording with one episode;</li>
+ *   <li>rosbag2 (a folder with metadata.yaml, or split files {@code stem_0.mcap, stem_1.mcap ...}): one
+ *       recording of several files, one episode spanning them;</li>
+ *   <li>ROS 1 bag: one recording, one episode;</li>
+ *   <li>RLDS TFRecord: one recording per file, one episode per {@code tf.train.Example}.</li>
+ * </ul>
+ * Roles come from the options' {@link RobotProfile}, or are detected; times follow the {@link Timestamps}
+ * rule. Stateless; safe to call from several threads on different inputs.
+ */
+public final class Ingest {
+    private Ingest() {}
+
+    /** Reads one recording with the default options. @see #read(Path, IngestOptions) */
+    public static Recording read(Path path) throws IOException {
+        return read(path, IngestOptions.defaults());
+    }
+
+    /**
+     * Reads one recording.
+     *
+     * @param path a file, or a rosbag2 folder ({@link Sources#detect})
+     * @param options profile, robot id, RLDS timing
+     * @return the recording
+     * @throws IngestException when the format is not recognised or the input is broken (names file, offset, what)
+     * @throws io.flywheel.mcap.McapFormatException when an MCAP file breaks the spec
+     * @throws io.flywheel.ros.bag.BagFormatException when a ROS 1 bag is broken
+     * @throws IOException when reading fails
+     */
+    public static Recording read(Path path, IngestOptions options) throws IOException {
+        return read(Sources.detect(path), options);
+    }
+
+    /**
+     * Reads every recording of a folder ({@link Sources#scan}).
+     *
+     * @param folder the folder
+     * @param options options
+     * @return the recordings, by first file name
+     */
+    public static List<Recording> readAll(Path folder, IngestOptions options) throws IOException {
+        List<Recording> out = new ArrayList<>();
+        for (Sources.Source s : Sources.scan(folder)) out.add(read(s, options));
+        return out;
+    }
+
+    /**
+     * Reads a detected source.
+     *
+     * @param source files and format
+     * @param options options
+     * @return the recording
+     */
+    public static Recording read(Sources.Source source, IngestOptions options) throws IOException {
+        List<SourceFile> files = new ArrayList<>();
+        for (Path p : source.files()) files.add(Sources.sourceFile(p));
+        String recordingId = Sources.recordingId(files);
+        RobotProfile profile = options.profile();
+        String robotId = !options.robotId().isEmpty() ? options.robotId() : profile.robotId();
+        Map<String, String> recMeta = new LinkedHashMap<>();
+        recMeta.put("source.root", source.root().toAbsolutePath().normalize().toString());
+        recMeta.put("source.files", Integer.toString(files.size()));
+        List<Episode> episodes = new ArrayList<>();
+        RobotProfile resolved;
+        switch (source.format()) {
+            case MCAP, ROSBAG2 -> {
+                Collector c = new Collector(profile);
+                for (Path p : source.files()) McapSource.read(p, c);
+                resolved = c.resolvedProfile();
+                recMeta.putAll(c.recordingMetadata);
+                episodes.add(c.episode(recordingId, 0, resolved, robotId));
+            }
+            case ROS1_BAG -> {
+                Collector c = new Collector(profile);
+                Ros1BagSource.read(source.files().get(0), c);
+                resolved = c.resolvedProfile();
+                episodes.add(c.episode(recordingId, 0, resolved, robotId));
+            }
+            case RLDS_TFRECORD -> {
+                resolved = null;
+                int index = 0;
+                for (Path p : source.files()) {
+                    for (Collector c : RldsSource.read(p, profile, options)) {
+                        RobotProfile r = c.resolvedProfile();
+                        if (resolved == null) resolved = r;
+                        recMeta.putAll(c.recordingMetadata);
+                        episodes.add(c.episode(recordingId, index++, r, robotId));
+                    }
+                }
+                if (resolved == null) resolved = profile.resolve(List.of());
+            }
+            default -> throw new IllegalStateException("unhandled format " + source.format());
+        }
+        if (robotId.isEmpty() && !episodes.isEmpty()) robotId = episodes.get(0).robotId();
+        return new Recording(recordingId, source.format(), files, robotId, recMeta, resolved, episodes);
+    }
+}

@@ -1,0 +1,471 @@
+package io.flywheel.ingest;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+
+/**
+ * A robot profile: which topic plays which {@link StreamRole}, the master clock, per-device clock offsets,
+ * joint limits and nominal rates. Immutable.
+ *
+ * <p>YAML form ({@link #load(Path)}); every key is optional:
+ * <pre>{@code
+ * robot_id: widowx-250
+ * master: /camera0/image/compressed      # master clock topic
+ * cameras: [/camera0/image/compressed, /camera1/image/compressed]
+ * state: /robot/eef_state                # a topic or a list of topics; also action, gripper, task, outcome
+ * action: /robot/action
+ * task: /task
+ * roles:                                 # any topic -> role (camera, state, action, gripper, task, outcome, other)
+ *   /wrist/image: camera
+ * clock_offsets_ns:                      # added to a topic's times before alignment
+ *   /camera1/image/compressed: 12000000
+ * joint_limits:                          # joint name -> [lower, upper], rad or m
+ *   x: [0.1, 0.4]
+ * nominal_rates_hz:
+ *   /camera0/image/compressed: 5
+ * }</pre>
+ * When a profile names at least one role, topics it does not name are {@link StreamRole#OTHER}; when it
+ * names none, roles are detected ({@link #guess}).
+ *
+ * <p>Without a profile, {@link #detect(List)} guesses: {@code CompressedImage}/{@code Image} -> CAMERA;
+ * {@code JointState}, {@code Pose}/{@code PoseStamped}/{@code Odometry} and types named {@code *State} ->
+ * STATE; {@code *MultiArray}, {@code Twist}/{@code TwistStamped} and types named {@code *Action} ->
+ * ACTION; a topic named {@code *gripper*} with a numeric type -> GRIPPER; a {@code String} on a topic named
+ * {@code *task*} or {@code *instruction*} -> TASK; a topic named {@code *outcome*} -> OUTCOME; else OTHER.
+ * Master default: the CAMERA with the lowest channel id, else the STATE stream (JointState first, then
+ * lowest channel id).
+ */
+public final class RobotProfile {
+
+    /**
+     * A topic as found in a recording, for role detection.
+     *
+     * @param topic topic name
+     * @param channelId channel / connection id
+     * @param messageType schema name, e.g. {@code sensor_msgs/msg/CompressedImage}
+     */
+    public record Channel(String topic, int channelId, String messageType) {}
+
+    private final String source;
+    private final String robotId;
+    private final String master;
+    private final Map<String, StreamRole> roles;
+    private final Map<String, String> reasons;
+    private final Map<String, Long> clockOffsetsNs;
+    private final Map<String, double[]> jointLimits;
+    private final Map<String, Double> nominalRatesHz;
+
+    private RobotProfile(Builder b) {
+        source = b.source;
+        robotId = b.robotId;
+        master = b.master;
+        roles = Collections.unmodifiableMap(new LinkedHashMap<>(b.roles));
+        reasons = Collections.unmodifiableMap(new LinkedHashMap<>(b.reasons));
+        clockOffsetsNs = Collections.unmodifiableMap(new LinkedHashMap<>(b.clockOffsetsNs));
+        Map<String, double[]> jl = new LinkedHashMap<>();
+        b.jointLimits.forEach((k, v) -> jl.put(k, v.clone()));
+        jointLimits = Collections.unmodifiableMap(jl);
+        nominalRatesHz = Collections.unmodifiableMap(new LinkedHashMap<>(b.nominalRatesHz));
+    }
+
+    /** @return a builder for an empty profile */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return where the profile came from: a file path, "built", or "detected" */
+    public String source() { return source; }
+
+    /** @return robot id, "" when not set */
+    public String robotId() { return robotId; }
+
+    /** @return the master clock topic, if set */
+    public Optional<String> master() { return master.isEmpty() ? Optional.empty() : Optional.of(master); }
+
+    /** @return topic -> role as named (or detected), in order */
+    public Map<String, StreamRole> roles() { return roles; }
+
+    /** @return topic -> clock offset in ns, added to the topic's times before alignment */
+    public Map<String, Long> clockOffsetsNs() { return clockOffsetsNs; }
+
+    /** @return a topic's clock offset, ns; 0 when none is set */
+    public long clockOffsetNs(String topic) { return clockOffsetsNs.getOrDefault(topic, 0L); }
+
+    /** @return joint name -> {lower, upper} (copies on each call are not made: do not modify) */
+    public Map<String, double[]> jointLimits() { return jointLimits; }
+
+    /** @return nominal rate of a topic in Hz, if set */
+    public OptionalDouble nominalRateHz(String topic) {
+        Double d = nominalRatesHz.get(topic);
+        return d == null ? OptionalDouble.empty() : OptionalDouble.of(d);
+    }
+
+    /** @return topic -> nominal rate in Hz */
+    public Map<String, Double> nominalRatesHz() { return nominalRatesHz; }
+
+    /** @return the role of a topic: the one named, else OTHER */
+    public StreamRole role(String topic) {
+        return roles.getOrDefault(topic, StreamRole.OTHER);
+    }
+
+    /** @return true when the profile names at least one role */
+    public boolean namesRoles() {
+        return !roles.isEmpty();
+    }
+
+    /**
+     * Resolves this profile against the topics of a recording: named roles are kept (unnamed topics become
+     * OTHER); when the profile names no role, every role is guessed. Robot id, offsets, limits and rates are
+     * kept; the master is the named one, else the default (see class comment).
+     *
+     * @param channels the recording's topics
+     * @return the profile as applied
+     */
+    public RobotProfile resolve(List<Channel> channels) {
+        return resolve(channels, Map.of());
+    }
+
+    /** As {@link #resolve(List)}, with source-specific guesses (RLDS feature keys) taking precedence over {@link #guess}. */
+    RobotProfile resolve(List<Channel> channels, Map<String, Guess> sourceGuesses) {
+        Builder b = toBuilder();
+        b.roles.clear();
+        b.reasons.clear();
+        for (Channel c : channels) {
+            if (namesRoles()) {
+                b.role(c.topic(), role(c.topic()), roles.containsKey(c.topic()) ? "profile" : "not in profile");
+            } else {
+                Guess g = sourceGuesses.containsKey(c.topic()) ? sourceGuesses.get(c.topic())
+                        : guess(c.topic(), c.messageType());
+                b.role(c.topic(), g.role(), g.reason());
+            }
+        }
+        if (master.isEmpty()) {
+            b.master(defaultMaster(channels, b.roles));
+        }
+        if (!namesRoles()) {
+            b.source(source.equals("built") ? "detected" : source + " + detected roles");
+        }
+        return b.build();
+    }
+
+    /**
+     * Guesses roles from message types and topic names (no profile).
+     *
+     * @param channels the recording's topics
+     * @return a profile with a role for every topic and the default master
+     */
+    public static RobotProfile detect(List<Channel> channels) {
+        return builder().build().resolve(channels);
+    }
+
+    /**
+     * One role guess with its reason.
+     *
+     * @param role the guessed role
+     * @param reason why, e.g. "type CompressedImage"
+     */
+    public record Guess(StreamRole role, String reason) {}
+
+    /**
+     * @param topic topic name
+     * @param messageType schema name in any of the usual spellings ({@code sensor_msgs/msg/Image},
+     *     {@code sensor_msgs/Image}, {@code foxglove.CompressedImage})
+     * @return the guessed role and the reason
+     */
+    public static Guess guess(String topic, String messageType) {
+        String type = messageType == null ? "" : messageType;
+        String shortType = type.substring(Math.max(type.lastIndexOf('/'), type.lastIndexOf('.')) + 1);
+        String last = topic.substring(topic.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
+        String t = topic.toLowerCase(Locale.ROOT);
+        switch (shortType) {
+            case "CompressedImage", "Image", "RawImage":
+                return new Guess(StreamRole.CAMERA, "type " + shortType);
+            case "JointState":
+                if (t.contains("gripper")) return new Guess(StreamRole.GRIPPER, "JointState on a gripper topic");
+                return new Guess(StreamRole.STATE, "type JointState");
+            case "Pose", "PoseStamped", "Odometry":
+                return new Guess(StreamRole.STATE, "type " + shortType);
+            case "Twist", "TwistStamped":
+                return new Guess(StreamRole.ACTION, "type " + shortType);
+            case "String":
+                if (last.contains("task") || last.contains("instruction")) {
+                    return new Guess(StreamRole.TASK, "String on topic named task/instruction");
+                }
+                if (last.contains("outcome")) return new Guess(StreamRole.OUTCOME, "String on topic named outcome");
+                return new Guess(StreamRole.OTHER, "String on an unnamed topic");
+            default:
+                break;
+        }
+        if (last.contains("outcome")) return new Guess(StreamRole.OUTCOME, "topic named outcome");
+        if (shortType.endsWith("MultiArray")) {
+            if (t.contains("gripper")) return new Guess(StreamRole.GRIPPER, shortType + " on a gripper topic");
+            return new Guess(StreamRole.ACTION, "type " + shortType);
+        }
+        if (t.contains("gripper") && isNumericScalarType(shortType)) {
+            return new Guess(StreamRole.GRIPPER, "numeric type on a gripper topic");
+        }
+        if (shortType.endsWith("Action") || shortType.endsWith("Command")) {
+            return new Guess(StreamRole.ACTION, "type named *" + (shortType.endsWith("Action") ? "Action" : "Command"));
+        }
+        if (shortType.endsWith("State") && !shortType.endsWith("BatteryState")) {
+            return new Guess(StreamRole.STATE, "type named *State");
+        }
+        return new Guess(StreamRole.OTHER, "no rule matched " + (type.isEmpty() ? "(no type)" : shortType));
+    }
+
+    private static boolean isNumericScalarType(String s) {
+        return switch (s) {
+            case "Float32", "Float64", "Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64", "Bool" -> true;
+            default -> false;
+        };
+    }
+
+    /** @return the default master: lowest-id camera, else JointState-first lowest-id state, else "" */
+    static String defaultMaster(List<Channel> channels, Map<String, StreamRole> roles) {
+        Optional<Channel> cam = channels.stream().filter(c -> roles.get(c.topic()) == StreamRole.CAMERA)
+                .min(Comparator.comparingInt(Channel::channelId));
+        if (cam.isPresent()) return cam.get().topic();
+        return channels.stream().filter(c -> roles.get(c.topic()) == StreamRole.STATE)
+                .min(Comparator.<Channel>comparingInt(c -> c.messageType() != null
+                        && c.messageType().endsWith("JointState") ? 0 : 1).thenComparingInt(Channel::channelId))
+                .map(Channel::topic).orElse("");
+    }
+
+    /**
+     * @return a human-readable description: source, robot id, master, one line per topic with role and the
+     *     reason (for detected roles), offsets, limits and rates
+     */
+    public String describe() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("robot profile (").append(source).append(")");
+        if (!robotId.isEmpty()) sb.append(" robot ").append(robotId);
+        sb.append("\n  master: ").append(master.isEmpty() ? "(none)" : master).append('\n');
+        int w = roles.keySet().stream().mapToInt(String::length).max().orElse(0);
+        roles.forEach((topic, role) -> {
+            sb.append("  ").append(topic).append(" ".repeat(w - topic.length())).append("  ")
+                    .append(role.name().toLowerCase(Locale.ROOT));
+            String r = reasons.get(topic);
+            if (r != null && !r.isEmpty()) sb.append("  (").append(r).append(')');
+            sb.append('\n');
+        });
+        clockOffsetsNs.forEach((k, v) -> sb.append("  clock offset ").append(k).append(": ").append(v).append(" ns\n"));
+        jointLimits.forEach((k, v) -> sb.append("  joint limit ").append(k).append(": [").append(v[0]).append(", ")
+                .append(v[1]).append("]\n"));
+        nominalRatesHz.forEach((k, v) -> sb.append("  nominal rate ").append(k).append(": ").append(v).append(" Hz\n"));
+        return sb.toString();
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+
+    /** @return a builder holding this profile's settings */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.source = source;
+        b.robotId = robotId;
+        b.master = master;
+        b.roles.putAll(roles);
+        b.reasons.putAll(reasons);
+        b.clockOffsetsNs.putAll(clockOffsetsNs);
+        b.jointLimits.putAll(jointLimits);
+        b.nominalRatesHz.putAll(nominalRatesHz);
+        return b;
+    }
+
+    // ------------------------------------------------------------------------------------------ YAML
+
+    /**
+     * Loads a profile from a YAML file (format in the class comment).
+     *
+     * @param path the file
+     * @return the profile
+     * @throws IngestException naming the file and line when the YAML is malformed, a key is unknown, a
+     *     role name is wrong or a value has the wrong type
+     * @throws IOException when the file cannot be read
+     */
+    public static RobotProfile load(Path path) throws IOException {
+        String text = Files.readString(path, StandardCharsets.UTF_8);
+        return parse(new StringReader(text), path.toString());
+    }
+
+    /**
+     * Parses a profile from YAML text.
+     *
+     * @param yaml the YAML
+     * @param name file name for error messages
+     * @return the profile
+     * @throws IngestException as for {@link #load(Path)}
+     */
+    public static RobotProfile parse(Reader yaml, String name) throws IngestException {
+        Node root;
+        try {
+            LoaderOptions lo = new LoaderOptions();
+            lo.setAllowDuplicateKeys(false);
+            lo.setMaxAliasesForCollections(10);
+            lo.setCodePointLimit(1 << 20);
+            root = new Yaml(lo).compose(yaml);
+        } catch (MarkedYAMLException e) {
+            int line = e.getProblemMark() == null ? 0 : e.getProblemMark().getLine() + 1;
+            throw new IngestException(name, -1, "line " + line + ": not valid YAML: " + e.getProblem());
+        } catch (YAMLException e) {
+            throw new IngestException(name, -1, "not valid YAML: " + e.getMessage());
+        }
+        Builder b = builder().source(name);
+        if (root == null) {
+            return b.build();
+        }
+        MappingNode map = mapping(root, name, "the profile");
+        for (NodeTuple t : map.getValue()) {
+            String key = scalar(t.getKeyNode(), name, "a key");
+            Node v = t.getValueNode();
+            switch (key) {
+                case "robot_id" -> b.robotId(scalar(v, name, "robot_id"));
+                case "master" -> b.master(scalar(v, name, "master"));
+                case "cameras", "state", "action", "gripper", "task", "outcome" -> {
+                    StreamRole role = StreamRole.parse(key.equals("cameras") ? "camera" : key);
+                    for (String topic : topics(v, name, key)) b.role(topic, role, "profile");
+                }
+                case "roles" -> {
+                    for (NodeTuple rt : mapping(v, name, "roles").getValue()) {
+                        String topic = scalar(rt.getKeyNode(), name, "a topic under roles");
+                        String r = scalar(rt.getValueNode(), name, "the role of " + topic);
+                        try {
+                            b.role(topic, StreamRole.parse(r), "profile");
+                        } catch (IllegalArgumentException e) {
+                            throw error(name, rt.getValueNode(), e.getMessage());
+                        }
+                    }
+                }
+                case "clock_offsets_ns" -> {
+                    for (NodeTuple rt : mapping(v, name, key).getValue()) {
+                        String topic = scalar(rt.getKeyNode(), name, "a topic under " + key);
+                        String s = scalar(rt.getValueNode(), name, "the offset of " + topic);
+                        try {
+                            b.clockOffsetNs(topic, Long.parseLong(s.trim().replace("_", "")));
+                        } catch (NumberFormatException e) {
+                            throw error(name, rt.getValueNode(), "clock offset of " + topic
+                                    + " must be an integer number of nanoseconds, found '" + s + "'");
+                        }
+                    }
+                }
+                case "joint_limits" -> {
+                    for (NodeTuple rt : mapping(v, name, key).getValue()) {
+                        String joint = scalar(rt.getKeyNode(), name, "a joint under " + key);
+                        Node lv = rt.getValueNode();
+                        if (!(lv instanceof SequenceNode seq) || seq.getValue().size() != 2) {
+                            throw error(name, lv, "joint limit of " + joint + " must be a list [lower, upper]");
+                        }
+                        double lo = number(seq.getValue().get(0), name, "lower limit of " + joint);
+                        double hi = number(seq.getValue().get(1), name, "upper limit of " + joint);
+                        if (!(lo <= hi)) throw error(name, lv, "joint limit of " + joint + ": lower " + lo + " > upper " + hi);
+                        b.jointLimit(joint, lo, hi);
+                    }
+                }
+                case "nominal_rates_hz" -> {
+                    for (NodeTuple rt : mapping(v, name, key).getValue()) {
+                        String topic = scalar(rt.getKeyNode(), name, "a topic under " + key);
+                        double hz = number(rt.getValueNode(), name, "nominal rate of " + topic);
+                        if (!(hz > 0)) throw error(name, rt.getValueNode(), "nominal rate of " + topic + " must be > 0 Hz");
+                        b.nominalRateHz(topic, hz);
+                    }
+                }
+                default -> throw error(name, t.getKeyNode(), "unknown key '" + key + "'; expected robot_id, master,"
+                        + " cameras, state, action, gripper, task, outcome, roles, clock_offsets_ns, joint_limits,"
+                        + " nominal_rates_hz");
+            }
+        }
+        return b.build();
+    }
+
+    private static IngestException error(String file, Node at, String problem) {
+        return new IngestException(file, -1, "line " + (at.getStartMark().getLine() + 1) + ": " + problem);
+    }
+
+    private static MappingNode mapping(Node n, String file, String what) throws IngestException {
+        if (n instanceof MappingNode m) return m;
+        throw error(file, n, what + " must be a mapping (key: value lines)");
+    }
+
+    private static String scalar(Node n, String file, String what) throws IngestException {
+        if (n instanceof ScalarNode s) return s.getValue();
+        throw error(file, n, what + " must be a single value, not a " + (n instanceof SequenceNode ? "list" : "mapping"));
+    }
+
+    private static double number(Node n, String file, String what) throws IngestException {
+        String s = scalar(n, file, what);
+        try {
+            return Double.parseDouble(s.trim());
+        } catch (NumberFormatException e) {
+            throw error(file, n, what + " must be a number, found '" + s + "'");
+        }
+    }
+
+    private static List<String> topics(Node n, String file, String key) throws IngestException {
+        List<String> out = new ArrayList<>();
+        if (n instanceof SequenceNode seq) {
+            for (Node x : seq.getValue()) out.add(scalar(x, file, "an entry of " + key));
+        } else {
+            out.add(scalar(n, file, key));
+        }
+        return out;
+    }
+
+    /** Builder for {@link RobotProfile}. */
+    public static final class Builder {
+        private String source = "built";
+        private String robotId = "";
+        private String master = "";
+        private final Map<String, StreamRole> roles = new LinkedHashMap<>();
+        private final Map<String, String> reasons = new LinkedHashMap<>();
+        private final Map<String, Long> clockOffsetsNs = new LinkedHashMap<>();
+        private final Map<String, double[]> jointLimits = new LinkedHashMap<>();
+        private final Map<String, Double> nominalRatesHz = new LinkedHashMap<>();
+
+        private Builder() {}
+
+        public Builder source(String s) { source = s; return this; }
+        public Builder robotId(String s) { robotId = s == null ? "" : s; return this; }
+        public Builder master(String topic) { master = topic == null ? "" : topic; return this; }
+        public Builder role(String topic, StreamRole role) { return role(topic, role, "profile"); }
+
+        Builder role(String topic, StreamRole role, String reason) {
+            roles.put(topic, role);
+            reasons.put(topic, reason);
+            return this;
+        }
+
+        public Builder clockOffsetNs(String topic, long ns) { clockOffsetsNs.put(topic, ns); return this; }
+        public Builder jointLimit(String joint, double lower, double upper) {
+            jointLimits.put(joint, new double[] {lower, upper});
+            return this;
+        }
+        public Builder nominalRateHz(String topic, double hz) { nominalRatesHz.put(topic, hz); return this; }
+
+        public RobotProfile build() { return new RobotProfile(this); }
+    }
+}

@@ -1,0 +1,279 @@
+package io.flywheel.ingest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.YAMLException;
+
+import io.flywheel.mcap.McapStreamReader;
+import io.flywheel.mcap.Record;
+
+/**
+ * Format detection and content hashes.
+ *
+ * <p>Detection by content, not by name: the MCAP magic {@code 89 4D 43 41 50 30 0D 0A} (MCAP spec,
+ * "Magic"), the ROS 1 bag line {@code #ROSBAG V2.0}, a TFRecord whose first record's length CRC is right
+ * ({@link TfRecordReader}), or a rosbag2 folder: one with {@code metadata.yaml} (its
+ * {@code relative_file_paths} give the files and their order), or, without it, MCAP files named
+ * {@code <stem>_0.mcap, <stem>_1.mcap, ...} whose log times continue (each file starts no earlier than the
+ * previous one ends, and at most {@link #MAX_SPLIT_GAP_NS} later).
+ */
+public final class Sources {
+    /** Largest gap between split files of one recording: 60 s. */
+    public static final long MAX_SPLIT_GAP_NS = 60_000_000_000L;
+    private static final byte[] MCAP_MAGIC = {(byte) 0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
+    private static final Pattern SPLIT = Pattern.compile("(.+)_(\\d+)\\.mcap");
+
+    private Sources() {}
+
+    /**
+     * One recording's files, as detected.
+     *
+     * @param format the container format
+     * @param root the path given (file or folder)
+     * @param files the raw files in recording order
+     */
+    public record Source(SourceFormat format, Path root, List<Path> files) {
+        public Source {
+            files = List.copyOf(files);
+        }
+    }
+
+    /**
+     * Detects the format of one recording.
+     *
+     * @param path a file (MCAP, ROS 1 bag, TFRecord) or a rosbag2 folder
+     * @return the source
+     * @throws IngestException naming the file and what its first bytes are when the format is not recognised,
+     *     when a metadata.yaml is broken or names missing files, or when a folder holds several recordings
+     *     (use {@link #scan})
+     * @throws IOException when reading fails
+     */
+    public static Source detect(Path path) throws IOException {
+        if (Files.isDirectory(path)) {
+            Path meta = path.resolve("metadata.yaml");
+            if (Files.isRegularFile(meta)) return rosbag2FromMetadata(path, meta);
+            List<Source> found = scan(path);
+            if (found.size() == 1) return found.get(0);
+            throw new IngestException(path.toString(), -1, "folder holds " + found.size()
+                    + " recordings and no metadata.yaml; expected one rosbag2 recording (use Sources.scan for many)");
+        }
+        return new Source(formatOf(path), path, List.of(path));
+    }
+
+    /**
+     * Finds every recording in a folder (not recursive): a rosbag2 folder is one recording; otherwise split
+     * MCAP sets are grouped and every other recognised file is its own recording. Unrecognised files are
+     * skipped.
+     *
+     * @param folder the folder
+     * @return the recordings, by file name
+     * @throws IOException when reading fails or a metadata.yaml is broken
+     */
+    public static List<Source> scan(Path folder) throws IOException {
+        if (!Files.isDirectory(folder)) return List.of(detect(folder));
+        Path meta = folder.resolve("metadata.yaml");
+        if (Files.isRegularFile(meta)) return List.of(rosbag2FromMetadata(folder, meta));
+        List<Path> files;
+        try (Stream<Path> s = Files.list(folder)) {
+            files = s.filter(Files::isRegularFile).sorted(Comparator.comparing(p -> p.getFileName().toString())).toList();
+        }
+        Map<String, TreeMap<Integer, Path>> splits = new LinkedHashMap<>();
+        List<Source> out = new ArrayList<>();
+        for (Path f : files) {
+            SourceFormat fmt;
+            try {
+                fmt = formatOf(f);
+            } catch (IngestException e) {
+                continue; // not a recording (README, LICENSE, JSON ...)
+            }
+            Matcher m = SPLIT.matcher(f.getFileName().toString());
+            if (fmt == SourceFormat.MCAP && m.matches()) {
+                splits.computeIfAbsent(m.group(1), k -> new TreeMap<>()).put(Integer.parseInt(m.group(2)), f);
+            } else {
+                out.add(new Source(fmt, f, List.of(f)));
+            }
+        }
+        for (TreeMap<Integer, Path> group : splits.values()) {
+            out.addAll(splitGroups(group));
+        }
+        out.sort(Comparator.comparing(s -> s.files().get(0).getFileName().toString()));
+        return out;
+    }
+
+    /** Splits numbered files into runs of consecutive numbers whose times continue. */
+    private static List<Source> splitGroups(TreeMap<Integer, Path> group) throws IOException {
+        List<Source> out = new ArrayList<>();
+        List<Path> run = new ArrayList<>();
+        int prevN = -2;
+        long prevEnd = 0;
+        for (Map.Entry<Integer, Path> e : group.entrySet()) {
+            long[] span = logTimeSpan(e.getValue());
+            boolean continues = !run.isEmpty() && e.getKey() == prevN + 1 && span[0] >= prevEnd
+                    && span[0] - prevEnd <= MAX_SPLIT_GAP_NS;
+            if (!continues && !run.isEmpty()) {
+                out.add(runSource(run));
+                run = new ArrayList<>();
+            }
+            run.add(e.getValue());
+            prevN = e.getKey();
+            prevEnd = span[1];
+        }
+        if (!run.isEmpty()) out.add(runSource(run));
+        return out;
+    }
+
+    private static Source runSource(List<Path> run) {
+        return run.size() == 1 ? new Source(SourceFormat.MCAP, run.get(0), run)
+                : new Source(SourceFormat.ROSBAG2, run.get(0).getParent(), run);
+    }
+
+    /**
+     * @return {first, last} log time of an MCAP file's messages, ns, from its chunk records' message
+     *     start/end times and any messages outside chunks (chunks are not decompressed)
+     */
+    static long[] logTimeSpan(Path mcap) throws IOException {
+        long lo = Long.MAX_VALUE, hi = Long.MIN_VALUE;
+        McapStreamReader.Options o = McapStreamReader.Options.builder().emitChunks(true).validateCrcs(false).build();
+        try (McapStreamReader r = McapStreamReader.open(mcap, o)) {
+            Record rec;
+            while ((rec = r.next()) != null) {
+                if (rec instanceof Record.Chunk c) {
+                    lo = Math.min(lo, c.messageStartTime());
+                    hi = Math.max(hi, c.messageEndTime());
+                } else if (rec instanceof Record.Message m) {
+                    lo = Math.min(lo, m.logTime());
+                    hi = Math.max(hi, m.logTime());
+                }
+            }
+        }
+        return lo == Long.MAX_VALUE ? new long[] {0, 0} : new long[] {lo, hi};
+    }
+
+    private static Source rosbag2FromMetadata(Path folder, Path meta) throws IOException {
+        Object root;
+        try (InputStream in = Files.newInputStream(meta)) {
+            LoaderOptions lo = new LoaderOptions();
+            lo.setCodePointLimit(16 << 20);
+            root = new Yaml(lo).load(in);
+        } catch (YAMLException e) {
+            throw new IngestException(meta.toString(), -1, "not valid YAML: " + e.getMessage());
+        }
+        if (!(root instanceof Map<?, ?> m) || !(m.get("rosbag2_bagfile_information") instanceof Map<?, ?> info)) {
+            throw new IngestException(meta.toString(), -1, "expected a rosbag2_bagfile_information mapping");
+        }
+        Object storage = info.get("storage_identifier");
+        if (storage != null && !"mcap".equals(String.valueOf(storage))) {
+            throw new IngestException(meta.toString(), -1, "storage_identifier is '" + storage
+                    + "'; only mcap rosbag2 recordings are read");
+        }
+        List<Path> files = new ArrayList<>();
+        if (info.get("relative_file_paths") instanceof List<?> rel) {
+            for (Object o : rel) files.add(folder.resolve(String.valueOf(o)));
+        } else if (info.get("files") instanceof List<?> fl) {
+            for (Object o : fl) if (o instanceof Map<?, ?> fm && fm.get("path") != null) files.add(folder.resolve(String.valueOf(fm.get("path"))));
+        }
+        if (files.isEmpty()) {
+            throw new IngestException(meta.toString(), -1, "names no files (relative_file_paths or files[].path)");
+        }
+        for (Path f : files) {
+            if (!Files.isRegularFile(f)) {
+                throw new IngestException(meta.toString(), -1, "names file " + folder.relativize(f) + ", which does not exist");
+            }
+            SourceFormat fmt = formatOf(f);
+            if (fmt != SourceFormat.MCAP) {
+                throw new IngestException(f.toString(), 0, "listed in metadata.yaml but is " + fmt + ", expected MCAP");
+            }
+        }
+        return new Source(SourceFormat.ROSBAG2, folder, files);
+    }
+
+    /**
+     * @param file a file
+     * @return its format, from its first bytes
+     * @throws IngestException naming the file and its first bytes when no format matches
+     */
+    public static SourceFormat formatOf(Path file) throws IOException {
+        byte[] head = new byte[16];
+        int n;
+        try (InputStream in = Files.newInputStream(file)) {
+            n = in.readNBytes(head, 0, head.length);
+        }
+        if (n >= 8 && startsWith(head, MCAP_MAGIC)) return SourceFormat.MCAP;
+        if (n >= 13 && new String(head, 0, 13, StandardCharsets.ISO_8859_1).equals("#ROSBAG V2.0\n")) return SourceFormat.ROS1_BAG;
+        if (TfRecordReader.looksLikeTfRecord(file)) return SourceFormat.RLDS_TFRECORD;
+        StringBuilder hex = new StringBuilder();
+        for (int i = 0; i < Math.min(n, 8); i++) hex.append(i == 0 ? "" : " ").append(String.format("%02X", head[i]));
+        throw new IngestException(file.toString(), 0, "not a recording: expected the MCAP magic 89 4D 43 41 50 30 0D 0A,"
+                + " the ROS 1 bag line '#ROSBAG V2.0', or a TFRecord record header with a valid length CRC; found "
+                + (n == 0 ? "an empty file" : hex.toString()));
+    }
+
+    private static boolean startsWith(byte[] b, byte[] p) {
+        for (int i = 0; i < p.length; i++) if (b[i] != p[i]) return false;
+        return true;
+    }
+
+    /**
+     * SHA-256 of a file, streamed in 1 MiB pieces.
+     *
+     * @param file the file
+     * @return 64 lowercase hex digits
+     * @throws IOException when reading fails
+     */
+    public static String sha256(Path file) throws IOException {
+        MessageDigest md = sha256Digest();
+        try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer buf = ByteBuffer.allocate(1 << 20);
+            while (fc.read(buf) >= 0) {
+                buf.flip();
+                md.update(buf);
+                buf.clear();
+            }
+        }
+        return HexFormat.of().formatHex(md.digest());
+    }
+
+    /** @return the source file entry (absolute URI, SHA-256, size) of a file */
+    public static SourceFile sourceFile(Path file) throws IOException {
+        return new SourceFile(file.toAbsolutePath().normalize().toUri().toString(), sha256(file), Files.size(file));
+    }
+
+    /**
+     * @param files the files of a recording, in order
+     * @return {@code rec-} + the first 16 hex digits of SHA-256 over the files' SHA-256 hex digests
+     */
+    public static String recordingId(List<SourceFile> files) {
+        MessageDigest md = sha256Digest();
+        for (SourceFile f : files) md.update(f.sha256().getBytes(StandardCharsets.US_ASCII));
+        return "rec-" + HexFormat.of().formatHex(md.digest()).substring(0, 16);
+    }
+
+    private static MessageDigest sha256Digest() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.flywheel.ingest;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Collects one stream's messages column-wise while a source is read; not thread-safe. */
+final class StreamBuilder {
+    final String topic;
+    final int channelId;
+    final StreamRole role;
+    final String messageType;
+    private long[] log = new long[16];
+    private long[] stamp = new long[16];
+    private double[][] values;
+    private RawLocator[] locators;
+    private List<String> texts;
+    private List<String> names = List.of();
+    private boolean hasHeader;
+    private int n;
+
+    StreamBuilder(String topic, int channelId, StreamRole role, String messageType) {
+        this.topic = topic;
+        this.channelId = channelId;
+        this.role = role;
+        this.messageType = messageType;
+    }
+
+    /** Adds a message; returns its index. */
+    int add(long logTimeNs, long headerStampNs) {
+        if (n == log.length) {
+            int cap = n * 2;
+            log = Arrays.copyOf(log, cap);
+            stamp = Arrays.copyOf(stamp, cap);
+            if (values != null) values = Arrays.copyOf(values, cap);
+            if (locators != null) locators = Arrays.copyOf(locators, cap);
+        }
+        log[n] = logTimeNs;
+        stamp[n] = headerStampNs;
+        return n++;
+    }
+
+    void hasHeader(boolean h) { hasHeader |= h; }
+
+    void value(int i, double[] v) {
+        if (values == null) values = new double[log.length][];
+        values[i] = v;
+    }
+
+    void names(List<String> names) {
+        if (this.names.isEmpty() && names != null) this.names = names;
+    }
+
+    void locator(int i, RawLocator l) {
+        if (locators == null) locators = new RawLocator[log.length];
+        locators[i] = l;
+    }
+
+    void text(int i, String s) {
+        if (texts == null) texts = new ArrayList<>();
+        while (texts.size() < i) texts.add(null);
+        texts.add(s);
+    }
+
+    int size() { return n; }
+
+    StreamData build() {
+        long[] lt = Arrays.copyOf(log, n);
+        long[] hs = Arrays.copyOf(stamp, n);
+        long[] chosen = new long[n];
+        TimestampReport rep = Timestamps.choose(topic, lt, hs, hasHeader, chosen);
+        double[][] v = values == null ? null : Arrays.copyOf(values, n);
+        RawLocator[] loc = role == StreamRole.CAMERA ? (locators == null ? new RawLocator[n] : Arrays.copyOf(locators, n)) : null;
+        List<String> tx = null;
+        if (role == StreamRole.TASK || role == StreamRole.OUTCOME || texts != null) {
+            tx = texts == null ? new ArrayList<>() : new ArrayList<>(texts);
+            while (tx.size() < n) tx.add(null);
+        }
+        return new StreamData(topic, channelId, role, messageType, chosen, lt, hs, v, names, loc, tx, rep);
+    }
+}
