@@ -122,7 +122,14 @@ public final class Lake implements AutoCloseable {
     public static Lake open(String location, Options options) {
         String root = normalize(location);
         Lake lake = new Lake(root, storageFor(root, options));
-        if (!lake.exists(CATALOG)) {
+        boolean found;
+        try {
+            found = lake.exists(CATALOG);
+        } catch (LakeException e) {
+            lake.close();
+            throw e;
+        }
+        if (!found) {
             lake.close();
             throw new LakeException("no Flywheel lake at " + root + ": " + lake.tableUri(CATALOG)
                     + " is missing (run `flywheel init " + location + "` first)");
@@ -191,7 +198,7 @@ public final class Lake implements AutoCloseable {
                 ds = tagged;
             }
             return new LakeTable(this, name, ds, child);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
             if (ds != null) {
                 ds.close();
             }
@@ -242,6 +249,11 @@ public final class Lake implements AutoCloseable {
         return Dataset.open().allocator(alloc).uri(tableUri(table)).readOptions(ro.build()).build();
     }
 
+    /**
+     * @return whether the table's dataset exists
+     * @throws LakeException when the storage cannot be read (credentials, network): that is not
+     *     "absent"
+     */
     boolean exists(String table) {
         if (!isRemote(root) && !Files.isDirectory(Path.of(tableUri(table)))) {
             return false;
@@ -249,8 +261,12 @@ public final class Lake implements AutoCloseable {
         try (BufferAllocator a = allocator.newChildAllocator("probe", 0, Long.MAX_VALUE);
                 Dataset ds = openDataset(table, null, a)) {
             return ds.version() >= 1;
-        } catch (RuntimeException e) {
-            return false;
+        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
+            String m = String.valueOf(e.getMessage());
+            if (m.contains("not found") || m.contains("NotFound") || m.contains("was not found")) {
+                return false;
+            }
+            throw new LakeException("cannot read lake table " + tableUri(table) + ": " + m, e);
         }
     }
 

@@ -73,7 +73,7 @@ public final class LakeTable implements AutoCloseable {
     public long countRows(String sqlFilter) {
         try {
             return dataset.countRows(sqlFilter);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
             throw new LakeException("table " + uri() + ": cannot count rows where " + sqlFilter + ": " + e.getMessage(), e);
         }
     }
@@ -112,7 +112,7 @@ public final class LakeTable implements AutoCloseable {
         }
         try {
             dataset.tags().create(tag, version);
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw new LakeException("table " + uri() + ": cannot create tag '" + tag + "' at version " + version
                     + ": " + e.getMessage(), e);
         }
@@ -176,7 +176,7 @@ public final class LakeTable implements AutoCloseable {
         List<String> cols = columns != null ? columns : schema().getFields().stream().map(f -> f.getName()).toList();
         try (ArrowReader reader = dataset.take(ids, cols)) {
             drain(reader, consumer);
-        } catch (IOException | RuntimeException e) {
+        } catch (Exception e) {
             throw new LakeException("table " + uri() + " at version " + version() + ": take of " + ids.size()
                     + " rows failed: " + e.getMessage(), e);
         }

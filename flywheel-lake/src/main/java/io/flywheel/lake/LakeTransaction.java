@@ -184,7 +184,7 @@ public final class LakeTransaction {
             }
         } catch (LakeException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
             throw new LakeException("commit of table " + lake.tableUri(table) + " failed (" + op.kind() + ", "
                     + op.rows().size() + " rows): " + e.getMessage(), e);
         }

@@ -47,10 +47,13 @@ class CrashConsistencyTest {
             BlockingQueue<String> lines = pump(p);
             // wait for the child to be inside its ingest loop (one commit done this round, or it finished)
             String line;
+            List<String> seen = new ArrayList<>();
             do {
                 line = lines.poll(120, TimeUnit.SECONDS);
+                seen.add(line);
             } while (line != null && !line.startsWith("committed") && !line.equals("done") && !line.equals("EOF"));
-            if ("done".equals(line) || "EOF".equals(line)) {
+            assertTrue(line != null && !line.equals("EOF"), "writer died on its own: " + seen);
+            if ("done".equals(line)) {
                 p.waitFor(60, TimeUnit.SECONDS);
                 break;
             }
