@@ -1,0 +1,296 @@
+package io.flywheel.lake;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.StructVector;
+
+/** Converts the row records to and from Arrow vectors of the {@link TableSchemas} schemas. */
+final class ArrowRows {
+    private ArrowRows() {}
+
+    // ---------------------------------------------------------------- writing
+
+    static VectorSchemaRoot rawFiles(List<RawFileRow> rows, BufferAllocator alloc) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(TableSchemas.rawFiles(), alloc);
+        try {
+            root.allocateNew();
+            for (int i = 0; i < rows.size(); i++) {
+                RawFileRow r = rows.get(i);
+                str(root, "uri", i, r.uri());
+                i64(root, "bytes", i, r.bytes());
+                str(root, "sha256", i, r.sha256());
+                str(root, "format", i, r.format());
+                str(root, "recording_id", i, r.recordingId());
+                str(root, "robot_id", i, r.robotId());
+                i64(root, "recorded_at_ns", i, r.recordedAtNs());
+                str(root, "topics", i, r.topicsJson());
+                str(root, "ingest_status", i, r.ingestStatus());
+                i64(root, "ingested_at_ns", i, r.ingestedAtNs());
+            }
+            root.setRowCount(rows.size());
+            return root;
+        } catch (RuntimeException e) {
+            root.close();
+            throw e;
+        }
+    }
+
+    static VectorSchemaRoot episodes(List<EpisodeRow> rows, BufferAllocator alloc) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(TableSchemas.episodes(), alloc);
+        try {
+            root.allocateNew();
+            ListVector flags = (ListVector) root.getVector("quality_flags");
+            for (int i = 0; i < rows.size(); i++) {
+                EpisodeRow r = rows.get(i);
+                str(root, "episode_id", i, r.episodeId());
+                str(root, "recording_id", i, r.recordingId());
+                str(root, "robot_id", i, r.robotId());
+                str(root, "task", i, r.task());
+                str(root, "scene", i, r.scene());
+                str(root, "operator", i, r.operator());
+                str(root, "outcome", i, r.outcome());
+                i64(root, "start_ns", i, r.startNs());
+                i64(root, "end_ns", i, r.endNs());
+                i64(root, "duration_ns", i, r.durationNs());
+                str(root, "master_topic", i, r.masterTopic());
+                i64(root, "frame_count", i, r.frameCount());
+                str(root, "quality_status", i, r.qualityStatus());
+                strList(flags, i, r.qualityFlags());
+                str(root, "quality_metrics", i, r.qualityMetricsJson());
+                str(root, "metadata", i, r.metadataJson());
+            }
+            root.setRowCount(rows.size());
+            return root;
+        } catch (RuntimeException e) {
+            root.close();
+            throw e;
+        }
+    }
+
+    static VectorSchemaRoot frames(List<FrameRow> rows, BufferAllocator alloc) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(TableSchemas.frames(), alloc);
+        try {
+            root.allocateNew();
+            ListVector state = (ListVector) root.getVector("state");
+            ListVector action = (ListVector) root.getVector("action");
+            ListVector images = (ListVector) root.getVector("images");
+            ListVector streams = (ListVector) root.getVector("streams");
+            ListVector flags = (ListVector) root.getVector("flags");
+            StructVector img = (StructVector) images.getDataVector();
+            StructVector stm = (StructVector) streams.getDataVector();
+            for (int i = 0; i < rows.size(); i++) {
+                FrameRow r = rows.get(i);
+                str(root, "episode_id", i, r.episodeId());
+                ((IntVector) root.getVector("frame_index")).setSafe(i, r.frameIndex());
+                i64(root, "timestamp_ns", i, r.timestampNs());
+                f64List(state, i, r.state());
+                f64List(action, i, r.action());
+                Float8Vector g = (Float8Vector) root.getVector("gripper");
+                if (r.gripper() == null) {
+                    g.setNull(i);
+                } else {
+                    g.setSafe(i, r.gripper());
+                }
+                int at = images.startNewValue(i);
+                for (ImageLocator l : r.images()) {
+                    img.setIndexDefined(at);
+                    str(img.getChild("topic"), at, l.topic());
+                    str(img.getChild("raw_uri"), at, l.rawUri());
+                    i64(img.getChild("chunk_offset"), at, l.chunkOffset());
+                    i64(img.getChild("offset"), at, l.offset());
+                    i64(img.getChild("length"), at, l.length());
+                    str(img.getChild("compression"), at, l.compression());
+                    i64(img.getChild("residual_ns"), at, l.residualNs());
+                    at++;
+                }
+                images.endValue(i, r.images().size());
+                at = streams.startNewValue(i);
+                for (StreamMatch m : r.streams()) {
+                    stm.setIndexDefined(at);
+                    str(stm.getChild("stream"), at, m.stream());
+                    ((BitVector) stm.getChild("matched")).setSafe(at, m.matched() ? 1 : 0);
+                    i64(stm.getChild("residual_ns"), at, m.residualNs());
+                    at++;
+                }
+                streams.endValue(i, r.streams().size());
+                strList(flags, i, r.flags());
+            }
+            root.setRowCount(rows.size());
+            return root;
+        } catch (RuntimeException e) {
+            root.close();
+            throw e;
+        }
+    }
+
+    private static void str(VectorSchemaRoot root, String name, int i, String v) {
+        str(root.getVector(name), i, v);
+    }
+
+    private static void str(FieldVector vec, int i, String v) {
+        VarCharVector s = (VarCharVector) vec;
+        if (v == null) {
+            s.setNull(i);
+        } else {
+            s.setSafe(i, v.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static void i64(VectorSchemaRoot root, String name, int i, Long v) {
+        i64(root.getVector(name), i, v);
+    }
+
+    private static void i64(FieldVector vec, int i, Long v) {
+        BigIntVector b = (BigIntVector) vec;
+        if (v == null) {
+            b.setNull(i);
+        } else {
+            b.setSafe(i, v);
+        }
+    }
+
+    private static void strList(ListVector lv, int i, List<String> values) {
+        if (values == null) {
+            lv.setNull(i);
+            return;
+        }
+        VarCharVector data = (VarCharVector) lv.getDataVector();
+        int at = lv.startNewValue(i);
+        for (String s : values) {
+            str(data, at++, s);
+        }
+        lv.endValue(i, values.size());
+    }
+
+    private static void f64List(ListVector lv, int i, double[] values) {
+        if (values == null) {
+            lv.setNull(i);
+            return;
+        }
+        Float8Vector data = (Float8Vector) lv.getDataVector();
+        int at = lv.startNewValue(i);
+        for (double d : values) {
+            data.setSafe(at++, d);
+        }
+        lv.endValue(i, values.length);
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    /** Decodes every row of {@code root} with {@code f}, appending to {@code out}. */
+    static <T> void decode(VectorSchemaRoot root, Function<Cursor, T> f, List<T> out) {
+        Cursor c = new Cursor(root);
+        for (int i = 0; i < root.getRowCount(); i++) {
+            c.row = i;
+            out.add(f.apply(c));
+        }
+    }
+
+    static RawFileRow rawFile(Cursor c) {
+        return new RawFileRow(c.str("uri"), c.i64("bytes"), c.str("sha256"), c.str("format"),
+                c.str("recording_id"), c.str("robot_id"), c.i64("recorded_at_ns"), c.str("topics"),
+                c.str("ingest_status"), c.i64("ingested_at_ns"));
+    }
+
+    static EpisodeRow episode(Cursor c) {
+        return new EpisodeRow(c.str("episode_id"), c.str("recording_id"), c.str("robot_id"), c.str("task"),
+                c.str("scene"), c.str("operator"), c.str("outcome"), c.i64("start_ns"), c.i64("end_ns"),
+                c.i64("duration_ns"), c.str("master_topic"), c.i64("frame_count"), c.str("quality_status"),
+                c.strList("quality_flags"), c.str("quality_metrics"), c.str("metadata"));
+    }
+
+    static FrameRow frame(Cursor c) {
+        List<ImageLocator> images = new ArrayList<>();
+        ListVector lv = (ListVector) c.root.getVector("images");
+        if (!lv.isNull(c.row)) {
+            StructVector sv = (StructVector) lv.getDataVector();
+            for (int k = lv.getElementStartIndex(c.row); k < lv.getElementEndIndex(c.row); k++) {
+                images.add(new ImageLocator(str(sv.getChild("topic"), k), str(sv.getChild("raw_uri"), k),
+                        i64(sv.getChild("chunk_offset"), k), i64(sv.getChild("offset"), k),
+                        i64(sv.getChild("length"), k), str(sv.getChild("compression"), k),
+                        i64(sv.getChild("residual_ns"), k)));
+            }
+        }
+        List<StreamMatch> streams = new ArrayList<>();
+        lv = (ListVector) c.root.getVector("streams");
+        if (!lv.isNull(c.row)) {
+            StructVector sv = (StructVector) lv.getDataVector();
+            for (int k = lv.getElementStartIndex(c.row); k < lv.getElementEndIndex(c.row); k++) {
+                BitVector m = (BitVector) sv.getChild("matched");
+                streams.add(new StreamMatch(str(sv.getChild("stream"), k), m.get(k) == 1,
+                        i64(sv.getChild("residual_ns"), k)));
+            }
+        }
+        List<String> flags = c.strList("flags");
+        Float8Vector g = (Float8Vector) c.root.getVector("gripper");
+        return new FrameRow(c.str("episode_id"), ((IntVector) c.root.getVector("frame_index")).get(c.row),
+                c.i64("timestamp_ns"), c.f64List("state"), c.f64List("action"),
+                g.isNull(c.row) ? null : g.get(c.row), images, streams, flags == null ? List.of() : flags);
+    }
+
+    private static String str(FieldVector v, int i) {
+        VarCharVector s = (VarCharVector) v;
+        return s.isNull(i) ? null : new String(s.get(i), StandardCharsets.UTF_8);
+    }
+
+    private static Long i64(FieldVector v, int i) {
+        BigIntVector b = (BigIntVector) v;
+        return b.isNull(i) ? null : b.get(i);
+    }
+
+    /** A row position over a batch. */
+    static final class Cursor {
+        final VectorSchemaRoot root;
+        int row;
+
+        Cursor(VectorSchemaRoot root) {
+            this.root = root;
+        }
+
+        String str(String name) {
+            return ArrowRows.str(root.getVector(name), row);
+        }
+
+        Long i64(String name) {
+            return ArrowRows.i64(root.getVector(name), row);
+        }
+
+        List<String> strList(String name) {
+            ListVector lv = (ListVector) root.getVector(name);
+            if (lv.isNull(row)) {
+                return null;
+            }
+            List<String> out = new ArrayList<>();
+            for (int k = lv.getElementStartIndex(row); k < lv.getElementEndIndex(row); k++) {
+                out.add(ArrowRows.str(lv.getDataVector(), k));
+            }
+            return out;
+        }
+
+        double[] f64List(String name) {
+            ListVector lv = (ListVector) root.getVector(name);
+            if (lv.isNull(row)) {
+                return null;
+            }
+            Float8Vector d = (Float8Vector) lv.getDataVector();
+            int s = lv.getElementStartIndex(row);
+            double[] out = new double[lv.getElementEndIndex(row) - s];
+            for (int k = 0; k < out.length; k++) {
+                out[k] = d.get(s + k);
+            }
+            return out;
+        }
+    }
+}

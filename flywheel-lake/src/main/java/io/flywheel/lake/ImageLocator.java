@@ -1,0 +1,38 @@
+package io.flywheel.lake;
+
+import java.util.Objects;
+
+/**
+ * Where one camera image of a frame lives in the raw layer (never copied).
+ *
+ * <p>Plain range ({@code chunkOffset == -1}): the message data is bytes {@code [offset,
+ * offset+length)} of {@code rawUri}. Chunked: read the MCAP Chunk record at absolute file offset
+ * {@code chunkOffset}, decompress its records with {@code compression}, and take bytes
+ * {@code [offset, offset+length)} of the decompressed records (MCAP spec, "Chunk" record).
+ *
+ * @param topic camera topic, not null
+ * @param rawUri raw file, not null
+ * @param chunkOffset absolute offset of the Chunk record in bytes, or -1 for a plain range
+ * @param offset bytes, see above, &ge; 0
+ * @param length bytes, &ge; 0
+ * @param compression {@code ""}, {@code zstd} or {@code lz4}, not null
+ * @param residualNs |image time - frame time| in ns, nullable
+ */
+public record ImageLocator(String topic, String rawUri, long chunkOffset, long offset, long length,
+        String compression, Long residualNs) {
+    public ImageLocator {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(rawUri, "rawUri");
+        Objects.requireNonNull(compression, "compression");
+        if (chunkOffset < -1 || offset < 0 || length < 0) {
+            throw new IllegalArgumentException("image locator " + topic + " in " + rawUri
+                    + ": chunkOffset >= -1, offset >= 0 and length >= 0 expected, got " + chunkOffset
+                    + ", " + offset + ", " + length);
+        }
+    }
+
+    /** @return true when {@code offset}/{@code length} are a plain file range */
+    public boolean plain() {
+        return chunkOffset == -1;
+    }
+}

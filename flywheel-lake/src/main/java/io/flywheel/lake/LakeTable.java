@@ -1,0 +1,244 @@
+package io.flywheel.lake;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.Dataset;
+import org.lance.Tag;
+import org.lance.Version;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
+
+/**
+ * One table of a lake, pinned at one version (the one it was opened at). Reads never see later
+ * commits; open the table again for those. Holds a native Lance dataset and an Arrow allocator:
+ * close it (try-with-resources) before the {@link Lake}.
+ */
+public final class LakeTable implements AutoCloseable {
+    private final Lake lake;
+    private final String name;
+    private final Dataset dataset;
+    private final BufferAllocator allocator;
+    private boolean closed;
+
+    LakeTable(Lake lake, String name, Dataset dataset, BufferAllocator allocator) {
+        this.lake = lake;
+        this.name = name;
+        this.dataset = dataset;
+        this.allocator = allocator;
+    }
+
+    /** @return the table name */
+    public String name() {
+        return name;
+    }
+
+    /** @return the dataset URI ({@code <lake>/<name>.lance}) */
+    public String uri() {
+        return lake.tableUri(name);
+    }
+
+    /** @return the version this handle reads (1 = empty table made by init) */
+    public long version() {
+        return dataset.version();
+    }
+
+    /** @return the newest committed version of the table (may be later than {@link #version()}) */
+    public long latestVersion() {
+        return dataset.latestVersion();
+    }
+
+    /** @return the table's Arrow schema at this version */
+    public Schema schema() {
+        return dataset.getSchema();
+    }
+
+    /** @return number of rows at this version */
+    public long countRows() {
+        return dataset.countRows();
+    }
+
+    /**
+     * @param sqlFilter SQL predicate, e.g. {@code "episode_id = 'e1'"}
+     * @return number of rows matching it at this version
+     * @throws LakeException when the filter is not valid SQL for this schema
+     */
+    public long countRows(String sqlFilter) {
+        try {
+            return dataset.countRows(sqlFilter);
+        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
+            throw new LakeException("table " + uri() + ": cannot count rows where " + sqlFilter + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @return every committed version, oldest first */
+    public List<VersionInfo> versions() {
+        List<VersionInfo> out = new ArrayList<>();
+        for (Version v : dataset.listVersions()) {
+            out.add(new VersionInfo(v.getId(), v.getDataTime().toInstant(), v.getMetadata()));
+        }
+        return out;
+    }
+
+    /** @return the table's tags, by name */
+    public List<TagInfo> tags() {
+        List<TagInfo> out = new ArrayList<>();
+        for (Tag t : dataset.tags().list()) {
+            out.add(new TagInfo(t.getName(), t.getVersion()));
+        }
+        out.sort(java.util.Comparator.comparing(TagInfo::name));
+        return out;
+    }
+
+    /**
+     * Tags a version of this table (atomic; tags are not versions, so {@link #latestVersion()}
+     * does not change).
+     *
+     * @param tag new tag name
+     * @param version an existing version
+     * @throws LakeException when the tag exists already or the version does not exist
+     */
+    public void createTag(String tag, long version) {
+        if (version < 1 || version > dataset.latestVersion()) {
+            throw new LakeException("table " + uri() + ": cannot tag version " + version + " as '" + tag
+                    + "': versions are 1.." + dataset.latestVersion());
+        }
+        try {
+            dataset.tags().create(tag, version);
+        } catch (Exception e) {
+            throw new LakeException("table " + uri() + ": cannot create tag '" + tag + "' at version " + version
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Scans the table, handing each Arrow batch to {@code consumer}. A batch is valid only during
+     * the call; copy what you keep.
+     *
+     * @throws LakeException when the scan fails (bad filter or column)
+     */
+    public void scan(ScanRequest request, Consumer<VectorSchemaRoot> consumer) {
+        ScanOptions.Builder b = new ScanOptions.Builder();
+        if (request.columns() != null) {
+            b.columns(request.columns());
+        }
+        if (request.filter() != null) {
+            b.filter(request.filter());
+        }
+        if (request.limit() != null) {
+            b.limit(request.limit());
+        }
+        if (request.offset() != null) {
+            b.offset(request.offset());
+        }
+        if (request.batchSize() != null) {
+            b.batchSize(request.batchSize());
+        }
+        try (LanceScanner scanner = dataset.newScan(b.build()); ArrowReader reader = scanner.scanBatches()) {
+            drain(reader, consumer);
+        } catch (LakeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new LakeException("table " + uri() + " at version " + version() + ": scan " + request
+                    + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Reads rows by position (0-based row offsets at this version, in table order), validating
+     * every index first: Lance aborts the JVM on some out-of-range ids, so none reaches it.
+     *
+     * @param indices row offsets, each in {@code [0, countRows())}
+     * @param columns columns to read, or null for all
+     * @param consumer receives the rows, in the order of {@code indices}
+     * @throws IndexOutOfBoundsException naming the first bad index and the row count
+     */
+    public void take(long[] indices, List<String> columns, Consumer<VectorSchemaRoot> consumer) {
+        long n = countRows();
+        List<Long> ids = new ArrayList<>(indices.length);
+        for (long i : indices) {
+            if (i < 0 || i >= n) {
+                throw new IndexOutOfBoundsException("table " + uri() + " at version " + version() + ": row index " + i
+                        + " is outside [0, " + n + ")");
+            }
+            ids.add(i);
+        }
+        if (ids.isEmpty()) {
+            return;
+        }
+        List<String> cols = columns != null ? columns : schema().getFields().stream().map(f -> f.getName()).toList();
+        try (ArrowReader reader = dataset.take(ids, cols)) {
+            drain(reader, consumer);
+        } catch (Exception e) {
+            throw new LakeException("table " + uri() + " at version " + version() + ": take of " + ids.size()
+                    + " rows failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Reads raw_files rows (all columns). @throws LakeException on another table */
+    public List<RawFileRow> rawFiles(ScanRequest request) {
+        return typed(TableSchemas.RAW_FILES, request, ArrowRows::rawFile);
+    }
+
+    /** Reads episodes rows (all columns). @throws LakeException on another table */
+    public List<EpisodeRow> episodes(ScanRequest request) {
+        return typed(TableSchemas.EPISODES, request, ArrowRows::episode);
+    }
+
+    /** Reads frames rows (all columns). @throws LakeException on another table */
+    public List<FrameRow> frames(ScanRequest request) {
+        return typed(TableSchemas.FRAMES, request, ArrowRows::frame);
+    }
+
+    /** Reads frames by row position, validated as in {@link #take}. */
+    public List<FrameRow> takeFrames(long... indices) {
+        requireTable(TableSchemas.FRAMES);
+        List<FrameRow> out = new ArrayList<>();
+        take(indices, TableSchemas.frames().getFields().stream().map(f -> f.getName()).toList(),
+                batch -> ArrowRows.decode(batch, ArrowRows::frame, out));
+        return out;
+    }
+
+    private <T> List<T> typed(String table, ScanRequest request, Function<ArrowRows.Cursor, T> f) {
+        requireTable(table);
+        if (request.columns() != null) {
+            throw new IllegalArgumentException("typed reads of " + table + " need every column; use scan() for a projection");
+        }
+        List<T> out = new ArrayList<>();
+        scan(request, batch -> ArrowRows.decode(batch, f, out));
+        return out;
+    }
+
+    private void requireTable(String table) {
+        if (!name.equals(table)) {
+            throw new LakeException("table " + uri() + " is '" + name + "', not '" + table + "'");
+        }
+    }
+
+    private static void drain(ArrowReader reader, Consumer<VectorSchemaRoot> consumer) throws IOException {
+        while (reader.loadNextBatch()) {
+            consumer.accept(reader.getVectorSchemaRoot());
+        }
+    }
+
+    /** Closes the dataset, then its allocator. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            dataset.close();
+        } finally {
+            allocator.close();
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package io.flywheel.lake;
+
+import java.util.List;
+import java.util.Map;
+
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The Arrow schemas of the lake's tables, in one place.
+ *
+ * <p>Units (see docs/ARCHITECTURE.md): every time is int64 nanoseconds since the Unix epoch
+ * (ROS convention), every duration and residual is int64 nanoseconds, sizes and offsets are
+ * bytes. Each field carries its unit and meaning in its Arrow metadata under the key
+ * {@value #DOC_KEY}, so the schema documents itself in every Lance reader (Java, lancedb, Spark).
+ *
+ * <h2>raw_files</h2> One row per raw input file, never moved or rewritten. Key: {@code sha256}.
+ * <ul>
+ *   <li>uri: utf8, not null: where the file lives (absolute path or URI)</li>
+ *   <li>bytes: int64, not null: file size in bytes</li>
+ *   <li>sha256: utf8, not null: lower-case hex SHA-256 of the whole file; the idempotency key</li>
+ *   <li>format: utf8, not null: {@code mcap}, {@code ros1bag}, {@code rosbag2} or {@code rlds}</li>
+ *   <li>recording_id: utf8: shared by the files of one split recording</li>
+ *   <li>robot_id: utf8</li>
+ *   <li>recorded_at_ns: int64: start of the recording, ns since epoch</li>
+ *   <li>topics: utf8 JSON: summary of topics (name, type, message count)</li>
+ *   <li>ingest_status: utf8: {@code ok}, {@code partial}, {@code failed}</li>
+ *   <li>ingested_at_ns: int64: when the ingest committed, ns since epoch</li>
+ * </ul>
+ *
+ * <h2>episodes</h2> One row per episode. Key: {@code episode_id}.
+ * episode_id, recording_id, robot_id, task, scene, operator, outcome (success / failure /
+ * intervention / unknown): utf8; start_ns, end_ns (ns since epoch), duration_ns (ns): int64;
+ * master_topic: utf8 (the master clock's topic, or {@code rate:<hz>} for a fixed rate);
+ * frame_count: int64; quality_status: utf8 ({@code pass}, {@code warn}, {@code fail}, or null before
+ * quality rules ran); quality_flags: list&lt;utf8&gt;; quality_metrics: utf8 JSON object;
+ * metadata: utf8 JSON object for anything else.
+ *
+ * <h2>frames</h2> One row per master-clock tick of an episode. Key: {@code (episode_id,
+ * frame_index)}; replaced as a whole episode.
+ * <ul>
+ *   <li>episode_id: utf8, not null</li>
+ *   <li>frame_index: int32, not null: 0-based position in the episode</li>
+ *   <li>timestamp_ns: int64, not null: master clock time, ns since epoch</li>
+ *   <li>state: list&lt;float64&gt;: aligned state vector (joint positions in radians or metres,
+ *       as the robot profile says), null when unmatched</li>
+ *   <li>action: list&lt;float64&gt;: aligned action vector, null when unmatched</li>
+ *   <li>gripper: float64: aligned gripper opening (0 closed .. 1 open, or metres per profile)</li>
+ *   <li>images: list&lt;struct&gt;, one per camera (N cameras fit): topic, raw_uri,
+ *       chunk_offset (absolute file offset of the MCAP Chunk record, -1 when the range is plain),
+ *       offset and length (bytes inside the decompressed chunk, or absolute file range when
+ *       plain), compression (the chunk's: {@code ""}, {@code zstd}, {@code lz4}), residual_ns
+ *       (|image time - frame time|)</li>
+ *   <li>streams: list&lt;struct&lt;stream utf8, matched bool, residual_ns int64&gt;&gt;: one entry
+ *       per aligned stream; residual_ns null when unmatched</li>
+ *   <li>flags: list&lt;utf8&gt;: e.g. {@code unmatched:/joint_states}</li>
+ * </ul>
+ */
+public final class TableSchemas {
+    private TableSchemas() {}
+
+    /** Field metadata key holding a field's meaning and unit. */
+    public static final String DOC_KEY = "flywheel.doc";
+
+    /** Version of these schemas, stored in the lake catalog. */
+    public static final int SCHEMA_VERSION = 1;
+
+    public static final String RAW_FILES = "raw_files";
+    public static final String EPISODES = "episodes";
+    public static final String FRAMES = "frames";
+
+    /** Table names in commit order: frames, then episodes, then raw_files (see {@link LakeTransaction}). */
+    public static final List<String> COMMIT_ORDER = List.of(FRAMES, EPISODES, RAW_FILES);
+
+    /** The replace key of each table: rows with a key already present are replaced on write. */
+    public static final Map<String, String> REPLACE_KEY =
+            Map.of(RAW_FILES, "sha256", EPISODES, "episode_id", FRAMES, "episode_id");
+
+    static final ArrowType UTF8 = ArrowType.Utf8.INSTANCE;
+    static final ArrowType I64 = new ArrowType.Int(64, true);
+    static final ArrowType I32 = new ArrowType.Int(32, true);
+    static final ArrowType F64 = new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
+    static final ArrowType BOOL = ArrowType.Bool.INSTANCE;
+
+    static Field field(String name, ArrowType type, boolean nullable, String doc) {
+        return new Field(name, new FieldType(nullable, type, null, Map.of(DOC_KEY, doc)), null);
+    }
+
+    static Field list(String name, Field item, String doc) {
+        return new Field(name, new FieldType(true, ArrowType.List.INSTANCE, null, Map.of(DOC_KEY, doc)),
+                List.of(item));
+    }
+
+    static Field struct(String name, List<Field> children) {
+        return new Field(name, new FieldType(false, ArrowType.Struct.INSTANCE, null), children);
+    }
+
+    private static final Schema RAW_FILES_SCHEMA = new Schema(List.of(
+            field("uri", UTF8, false, "location of the raw file: absolute path or URI"),
+            field("bytes", I64, false, "file size, bytes"),
+            field("sha256", UTF8, false, "lower-case hex SHA-256 of the file content; idempotency key"),
+            field("format", UTF8, false, "mcap | ros1bag | rosbag2 | rlds"),
+            field("recording_id", UTF8, true, "recording this file belongs to (split recordings share it)"),
+            field("robot_id", UTF8, true, "robot identifier"),
+            field("recorded_at_ns", I64, true, "recording start, int64 ns since Unix epoch"),
+            field("topics", UTF8, true, "JSON summary of topics: name, type, message count"),
+            field("ingest_status", UTF8, true, "ok | partial | failed"),
+            field("ingested_at_ns", I64, true, "ingest commit time, int64 ns since Unix epoch")));
+
+    private static final Schema EPISODES_SCHEMA = new Schema(List.of(
+            field("episode_id", UTF8, false, "episode identifier, deterministic from the content hash"),
+            field("recording_id", UTF8, true, "recording the episode comes from"),
+            field("robot_id", UTF8, true, "robot identifier"),
+            field("task", UTF8, true, "task text"),
+            field("scene", UTF8, true, "scene"),
+            field("operator", UTF8, true, "operator"),
+            field("outcome", UTF8, true, "success | failure | intervention | unknown"),
+            field("start_ns", I64, true, "first frame time, int64 ns since Unix epoch"),
+            field("end_ns", I64, true, "last frame time, int64 ns since Unix epoch"),
+            field("duration_ns", I64, true, "end_ns - start_ns, int64 ns"),
+            field("master_topic", UTF8, true, "master clock topic, or rate:<hz> for a fixed rate"),
+            field("frame_count", I64, true, "number of rows in frames for this episode"),
+            field("quality_status", UTF8, true, "pass | warn | fail; null before quality rules ran"),
+            list("quality_flags", field("item", UTF8, true, "flag"), "names of the quality rules that fired"),
+            field("quality_metrics", UTF8, true, "JSON object of episode metrics"),
+            field("metadata", UTF8, true, "JSON object: anything else")));
+
+    /** Struct fields of one camera image locator inside {@code frames.images}. */
+    static final List<Field> IMAGE_FIELDS = List.of(
+            field("topic", UTF8, false, "camera topic"),
+            field("raw_uri", UTF8, false, "raw file holding the image message"),
+            field("chunk_offset", I64, false,
+                    "absolute file offset of the MCAP Chunk record; -1 when offset/length are a plain file range"),
+            field("offset", I64, false, "bytes: inside the decompressed chunk, or absolute file offset when plain"),
+            field("length", I64, false, "bytes of the message data"),
+            field("compression", UTF8, false, "chunk compression: empty, zstd or lz4"),
+            field("residual_ns", I64, true, "|image time - frame time|, int64 ns"));
+
+    /** Struct fields of one stream match inside {@code frames.streams}. */
+    static final List<Field> STREAM_FIELDS = List.of(
+            field("stream", UTF8, false, "stream (topic or role) name"),
+            field("matched", BOOL, false, "whether a message matched within tolerance"),
+            field("residual_ns", I64, true, "|message time - frame time|, int64 ns; null when unmatched"));
+
+    private static final Schema FRAMES_SCHEMA = new Schema(List.of(
+            field("episode_id", UTF8, false, "episode identifier"),
+            field("frame_index", I32, false, "0-based frame position in the episode"),
+            field("timestamp_ns", I64, false, "master clock time, int64 ns since Unix epoch"),
+            list("state", field("item", F64, true, "value"), "aligned state vector (units per robot profile)"),
+            list("action", field("item", F64, true, "value"), "aligned action vector (units per robot profile)"),
+            field("gripper", F64, true, "aligned gripper value; null when unmatched"),
+            list("images", struct("item", IMAGE_FIELDS), "one image locator per camera"),
+            list("streams", struct("item", STREAM_FIELDS), "per-stream match and residual"),
+            list("flags", field("item", UTF8, true, "flag"), "frame flags, e.g. unmatched:<stream>")));
+
+    /** @return the schema of raw_files */
+    public static Schema rawFiles() {
+        return RAW_FILES_SCHEMA;
+    }
+
+    /** @return the schema of episodes */
+    public static Schema episodes() {
+        return EPISODES_SCHEMA;
+    }
+
+    /** @return the schema of frames */
+    public static Schema frames() {
+        return FRAMES_SCHEMA;
+    }
+
+    /**
+     * @param table one of {@link #RAW_FILES}, {@link #EPISODES}, {@link #FRAMES}
+     * @return its schema
+     * @throws IllegalArgumentException for another name
+     */
+    public static Schema of(String table) {
+        switch (table) {
+            case RAW_FILES: return RAW_FILES_SCHEMA;
+            case EPISODES: return EPISODES_SCHEMA;
+            case FRAMES: return FRAMES_SCHEMA;
+            default: throw new IllegalArgumentException("unknown lake table '" + table
+                    + "'; expected one of " + COMMIT_ORDER);
+        }
+    }
+}

@@ -1,0 +1,199 @@
+package io.flywheel.lake;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LakeTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void initCreatesEmptyTablesAtVersionOneAndACatalog() {
+        Path lakeDir = dir.resolve("lake");
+        try (Lake lake = Lake.init(lakeDir)) {
+            for (String t : TableSchemas.COMMIT_ORDER) {
+                assertTrue(Files.isDirectory(lakeDir.resolve(t + ".lance")), t);
+                try (LakeTable table = lake.table(t)) {
+                    assertEquals(1, table.version());
+                    assertEquals(0, table.countRows());
+                    assertEquals(TableSchemas.of(t).getFields().size(), table.schema().getFields().size());
+                    assertEquals(TableSchemas.of(t).findField(TableSchemas.REPLACE_KEY.get(t)).getMetadata()
+                            .get(TableSchemas.DOC_KEY), table.schema().findField(TableSchemas.REPLACE_KEY.get(t))
+                            .getMetadata().get(TableSchemas.DOC_KEY));
+                }
+            }
+            Map<String, String> cat = lake.catalog();
+            assertEquals("1", cat.get("flywheel.schema_version"));
+            assertEquals("frames,episodes,raw_files", cat.get("commit_order"));
+        }
+        LakeException e = assertThrows(LakeException.class, () -> Lake.init(lakeDir));
+        assertTrue(e.getMessage().contains(lakeDir.toString()) && e.getMessage().contains("already exists"),
+                e.getMessage());
+        LakeException missing = assertThrows(LakeException.class, () -> Lake.open(dir.resolve("nothing")));
+        assertTrue(missing.getMessage().contains("no Flywheel lake at " + dir.resolve("nothing")), missing.getMessage());
+    }
+
+    @Test
+    void rowsRoundTripAndPutIsIdempotentByKey() {
+        try (Lake lake = Lake.init(dir.resolve("lake"))) {
+            CommitResult r = Fixtures.ingest(lake, 0, 5);
+            assertEquals(List.of("frames", "episodes", "raw_files"),
+                    r.tables().stream().map(CommitResult.TableCommit::table).toList());
+            assertEquals(1, r.table("frames").fromVersion());
+            assertEquals(2, r.table("frames").toVersion());
+            assertEquals(5, r.table("frames").rowsWritten());
+            Fixtures.ingest(lake, 1, 4);
+            try (LakeTable frames = lake.table("frames"); LakeTable eps = lake.table("episodes");
+                    LakeTable raw = lake.table("raw_files")) {
+                assertEquals(9, frames.countRows());
+                assertEquals(4, frames.countRows("episode_id = '" + Fixtures.episodeId(1) + "'"));
+                List<FrameRow> got = frames.frames(ScanRequest.builder()
+                        .filter("episode_id = '" + Fixtures.episodeId(0) + "'").build());
+                assertEquals(Fixtures.frames(0, 5), got);
+                assertEquals(List.of(Fixtures.episode(1, 4)),
+                        eps.episodes(ScanRequest.builder().filter("frame_count = 4").build()));
+                assertEquals(List.of(Fixtures.rawFile(0), Fixtures.rawFile(1)), raw.rawFiles(ScanRequest.all()));
+                // frame 2 of episode 0: gripper unmatched -> null, flagged
+                FrameRow f2 = got.get(2);
+                assertNull(f2.gripper());
+                assertEquals(List.of("unmatched:/gripper"), f2.flags());
+                assertFalse(f2.streams().get(1).matched());
+            }
+            assertTrue(lake.rawFile(Fixtures.sha(1)).isPresent());
+            assertTrue(lake.rawFile(Fixtures.sha(7)).isEmpty());
+
+            // re-put file 0 with 3 frames: the 5 old frames of that episode are replaced, not duplicated
+            CommitResult again = Fixtures.ingest(lake, 0, 3);
+            assertEquals(5, again.table("frames").rowsReplaced());
+            assertEquals(1, again.table("raw_files").rowsReplaced());
+            try (LakeTable frames = lake.table("frames"); LakeTable eps = lake.table("episodes");
+                    LakeTable raw = lake.table("raw_files")) {
+                assertEquals(7, frames.countRows());
+                assertEquals(2, eps.countRows());
+                assertEquals(2, raw.countRows());
+                assertEquals(Fixtures.frames(0, 3), frames.frames(ScanRequest.builder()
+                        .filter("episode_id = '" + Fixtures.episodeId(0) + "'").build()));
+            }
+        }
+    }
+
+    @Test
+    void versionsTagsScanAndTake() {
+        try (Lake lake = Lake.init(dir.resolve("lake"))) {
+            Fixtures.ingest(lake, 0, 3); // frames v2
+            Fixtures.ingest(lake, 1, 4); // frames v3
+            try (LakeTable frames = lake.table("frames")) {
+                assertEquals(3, frames.version());
+                assertEquals(List.of(1L, 2L, 3L), frames.versions().stream().map(VersionInfo::version).toList());
+                frames.createTag("first", 2);
+                assertThrows(LakeException.class, () -> frames.createTag("first", 3));
+                assertThrows(LakeException.class, () -> frames.createTag("future", 9));
+                assertEquals(List.of(new TagInfo("first", 2)), frames.tags());
+
+                // projection + filter: timestamps of episode 1, frames 1..3
+                List<Long> ts = new ArrayList<>();
+                List<Integer> idx = new ArrayList<>();
+                frames.scan(ScanRequest.builder().columns("frame_index", "timestamp_ns")
+                        .filter("episode_id = '" + Fixtures.episodeId(1) + "' AND frame_index >= 1").build(), b -> {
+                            assertEquals(2, b.getSchema().getFields().size());
+                            for (int i = 0; i < b.getRowCount(); i++) {
+                                idx.add(((IntVector) b.getVector("frame_index")).get(i));
+                                ts.add(((BigIntVector) b.getVector("timestamp_ns")).get(i));
+                            }
+                        });
+                assertEquals(List.of(1, 2, 3), idx);
+                assertEquals(List.of(Fixtures.t0(1) + 100_000_000L, Fixtures.t0(1) + 200_000_000L,
+                        Fixtures.t0(1) + 300_000_000L), ts);
+
+                // take by position: rows 4 and 0 are episode 1 frame 1 and episode 0 frame 0
+                List<FrameRow> taken = frames.takeFrames(4, 0);
+                assertEquals(List.of(Fixtures.frames(1, 4).get(1), Fixtures.frames(0, 3).get(0)), taken);
+                IndexOutOfBoundsException oob = assertThrows(IndexOutOfBoundsException.class,
+                        () -> frames.takeFrames(0, 7));
+                assertTrue(oob.getMessage().contains("row index 7 is outside [0, 7)"), oob.getMessage());
+                assertThrows(IndexOutOfBoundsException.class, () -> frames.takeFrames(-1));
+                assertThrows(LakeException.class,
+                        () -> frames.scan(ScanRequest.builder().filter("no_such_column = 1").build(), b -> { }));
+            }
+            try (LakeTable v2 = lake.table("frames", TableRef.version(2));
+                    LakeTable tagged = lake.table("frames", TableRef.tag("first"));
+                    LakeTable v1 = lake.table("frames", TableRef.version(1))) {
+                assertEquals(3, v2.countRows());
+                assertEquals(2, tagged.version());
+                assertEquals(Fixtures.frames(0, 3), tagged.frames(ScanRequest.all()));
+                assertEquals(0, v1.countRows());
+            }
+            LakeException noVersion = assertThrows(LakeException.class, () -> lake.table("frames", TableRef.version(42)));
+            assertTrue(noVersion.getMessage().contains("frames.lance") && noVersion.getMessage().contains("version 42"),
+                    noVersion.getMessage());
+            assertThrows(LakeException.class, () -> lake.table("frames", TableRef.tag("nope")));
+        }
+    }
+
+    @Test
+    void upsertAndAddColumns() {
+        try (Lake lake = Lake.init(dir.resolve("lake"))) {
+            Fixtures.ingest(lake, 0, 3);
+            Fixtures.ingest(lake, 1, 3);
+            EpisodeRow e0 = Fixtures.episode(0, 3);
+            EpisodeRow flagged = new EpisodeRow(e0.episodeId(), e0.recordingId(), e0.robotId(), e0.task(), e0.scene(),
+                    e0.operator(), e0.outcome(), e0.startNs(), e0.endNs(), e0.durationNs(), e0.masterTopic(),
+                    e0.frameCount(), "fail", List.of("min_duration"), "{\"duration_s\":0.2}", e0.metadataJson());
+            EpisodeRow e5 = Fixtures.episode(5, 2);
+            CommitResult r = lake.begin().upsertEpisodes(List.of(flagged, e5))
+                    .addColumns("frames", List.of(new Field("sharpness",
+                            FieldType.nullable(TableSchemas.F64), null)))
+                    .commit();
+            assertEquals(2, r.table("episodes").rowsWritten());
+            try (LakeTable eps = lake.table("episodes"); LakeTable frames = lake.table("frames")) {
+                assertEquals(3, eps.countRows());
+                assertEquals(List.of(flagged), eps.episodes(ScanRequest.builder().filter("quality_status = 'fail'").build()));
+                assertEquals(1, eps.countRows("episode_id = '" + e5.episodeId() + "'"));
+                assertTrue(frames.schema().findField("sharpness") != null);
+                assertEquals(6, frames.countRows("sharpness IS NULL"));
+            }
+            LakeTransaction tx = lake.begin().putEpisodes(List.of(e5));
+            assertThrows(IllegalStateException.class, () -> tx.upsertEpisodes(List.of(e5)));
+        }
+    }
+
+    @Test
+    void storageConfigSources() throws Exception {
+        Path yaml = dir.resolve("flywheel.yaml");
+        Files.writeString(yaml, "storage:\n  endpoint: http://127.0.0.1:9000\n  region: eu-west-1\n"
+                + "  access_key_id: FILEKEY\n  secret_access_key: FILESECRET\n"
+                + "  options:\n    aws_virtual_hosted_style_request: \"false\"\n");
+        StorageConfig file = StorageConfig.fromYaml(yaml);
+        assertEquals("http://127.0.0.1:9000", file.options().get("aws_endpoint"));
+        assertEquals("true", file.options().get("allow_http"));
+        assertEquals("false", file.options().get("aws_virtual_hosted_style_request"));
+        StorageConfig env = StorageConfig.fromEnvironment(Map.of("AWS_ENDPOINT_URL", "https://s3.example",
+                "AWS_ACCESS_KEY_ID", "ENVKEY", "AWS_SECRET_ACCESS_KEY", "ENVSECRET", "AWS_REGION", "us-east-1"));
+        assertEquals("https://s3.example", env.options().get("aws_endpoint"));
+        assertNull(env.options().get("allow_http"));
+        StorageConfig merged = StorageConfig.resolve(StorageConfig.builder().region("ap-south-1").build(), file, env);
+        assertEquals("ap-south-1", merged.options().get("aws_region"));
+        assertEquals("FILEKEY", merged.options().get("aws_access_key_id"));
+        assertFalse(merged.toString().contains("FILESECRET"));
+        Files.writeString(yaml, "storage:\n  endpont: x\n");
+        LakeException bad = assertThrows(LakeException.class, () -> StorageConfig.fromYaml(yaml));
+        assertTrue(bad.getMessage().contains(yaml.toString()) && bad.getMessage().contains("storage.endpont"),
+                bad.getMessage());
+    }
+}
