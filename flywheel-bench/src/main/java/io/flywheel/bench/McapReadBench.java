@@ -33,6 +33,12 @@ import io.flywheel.ros.cdr.CdrFastPaths;
  *       Node peer's {@code indexed-all} does with {@code @mcap/core} + {@code rosmsg2-serialization};</li>
  *   <li>{@code indexed-fast}: the same reader, with {@link CdrFastPaths} for CompressedImage and
  *       JointState (image bytes stay a view into the chunk) and the generic tree for the rest;</li>
+ *   <li>both read with {@code ReadOptions.reuseBuffers(true)} (decompressed chunk arrays recycled;
+ *       every message is used before the next one is read, as in the peer's loop);
+ *       {@code indexed-generic-fresh} and {@code indexed-fast-fresh} are the same with the default
+ *       options (a new array per chunk);</li>
+ *   <li>{@code indexed-none}: the indexed reader (buffers reused) over every message, no decoding
+ *       (the peer's {@code indexed-none});</li>
  *   <li>{@code stream}: {@link McapStreamReader} front to back, CRCs checked (chunk CRCs and the
  *       data-section CRC), messages counted, not decoded;</li>
  *   <li>{@code zstd}: the in-process limit: every chunk's compressed payload preloaded in memory,
@@ -55,15 +61,18 @@ public final class McapReadBench {
             System.exit(2);
         }
         Path file = Path.of(positional.split("\0")[0]);
-        List<String> modes = Arrays.asList(a.getOrDefault("modes", "indexed-generic,indexed-fast,stream,zstd").split(","));
+        List<String> modes = Arrays.asList(a.getOrDefault("modes", "indexed-generic,indexed-fast,indexed-fast-fresh,indexed-none,stream,zstd").split(","));
         int runs = Integer.parseInt(a.getOrDefault("runs", "5"));
         int warmup = Integer.parseInt(a.getOrDefault("warmup", "2"));
         String label = a.getOrDefault("label", "");
         long fileBytes = Files.size(file);
         for (String mode : modes) {
             Pass pass = switch (mode) {
-                case "indexed-generic" -> () -> indexed(file, false);
-                case "indexed-fast" -> () -> indexed(file, true);
+                case "indexed-generic" -> () -> indexed(file, false, true);
+                case "indexed-fast" -> () -> indexed(file, true, true);
+                case "indexed-generic-fresh" -> () -> indexed(file, false, false);
+                case "indexed-none" -> () -> indexedNone(file);
+                case "indexed-fast-fresh" -> () -> indexed(file, true, false);
                 case "stream" -> () -> stream(file);
                 case "zstd" -> zstdPass(file);
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
@@ -131,7 +140,7 @@ public final class McapReadBench {
     // ------------------------------------------------------------------ indexed
 
     @SuppressWarnings("unchecked")
-    private static Result indexed(Path file, boolean fast) throws Exception {
+    private static Result indexed(Path file, boolean fast, boolean reuse) throws Exception {
         Result res = new Result();
         try (McapIndexedReader r = McapIndexedReader.open(file)) {
             Map<Integer, ChannelDecoder> decoders = new HashMap<>();
@@ -147,7 +156,8 @@ public final class McapReadBench {
             }
             double checksum = 0;
             long n = 0;
-            McapIndexedReader.MessageIterator it = r.messages();
+            McapIndexedReader.MessageIterator it = r.messages(
+                    McapIndexedReader.ReadOptions.builder().reuseBuffers(reuse).build());
             while (it.hasNext()) {
                 MessageView m = it.next();
                 n++;
@@ -185,7 +195,25 @@ public final class McapReadBench {
             res.messages = n;
             res.checksum = checksum;
             res.extra.put("chunksRead", String.valueOf(it.chunksRead()));
+            res.extra.put("reuseBuffers", String.valueOf(reuse));
         }
+        return res;
+    }
+
+    /** Every message through the indexed reader (CRCs checked, buffers reused), not decoded. */
+    private static Result indexedNone(Path file) throws Exception {
+        Result res = new Result();
+        long dataBytes = 0;
+        try (McapIndexedReader r = McapIndexedReader.open(file)) {
+            McapIndexedReader.MessageIterator it = r.messages(
+                    McapIndexedReader.ReadOptions.builder().reuseBuffers(true).build());
+            while (it.hasNext()) {
+                dataBytes += it.next().message().data().remaining();
+                res.messages++;
+            }
+        }
+        res.checksum = dataBytes;
+        res.extra.put("reuseBuffers", "true");
         return res;
     }
 

@@ -1,7 +1,7 @@
 package io.flywheel.ros.cdr;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
@@ -175,10 +175,15 @@ public final class CdrFastPaths {
             String frameId = r.string(-1);
             field = "name";
             int n = r.count(4, -1);
-            List<String> names = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
+            String[] names = new String[n];
+            int i = 0;
+            try {
+                for (; i < n; i++) {
+                    names[i] = r.string(-1);
+                }
+            } catch (CdrError e) {
                 field = "name[" + i + "]";
-                names.add(r.string(-1));
+                throw e;
             }
             field = "position";
             double[] position = doubles(r);
@@ -186,7 +191,8 @@ public final class CdrFastPaths {
             double[] velocity = doubles(r);
             field = "effort";
             double[] effort = doubles(r);
-            return new JointState(stamp, frameId, Collections.unmodifiableList(names), position, velocity, effort);
+            return new JointState(stamp, frameId, Collections.unmodifiableList(Arrays.asList(names)), position, velocity,
+                    effort);
         } catch (CdrError e) {
             throw CdrDecoder.failure(type, r, e.push(field));
         }
