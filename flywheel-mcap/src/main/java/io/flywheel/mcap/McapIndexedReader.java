@@ -699,7 +699,7 @@ public final class McapIndexedReader implements Closeable {
         } else {
             // messages are views into the chunk, which must outlive the reused read buffer
             data = pool != null ? pool.get(usize) : new byte[usize];
-            rec.get(recordsStart, data);
+            rec.get(recordsStart, data, 0, usize);
             base = 0;
         }
         if (c.uncompressedCrc() != 0) {
