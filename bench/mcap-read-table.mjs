@@ -10,8 +10,13 @@ const median = (xs) => {
   return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 };
 
-// ours: one line per (label, mode), already a median of runs
-const ours = (label, mode) => rows.find((r) => r.impl === "flywheel-java" && r.label === label && r.mode === mode);
+// ours: one line per (label, mode) and round; the median over every timed run of every round
+function ours(label, mode) {
+  const rs = rows.filter((r) => r.impl === "flywheel-java" && r.label === label && r.mode === mode);
+  if (rs.length === 0) return undefined;
+  const s = median(rs.flatMap((r) => r.allSeconds));
+  return { seconds: s, MBps: rs[0].fileBytes / 1e6 / s, messages: rs[0].messages, msgsPerSec: rs[0].messages ? rs[0].messages / s : undefined, n: rs.length };
+}
 // peer: one line per process; median of the seconds
 function peer(label, mode) {
   const rs = rows.filter((r) => r.impl === "node-peer" && r.label === label && r.mode === mode);
@@ -25,14 +30,17 @@ function peer(label, mode) {
 
 const fmt = (x, d = 0) => (x === undefined || Number.isNaN(x) ? "-" : x.toFixed(d));
 const ratio = (a, b) => (a && b ? (a.MBps / b.MBps).toFixed(2) + "x" : "-");
+const limitFrac = (a, b) => (a && b ? (a.MBps / b.MBps).toFixed(2) : "-");
 const limit = ours("zstd", "zstd");
 const lines = [];
 const row = (what, o, p, pName) =>
-  lines.push([what, fmt(o?.MBps), fmt(o?.msgsPerSec), pName, fmt(p?.MBps), fmt(p?.msgsPerSec), ratio(o, p), limit && o !== limit ? ratio(o, limit).replace("x", "") : "-"]);
+  lines.push([what, fmt(o?.MBps), fmt(o?.msgsPerSec), pName, fmt(p?.MBps), fmt(p?.msgsPerSec), ratio(o, p), limit && o !== limit ? limitFrac(o, limit) : "-"]);
 
 row("indexed, all msgs decoded: generic tree (images copied)", ours("zstd", "indexed-generic"), peer("zstd", "indexed-all"), "indexed-all");
 row("indexed, all msgs decoded: fast paths (image views)", ours("zstd", "indexed-fast"), peer("zstd", "indexed-all"), "indexed-all");
 row("indexed, all msgs decoded: fast paths (image views)", ours("zstd", "indexed-fast"), peer("zstd-nocopy", "indexed-all"), "indexed-all --no-copy");
+row("indexed, all msgs, no decode", ours("zstd", "indexed-none"), peer("zstd", "indexed-none"), "indexed-none");
+row("indexed, fast paths, new array per chunk (default options)", ours("zstd", "indexed-fast-fresh"), peer("zstd", "indexed-all"), "indexed-all");
 row("stream reader, no decode", ours("zstd", "stream"), peer("zstd", "stream"), "stream");
 row("zstd decompress + CRC32 of preloaded chunks (limit)", limit, peer("zstd", "zstd"), "zstd (wasm + crc32)");
 if (ours("none", "indexed-generic")) {

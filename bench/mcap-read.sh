@@ -3,13 +3,15 @@
 # (@mcap/core + @foxglove/rosmsg2-serialization in Node) on the SAME file, each pinned to one core,
 # in one script run. Prints a table of ratios; raw JSON lines go to $SCRATCH/results-*.jsonl.
 #
-# usage: bench/mcap-read.sh [--scratch DIR] [--duration SECONDS] [--runs N] [--warmup N]
-#                           [--peer-runs N] [--cpu N] [--no-twin] [--regen]
+# usage: bench/mcap-read.sh [--scratch DIR] [--duration SECONDS] [--rounds N] [--runs N] [--warmup N]
+#                           [--cpu N] [--no-twin] [--regen]
 #   --scratch   where the recording, the peer's node_modules and the results go (default /tmp/flywheel-bench;
 #               an existing recording of the same duration and seed is reused)
 #   --duration  recording length in seconds (default 275, about 1.0 GB)
-#   --runs      timed runs per Java mode, after --warmup untimed ones (defaults 5 and 3); median reported
-#   --peer-runs Node processes per peer mode (default 3); median reported
+#   --rounds    rounds (default 3); each round runs one JVM (every mode --warmup times untimed, then
+#               --runs times timed, modes taking turns; defaults 2 and 3) and then one Node process per
+#               peer mode, so that the noise of a shared machine falls on both sides alike; the table
+#               shows the median over all timed runs of each mode
 #   --cpu       the core both sides are pinned to with taskset (default 0)
 #   --no-twin   skip the uncompressed twin file
 #   --regen     write the recording again even if present
@@ -17,9 +19,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
 SCRATCH=/tmp/flywheel-bench
 DURATION=275
-RUNS=5
-WARMUP=3
-PEER_RUNS=3
+ROUNDS=3
+RUNS=3
+WARMUP=2
 CPU=0
 TWIN=1
 REGEN=0
@@ -30,11 +32,11 @@ while [ $# -gt 0 ]; do
     --duration) DURATION="$2"; shift 2 ;;
     --runs) RUNS="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
-    --peer-runs) PEER_RUNS="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
     --cpu) CPU="$2"; shift 2 ;;
     --no-twin) TWIN=0; shift ;;
     --regen) REGEN=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "mcap-read.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -79,26 +81,28 @@ fi
 OUT="$SCRATCH/results-$(date +%Y%m%d-%H%M%S).jsonl"
 : > "$OUT"
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-echo "== ours (java, core $CPU): $ZST" >&2
-"${JAVA[@]}" io.flywheel.bench.McapReadBench "$ZST" --runs "$RUNS" --warmup "$WARMUP" --label zstd | tee -a "$OUT" >&2
-if [ "$TWIN" = 1 ]; then
-  "${JAVA[@]}" io.flywheel.bench.McapReadBench "$NONE" --modes indexed-generic,indexed-fast,stream \
-    --runs "$RUNS" --warmup "$WARMUP" --label none | tee -a "$OUT" >&2
-fi
 peer() { # label mode file [flags]
   local label=$1; shift
-  for _ in $(seq "$PEER_RUNS"); do
-    (cd "$PEER" && taskset -c "$CPU" node bench.mjs "$@") | sed "s/^{/{\"impl\":\"node-peer\",\"label\":\"$label\",/" \
-      | tee -a "$OUT" >&2
-  done
+  (cd "$PEER" && taskset -c "$CPU" node bench.mjs "$@") | sed "s/^{/{\"impl\":\"node-peer\",\"label\":\"$label\",/" \
+    | tee -a "$OUT" >&2
 }
-echo "== peer (node, core $CPU), $PEER_RUNS process(es) per mode" >&2
-peer zstd indexed-all "$ZST"
-peer zstd-nocopy indexed-all "$ZST" --no-copy
-peer zstd stream "$ZST"
-peer zstd zstd "$ZST"
-if [ "$TWIN" = 1 ]; then
-  peer none indexed-all "$NONE"
-fi
+for round in $(seq "$ROUNDS"); do
+  echo "== round $round/$ROUNDS: ours (java, core $CPU), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  "${JAVA[@]}" io.flywheel.bench.McapReadBench "$ZST" --runs "$RUNS" --warmup "$WARMUP" --label zstd \
+    | tee -a "$OUT" >&2
+  if [ "$TWIN" = 1 ]; then
+    "${JAVA[@]}" io.flywheel.bench.McapReadBench "$NONE" --modes indexed-generic,indexed-fast,stream \
+      --runs "$RUNS" --warmup "$WARMUP" --label none | tee -a "$OUT" >&2
+  fi
+  echo "== round $round/$ROUNDS: peer (node, core $CPU)" >&2
+  peer zstd indexed-all "$ZST"
+  peer zstd-nocopy indexed-all "$ZST" --no-copy
+  peer zstd indexed-none "$ZST"
+  peer zstd stream "$ZST"
+  peer zstd zstd "$ZST"
+  if [ "$TWIN" = 1 ]; then
+    peer none indexed-all "$NONE"
+  fi
+done
 echo "== load after: $(cut -d' ' -f1-3 /proc/loadavg); results: $OUT" >&2
 node "$ROOT/bench/mcap-read-table.mjs" "$OUT" "$ZST.gen.json"

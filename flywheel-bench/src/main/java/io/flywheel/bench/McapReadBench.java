@@ -24,8 +24,9 @@ import io.flywheel.mcap.RecordParser;
 import io.flywheel.ros.cdr.CdrFastPaths;
 
 /**
- * MCAP read + decode throughput on one file, in one JVM, single-threaded. Modes (each run
- * {@code --warmup} times, then {@code --runs} times; the median is reported):
+ * MCAP read + decode throughput on one file, in one JVM, single-threaded. Modes (all modes take
+ * turns: {@code --warmup} untimed rounds, then {@code --runs} timed rounds; the median of each
+ * mode's runs is reported):
  * <ul>
  *   <li>{@code indexed-generic}: {@link McapIndexedReader} over every message in log-time order,
  *       chunk CRCs checked, each message decoded into the generic tree by
@@ -66,30 +67,39 @@ public final class McapReadBench {
         int warmup = Integer.parseInt(a.getOrDefault("warmup", "2"));
         String label = a.getOrDefault("label", "");
         long fileBytes = Files.size(file);
+        Map<String, Pass> passes = new java.util.LinkedHashMap<>();
         for (String mode : modes) {
-            Pass pass = switch (mode) {
+            passes.put(mode, switch (mode) {
                 case "indexed-generic" -> () -> indexed(file, false, true);
                 case "indexed-fast" -> () -> indexed(file, true, true);
                 case "indexed-generic-fresh" -> () -> indexed(file, false, false);
-                case "indexed-none" -> () -> indexedNone(file);
                 case "indexed-fast-fresh" -> () -> indexed(file, true, false);
+                case "indexed-none" -> () -> indexedNone(file);
                 case "stream" -> () -> stream(file);
                 case "zstd" -> zstdPass(file);
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
-            };
-            Result last = null;
-            for (int i = 0; i < warmup; i++) {
-                last = pass.run();
+            });
+        }
+        // Modes take turns (round-robin), so that the noise of a shared machine falls on all of them alike.
+        Map<String, Result> last = new HashMap<>();
+        Map<String, double[]> secs = new HashMap<>();
+        for (int i = 0; i < warmup; i++) {
+            for (Map.Entry<String, Pass> e : passes.entrySet()) {
+                last.put(e.getKey(), e.getValue().run());
             }
-            double[] secs = new double[runs];
-            for (int i = 0; i < runs; i++) {
+        }
+        for (int i = 0; i < runs; i++) {
+            for (Map.Entry<String, Pass> e : passes.entrySet()) {
                 long t0 = System.nanoTime();
-                last = pass.run();
-                secs[i] = (System.nanoTime() - t0) / 1e9;
+                last.put(e.getKey(), e.getValue().run());
+                secs.computeIfAbsent(e.getKey(), k -> new double[runs])[i] = (System.nanoTime() - t0) / 1e9;
             }
-            double[] sorted = secs.clone();
+        }
+        for (String mode : passes.keySet()) {
+            double[] sorted = secs.get(mode).clone();
             Arrays.sort(sorted);
             double median = runs % 2 == 1 ? sorted[runs / 2] : (sorted[runs / 2 - 1] + sorted[runs / 2]) / 2;
+            Result res = last.get(mode);
             StringBuilder j = new StringBuilder("{\"impl\":\"flywheel-java\"");
             j.append(",\"mode\":\"").append(mode).append('"');
             if (!label.isEmpty()) {
@@ -101,20 +111,21 @@ public final class McapReadBench {
                     .append(",\"runs\":").append(runs).append(",\"warmup\":").append(warmup)
                     .append(",\"seconds\":").append(fmt(median, 4))
                     .append(",\"MBps\":").append(fmt(fileBytes / 1e6 / median, 1));
-            if (last.messages > 0) {
-                j.append(",\"messages\":").append(last.messages)
-                        .append(",\"msgsPerSec\":").append(Math.round(last.messages / median));
+            if (res.messages > 0) {
+                j.append(",\"messages\":").append(res.messages)
+                        .append(",\"msgsPerSec\":").append(Math.round(res.messages / median));
             }
-            j.append(",\"checksum\":").append(fmt(last.checksum, 3));
-            last.extra.forEach((k, v) -> j.append(",\"").append(k).append("\":").append(v));
+            j.append(",\"checksum\":").append(fmt(res.checksum, 3));
+            res.extra.forEach((k, v) -> j.append(",\"").append(k).append("\":").append(v));
             j.append(",\"allSeconds\":[");
+            double[] all = secs.get(mode);
             for (int i = 0; i < runs; i++) {
-                j.append(i == 0 ? "" : ",").append(fmt(secs[i], 4));
+                j.append(i == 0 ? "" : ",").append(fmt(all[i], 4));
             }
             j.append("]}");
             System.out.println(j);
-            System.out.flush();
         }
+        System.out.flush();
     }
 
     private static String fmt(double v, int digits) {

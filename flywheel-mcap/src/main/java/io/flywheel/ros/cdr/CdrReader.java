@@ -234,7 +234,10 @@ final class CdrReader {
             tail = tail << 8 | (b.get(p + i) & 0xFF);
         }
         h = (h ^ tail) * 0x9E3779B97F4A7C15L;
-        int slot = (int) (h >>> 40) & (CACHE_SLOTS - 1);
+        h ^= h >>> 33; // fold the high bits down (MurmurHash3's fmix64): the multiplications only carry upwards
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        int slot = (int) h & (CACHE_SLOTS - 1);
         CachedString e = STRINGS[slot];
         if (e != null && e.len == len && e.tail == tail) {
             long[] w = e.words;
