@@ -62,21 +62,32 @@ public final class McapIndexedReader implements Closeable {
 
     /**
      * Which messages to read: topics (empty = all), a log-time range [startTime, endTime) in uint64
-     * nanoseconds, and the order.
+     * nanoseconds, the order, and whether decompressed chunk buffers are recycled.
      *
      * @param topics topics to read; empty means every topic
      * @param startTime inclusive lower bound on log time (uint64 ns), default 0
      * @param endTime exclusive upper bound on log time (uint64 ns); {@link #NO_END} (-1, i.e.
      *     2^64-1 unsigned) means unbounded
      * @param order output order, default {@link Order#LOG_TIME}
+     * @param reuseBuffers default false: every chunk is decompressed into a new array, and a
+     *     message's {@code data} stays valid as long as it is referenced. True: the arrays are
+     *     recycled once all of a chunk's selected messages have been yielded, so a message's
+     *     {@code data} (and every view made from it) is valid only until the iterator's next call to
+     *     {@code hasNext()} or {@code next()}; copy what must be kept. Saves allocating and zeroing
+     *     a fresh array per chunk and keeps the working set in the CPU caches (faster scans).
      */
-    public record ReadOptions(Set<String> topics, long startTime, long endTime, Order order) {
+    public record ReadOptions(Set<String> topics, long startTime, long endTime, Order order, boolean reuseBuffers) {
         /** endTime meaning "no upper bound". */
         public static final long NO_END = -1L;
 
         public ReadOptions {
             topics = Collections.unmodifiableSet(new LinkedHashSet<>(topics));
             Objects.requireNonNull(order);
+        }
+
+        /** Options without buffer reuse (the default). */
+        public ReadOptions(Set<String> topics, long startTime, long endTime, Order order) {
+            this(topics, startTime, endTime, order, false);
         }
 
         /** @return options that read every message in log-time order */
@@ -107,6 +118,7 @@ public final class McapIndexedReader implements Closeable {
             private long startTime = 0;
             private long endTime = NO_END;
             private Order order = Order.LOG_TIME;
+            private boolean reuseBuffers;
 
             private Builder() {}
 
@@ -125,8 +137,14 @@ public final class McapIndexedReader implements Closeable {
             /** @param order {@link Order#LOG_TIME} (default) or {@link Order#FILE} */
             public Builder order(Order order) { this.order = Objects.requireNonNull(order); return this; }
 
+            /**
+             * @param on recycle decompressed chunk arrays (default false); when true a message's data
+             *     is valid only until the next {@code hasNext()} / {@code next()} call
+             */
+            public Builder reuseBuffers(boolean on) { this.reuseBuffers = on; return this; }
+
             /** @return the options */
-            public ReadOptions build() { return new ReadOptions(topics, startTime, endTime, order); }
+            public ReadOptions build() { return new ReadOptions(topics, startTime, endTime, order, reuseBuffers); }
         }
     }
 
@@ -324,6 +342,10 @@ public final class McapIndexedReader implements Closeable {
 
     @Override
     public void close() throws IOException {
+        closed = true;
+        for (ChunkScratch s; (s = scratchPool.poll()) != null; ) {
+            s.decompressor.close();
+        }
         ch.close();
     }
 
@@ -583,36 +605,103 @@ public final class McapIndexedReader implements Closeable {
     // ---------------------------------------------------------------- chunks
 
     /** A decompressed chunk: records at {@code data[base, base+size)}. */
-    private record LoadedChunk(long offset, byte[] data, int base, int size) {}
+    private static final class LoadedChunk {
+        final long offset;
+        final byte[] data;
+        final int base;
+        final int size;
+        private ByteBuffer readOnly;
+
+        LoadedChunk(long offset, byte[] data, int base, int size) {
+            this.offset = offset;
+            this.data = data;
+            this.base = base;
+            this.size = size;
+        }
+
+        /** @return a read-only buffer over all of {@code data}, for slicing message views from */
+        ByteBuffer readOnly() {
+            ByteBuffer r = readOnly;
+            if (r == null) {
+                r = readOnly = ByteBuffer.wrap(data).asReadOnlyBuffer();
+            }
+            return r;
+        }
+    }
 
     private LoadedChunk loadChunk(Record.ChunkIndex ci) throws IOException {
+        return loadChunk(ci, null);
+    }
+
+    /**
+     * Reads, checks and decompresses a chunk.
+     *
+     * @param pool where the decompressed array comes from; null: a new array
+     */
+    private LoadedChunk loadChunk(Record.ChunkIndex ci, ArrayPool pool) throws IOException {
         long off = ci.chunkStartOffset();
-        byte[] rec = read(off, (int) ci.chunkLength());
-        ByteBuffer b = ByteBuffer.wrap(rec).order(ByteOrder.LITTLE_ENDIAN);
-        long len = b.getLong(1);
-        if (rec[0] != Record.OP_CHUNK) {
+        int total = (int) ci.chunkLength();
+        if (total > DIRECT_READ_LIMIT) {
+            return loadChunk(ci, ByteBuffer.wrap(read(off, total)), null, null);
+        }
+        ChunkScratch s = borrowScratch();
+        try {
+            // One read of the whole record into a reused direct buffer: zstd decompresses straight
+            // from it into the chunk's array, so the compressed bytes never land on the Java heap.
+            ByteBuffer d = s.buffer(total);
+            while (d.hasRemaining()) {
+                int r = ch.read(d, off + d.position());
+                if (r < 0) {
+                    throw new McapFormatException(name, off + d.position(), "file ended while reading the "
+                            + total + "-byte chunk at " + off);
+                }
+            }
+            d.flip();
+            return loadChunk(ci, d, s.decompressor, pool);
+        } finally {
+            releaseScratch(s);
+        }
+    }
+
+    /** Checks and decompresses the chunk record {@code rec} (from position 0, little-endian or not). */
+    private LoadedChunk loadChunk(Record.ChunkIndex ci, ByteBuffer rec, ChunkDecompressor dec, ArrayPool pool)
+            throws IOException {
+        long off = ci.chunkStartOffset();
+        int total = rec.remaining();
+        int op = rec.get(0) & 0xFF;
+        long len = rec.order(ByteOrder.LITTLE_ENDIAN).getLong(1);
+        if (op != Record.OP_CHUNK) {
             throw new McapFormatException(name, off, String.format("chunk index points at offset %d, where a Chunk "
-                    + "record (opcode 0x06) was expected, but found opcode 0x%02X", off, rec[0] & 0xFF));
+                    + "record (opcode 0x06) was expected, but found opcode 0x%02X", off, op));
         }
-        if (len != rec.length - 9) {
+        if (len != total - 9) {
             throw new McapFormatException(name, off, "Chunk record length " + Long.toUnsignedString(len)
-                    + " does not match the chunk index's chunk_length " + rec.length + " minus 9");
+                    + " does not match the chunk index's chunk_length " + total + " minus 9");
         }
-        Record.Chunk c = (Record.Chunk) RecordParser.parse(Record.OP_CHUNK, ByteBuffer.wrap(rec, 9, rec.length - 9),
-                name, off);
+        Record.Chunk c = (Record.Chunk) RecordParser.parse(Record.OP_CHUNK, rec.slice(9, total - 9), name, off);
         int recordsStart = 9 + 8 + 8 + 8 + 4 + 4 + utf8Len(c.compression()) + 8;
         int recordsLen = c.records().remaining();
         int usize = (int) c.uncompressedSize();
         if (!c.compression().isEmpty()) {
-            ByteBuffer out = ChunkDecompressor.decompress(c, name, off, true);
+            ByteBuffer out = dec != null ? dec.decompressChunk(c, null, 0, name, off, true, pool == null ? null : pool::get)
+                    : ChunkDecompressor.decompress(c, name, off, true);
             return new LoadedChunk(off, out.array(), out.arrayOffset() + out.position(), usize);
         }
         if (c.uncompressedSize() != recordsLen) {
             throw new McapFormatException(name, off, "uncompressed chunk holds " + recordsLen
                     + " record bytes but declares uncompressed_size " + Long.toUnsignedString(c.uncompressedSize()));
         }
-        byte[] data = rec;
-        int base = recordsStart;
+        byte[] data;
+        int base;
+        if (rec.hasArray()) {
+            data = rec.array();
+            base = rec.arrayOffset() + recordsStart;
+        } else {
+            // messages are views into the chunk, which must outlive the reused read buffer
+            data = pool != null ? pool.get(usize) : new byte[usize];
+            rec.get(recordsStart, data, 0, usize);
+            base = 0;
+        }
         if (c.uncompressedCrc() != 0) {
             CRC32 crc = new CRC32();
             crc.update(data, base, usize);
@@ -622,6 +711,65 @@ public final class McapIndexedReader implements Closeable {
             }
         }
         return new LoadedChunk(off, data, base, usize);
+    }
+
+    /** Recycled arrays for decompressed chunks ({@link ReadOptions#reuseBuffers()}); one iterator's. */
+    private static final class ArrayPool {
+        private final List<byte[]> free = new ArrayList<>();
+
+        /** @return a free array of at least {@code n} bytes, or a new one with some slack */
+        byte[] get(int n) {
+            for (int i = free.size() - 1; i >= 0; i--) {
+                if (free.get(i).length >= n) {
+                    return free.remove(i);
+                }
+            }
+            if (!free.isEmpty()) {
+                free.remove(0); // too small: let it go, so the pool does not grow without bound
+            }
+            return new byte[n > MAX_BYTES - (n >> 4) ? n : n + (n >> 4)];
+        }
+
+        void put(byte[] a) {
+            free.add(a);
+        }
+    }
+
+    /** Chunks up to this size are read through a reused direct buffer; larger ones onto the heap. */
+    private static final int DIRECT_READ_LIMIT = 64 << 20;
+
+    /** A reused direct read buffer and zstd context; one per concurrent chunk load. */
+    private static final class ChunkScratch {
+        final ChunkDecompressor decompressor = new ChunkDecompressor();
+        private ByteBuffer buf = ByteBuffer.allocateDirect(0);
+
+        /** @return the buffer, cleared, with exactly {@code n} bytes remaining */
+        ByteBuffer buffer(int n) {
+            if (buf.capacity() < n) {
+                buf = ByteBuffer.allocateDirect((int) Math.min(DIRECT_READ_LIMIT, Math.max(n, n + (n >> 3))));
+            }
+            return buf.clear().limit(n);
+        }
+    }
+
+    private final java.util.concurrent.ConcurrentLinkedQueue<ChunkScratch> scratchPool =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private volatile boolean closed;
+
+    private ChunkScratch borrowScratch() {
+        ChunkScratch s = scratchPool.poll();
+        return s != null ? s : new ChunkScratch();
+    }
+
+    private void releaseScratch(ChunkScratch s) {
+        if (closed) {
+            s.decompressor.close();
+            return;
+        }
+        scratchPool.offer(s);
+        if (closed && scratchPool.remove(s)) { // closed concurrently
+            s.decompressor.close();
+        }
     }
 
     /** @return the body length of the record at {@code pos} inside the chunk, checked to fit */
@@ -641,6 +789,8 @@ public final class McapIndexedReader implements Closeable {
 
     private static final java.lang.invoke.VarHandle LE_LONG = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
             long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final java.lang.invoke.VarHandle LE_INT = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            int[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** Reads the message index records of the selected channels: pairs (log time, offset in chunk). */
     private long[] readMessageIndexes(Record.ChunkIndex ci, BitSet selected, ReadOptions o, int[] countOut)
@@ -701,15 +851,22 @@ public final class McapIndexedReader implements Closeable {
         private final ReadOptions opts;
         private final BitSet selected;
         private final PriorityQueue<Source> heap;
+        private final Comparator<Source> cmp;
+        /** The cursor last taken from the heap, kept out of it while it stays first (saves heap work per message). */
+        private Cursor head;
+        /** Per channel id: the channel and schema, looked up once ({@code null} until first use). */
+        private ChannelInfo[] views = new ChannelInfo[0];
         private MessageView next;
         private int chunksRead;
         private int chunksHeld;
         private int maxChunksHeld;
+        private final ArrayPool pool;
 
         private MessageIterator(ReadOptions opts, BitSet selected) {
             this.opts = opts;
             this.selected = selected;
-            Comparator<Source> cmp = opts.order() == Order.LOG_TIME
+            this.pool = opts.reuseBuffers() ? new ArrayPool() : null;
+            cmp = opts.order() == Order.LOG_TIME
                     ? (a, b) -> {
                         int c = Long.compareUnsigned(a.time(), b.time());
                         if (c != 0) {
@@ -752,23 +909,40 @@ public final class McapIndexedReader implements Closeable {
          * @throws McapFormatException when a chunk, index or message is malformed
          */
         public boolean hasNext() throws IOException {
-            while (next == null && !heap.isEmpty()) {
-                Source s = heap.poll();
+            while (next == null && (head != null || !heap.isEmpty())) {
+                Source s;
+                if (head != null) {
+                    Source top = heap.peek();
+                    if (top == null || cmp.compare(head, top) <= 0) {
+                        s = head;
+                    } else {
+                        heap.add(head);
+                        s = heap.poll();
+                    }
+                    head = null;
+                } else {
+                    s = heap.poll();
+                }
                 if (s instanceof PendingChunk pc) {
                     ChunkCursor cc = openChunk(pc.ci);
                     chunksRead++;
                     if (cc.valid()) {
-                        heap.add(cc);
+                        head = cc;
                         maxChunksHeld = Math.max(maxChunksHeld, ++chunksHeld);
+                    } else if (pool != null) {
+                        pool.put(cc.lc.data);
                     }
                 } else {
                     Cursor c = (Cursor) s;
                     next = c.current();
                     c.advance();
                     if (c.valid()) {
-                        heap.add(c);
-                    } else if (c instanceof ChunkCursor) {
+                        head = c;
+                    } else if (c instanceof ChunkCursor cc) {
                         chunksHeld--;
+                        if (pool != null) {
+                            pool.put(cc.lc.data); // reused from the next hasNext() on, as documented
+                        }
                     }
                 }
             }
@@ -813,7 +987,7 @@ public final class McapIndexedReader implements Closeable {
         }
 
         private ChunkCursor openChunk(Record.ChunkIndex ci) throws IOException {
-            LoadedChunk lc = loadChunk(ci);
+            LoadedChunk lc = loadChunk(ci, pool);
             long[] entries;
             int n;
             boolean useIndex = selected != null && !ci.messageIndexOffsets().isEmpty();
@@ -851,6 +1025,20 @@ public final class McapIndexedReader implements Closeable {
             return new ChunkCursor(lc, entries, n);
         }
 
+        /** @return channel {@code id} and its schema, cached per iterator */
+        private ChannelInfo view(int id, long offset) throws McapFormatException {
+            if (id < views.length && views[id] != null) {
+                return views[id];
+            }
+            Record.Channel c = channel(id, offset);
+            ChannelInfo v = new ChannelInfo(c, schema(c, offset));
+            if (id >= views.length) {
+                views = Arrays.copyOf(views, Math.max(id + 1, Math.min(65536, 2 * views.length)));
+            }
+            views[id] = v;
+            return v;
+        }
+
         private Record.Channel channel(int id, long offset) throws McapFormatException {
             Record.Channel c = channels.get(id);
             if (c == null) {
@@ -871,6 +1059,8 @@ public final class McapIndexedReader implements Closeable {
             }
             return s;
         }
+
+        private record ChannelInfo(Record.Channel channel, Record.Schema schema) {}
 
         /** Heap entry: a chunk not yet read, or a cursor over read messages. */
         private interface Source {
@@ -932,14 +1122,23 @@ public final class McapIndexedReader implements Closeable {
                     throw new McapFormatException(name, lc.offset, String.format("expected a Message record (opcode 0x05)"
                             + " at offset %d inside the chunk, found opcode 0x%02X", pos, lc.data[at] & 0xFF));
                 }
-                Record.Message m = (Record.Message) RecordParser.parse(Record.OP_MESSAGE,
-                        ByteBuffer.wrap(lc.data, at + 9, (int) len), name, lc.offset);
-                Record.Channel c = channel(m.channelId(), lc.offset);
-                if (!wanted(m.channelId())) {
-                    throw new McapFormatException(name, lc.offset, "message index entry at chunk offset " + pos
-                            + " points at a message on channel " + m.channelId() + ", not an indexed channel");
+                if (len < 22) {
+                    throw new McapFormatException(name, lc.offset, "Message record at offset " + pos
+                            + " inside the chunk is " + len + " bytes, shorter than its 22 bytes of fixed fields");
                 }
-                return new MessageView(schema(c, lc.offset), c, m);
+                byte[] d = lc.data;
+                int channelId = (d[at + 9] & 0xFF) | (d[at + 10] & 0xFF) << 8;
+                if (!wanted(channelId)) {
+                    throw new McapFormatException(name, lc.offset, "message index entry at chunk offset " + pos
+                            + " points at a message on channel " + channelId + ", not an indexed channel");
+                }
+                ChannelInfo cv = view(channelId, lc.offset);
+                long sequence = (int) LE_INT.get(d, at + 11) & 0xFFFF_FFFFL;
+                long logTime = (long) LE_LONG.get(d, at + 15);
+                long publishTime = (long) LE_LONG.get(d, at + 23);
+                ByteBuffer data = lc.readOnly().slice(at + 31, (int) len - 22);
+                return new MessageView(cv.schema(), cv.channel(),
+                        new Record.Message(channelId, sequence, logTime, publishTime, data));
             }
         }
 

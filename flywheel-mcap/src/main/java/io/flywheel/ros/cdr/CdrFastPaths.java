@@ -1,7 +1,7 @@
 package io.flywheel.ros.cdr;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
@@ -174,22 +174,58 @@ public final class CdrFastPaths {
             field = "header.frame_id";
             String frameId = r.string(-1);
             field = "name";
-            int n = r.count(4, -1);
-            List<String> names = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                field = "name[" + i + "]";
-                names.add(r.string(-1));
-            }
+            List<String> names = names(r);
             field = "position";
             double[] position = doubles(r);
             field = "velocity";
             double[] velocity = doubles(r);
             field = "effort";
             double[] effort = doubles(r);
-            return new JointState(stamp, frameId, Collections.unmodifiableList(names), position, velocity, effort);
+            return new JointState(stamp, frameId, names, position, velocity, effort);
         } catch (CdrError e) {
             throw CdrDecoder.failure(type, r, e.push(field));
         }
+    }
+
+    /**
+     * The CDR bytes of the last {@code name} sequence decoded (count, lengths, text, padding; in
+     * {@code bigEndian} order) and its list. A robot publishes the same joint names in every
+     * message, so the next message's bytes are compared with these in one pass and the list is
+     * shared instead of decoding 16-odd strings again. Replaced whole, immutable: safe to race on.
+     */
+    private record NameSequence(byte[] cdr, boolean bigEndian, List<String> names) {}
+
+    private static NameSequence lastNames;
+
+    /** Reads a {@code string[]} (JointState.name), through {@link #lastNames}. */
+    private static List<String> names(CdrReader r) {
+        r.align(4);
+        int start = r.pos;
+        ByteBuffer b = r.buf;
+        boolean bigEndian = b.order() == java.nio.ByteOrder.BIG_ENDIAN;
+        NameSequence last = lastNames;
+        if (last != null && last.bigEndian == bigEndian && last.cdr.length <= r.end - start
+                && b.slice(start, last.cdr.length).mismatch(ByteBuffer.wrap(last.cdr)) == -1) {
+            r.pos = start + last.cdr.length; // the same bytes decode to the same names
+            return last.names;
+        }
+        int n = r.count(4, -1);
+        String[] names = new String[n];
+        int i = 0;
+        try {
+            for (; i < n; i++) {
+                names[i] = r.string(-1);
+            }
+        } catch (CdrError e) {
+            throw e.push("[" + i + "]");
+        }
+        List<String> list = Collections.unmodifiableList(Arrays.asList(names));
+        if (r.pos - start <= 4096) {
+            byte[] cdr = new byte[r.pos - start];
+            b.get(start, cdr);
+            lastNames = new NameSequence(cdr, bigEndian, list);
+        }
+        return list;
     }
 
     private static long stamp(CdrReader r) {

@@ -187,7 +187,9 @@ final class CdrReader {
             throw new CdrError(at, "string of " + textLen + " bytes exceeds its bound " + bound);
         }
         String s;
-        if (buf.hasArray()) {
+        if (textLen <= CACHED_MAX) {
+            s = cachedString(pos, textLen);
+        } else if (buf.hasArray()) {
             s = new String(buf.array(), buf.arrayOffset() + pos, textLen, StandardCharsets.UTF_8);
         } else {
             byte[] tmp = new byte[textLen];
@@ -195,6 +197,66 @@ final class CdrReader {
             s = new String(tmp, StandardCharsets.UTF_8);
         }
         pos += n;
+        return s;
+    }
+
+    /** Strings up to this many bytes go through {@link #STRINGS}. */
+    private static final int CACHED_MAX = 64;
+    private static final int CACHE_SLOTS = 4096;
+
+    /**
+     * A decoded short string and its bytes, as little-endian 64-bit words plus the last
+     * {@code len % 8} bytes packed into {@code tail}; immutable, so safely shared between threads.
+     */
+    private record CachedString(long[] words, long tail, int len, String value) {}
+
+    /** Reads 8 bytes as a little-endian long whatever the buffer's own byte order. */
+    private static final java.lang.invoke.VarHandle LE_WORD =
+            java.lang.invoke.MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /**
+     * Short strings recur in almost every message of a topic (frame ids, joint names, encodings,
+     * formats); this direct-mapped cache hands back the same {@link String} for the same bytes
+     * instead of copying and decoding them each time. Racy by design: slots are replaced whole and
+     * their entries are immutable, so a reader sees either an entry or null, never a torn one.
+     */
+    private static final CachedString[] STRINGS = new CachedString[CACHE_SLOTS];
+
+    private String cachedString(int p, int len) {
+        ByteBuffer b = buf;
+        int nw = len >>> 3;
+        long h = len;
+        for (int i = 0; i < nw; i++) {
+            h = (h ^ (long) LE_WORD.get(b, p + 8 * i)) * 0x9E3779B97F4A7C15L;
+        }
+        long tail = 0;
+        for (int i = nw << 3; i < len; i++) {
+            tail = tail << 8 | (b.get(p + i) & 0xFF);
+        }
+        h = (h ^ tail) * 0x9E3779B97F4A7C15L;
+        h ^= h >>> 33; // fold the high bits down (MurmurHash3's fmix64): the multiplications only carry upwards
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        int slot = (int) h & (CACHE_SLOTS - 1);
+        CachedString e = STRINGS[slot];
+        if (e != null && e.len == len && e.tail == tail) {
+            long[] w = e.words;
+            int i = 0;
+            while (i < nw && w[i] == (long) LE_WORD.get(b, p + 8 * i)) {
+                i++;
+            }
+            if (i == nw) {
+                return e.value;
+            }
+        }
+        byte[] u = new byte[len];
+        b.get(p, u);
+        long[] w = new long[nw];
+        for (int i = 0; i < nw; i++) {
+            w[i] = (long) LE_WORD.get(b, p + 8 * i);
+        }
+        String s = new String(u, StandardCharsets.UTF_8);
+        STRINGS[slot] = new CachedString(w, tail, len, s);
         return s;
     }
 
@@ -234,7 +296,7 @@ final class CdrReader {
     /** A read-only view of the next {@code n} bytes, without copy (no alignment). */
     ByteBuffer slice(int n) {
         need(n, n + " bytes of array");
-        ByteBuffer s = buf.slice(pos, n).asReadOnlyBuffer();
+        ByteBuffer s = buf.isReadOnly() ? buf.slice(pos, n) : buf.slice(pos, n).asReadOnlyBuffer();
         pos += n;
         return s;
     }
