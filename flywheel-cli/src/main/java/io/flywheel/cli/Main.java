@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "flywheel", mixinStandardHelpOptions = true, version = "flywheel 0.1.0",
         description = "The data closed loop for robot recordings, on Lance.",
-        subcommands = {McapCommand.class, SimCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {InitCommand.class, IngestCommand.class, QcCommand.class, AlignCommand.class, McapCommand.class, SimCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

@@ -108,7 +108,8 @@ public final class Sources {
                 continue; // not a recording (README, LICENSE, JSON ...)
             }
             Matcher m = SPLIT.matcher(f.getFileName().toString());
-            if (fmt == SourceFormat.MCAP && m.matches()) {
+            // rosbag2 names split files <bag>_<N>.mcap inside a folder named <bag>
+            if (fmt == SourceFormat.MCAP && m.matches() && m.group(1).equals(String.valueOf(folder.getFileName()))) {
                 splits.computeIfAbsent(m.group(1), k -> new TreeMap<>()).put(Integer.parseInt(m.group(2)), f);
             } else {
                 out.add(new Source(fmt, f, List.of(f)));

@@ -1,0 +1,183 @@
+package io.flywheel.cli;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import io.flywheel.align.TimelinePlot;
+import io.flywheel.ingest.Episode;
+import io.flywheel.ingest.Ingest;
+import io.flywheel.ingest.Recording;
+import io.flywheel.ingest.StreamData;
+import io.flywheel.lake.EpisodeRow;
+import io.flywheel.lake.FrameRow;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.ScanRequest;
+import io.flywheel.lake.StreamMatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code flywheel align report LAKE}: how well every stream lines up with the master clock. */
+@Command(name = "align", mixinStandardHelpOptions = true, description = "Alignment of streams to the master clock.",
+        subcommands = {AlignCommand.Report.class})
+final class AlignCommand implements Runnable {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    /** Residual distribution of one stream: |matched message time - frame time|. */
+    record StreamReport(String stream, long frames, long matched, long unmatched, double p50Ms, double p90Ms,
+                        double p99Ms, double maxMs) {}
+
+    @Command(name = "report", mixinStandardHelpOptions = true,
+            description = "Per stream: frames matched and left without a value, and the |residual| distribution"
+                    + " (p50, p90, p99, max). --plot draws one episode's two timelines with the pairings.")
+    static final class Report implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "LAKE")
+        String lake;
+
+        @Option(names = "--episode", paramLabel = "ID", description = "only this episode")
+        String episode;
+
+        @Option(names = "--plot", paramLabel = "PNG", description = "draw the timelines of --episode and --stream")
+        Path plot;
+
+        @Option(names = "--stream", paramLabel = "TOPIC", description = "stream to draw (default: the first one)")
+        String stream;
+
+        @Option(names = "--window-ms", description = "time span drawn, ms (default: ${DEFAULT-VALUE})")
+        double windowMs = 500;
+
+        @Option(names = "--json", description = "machine-readable output")
+        boolean json;
+
+        @Override
+        public Integer call() throws Exception {
+            if (plot != null && episode == null) {
+                throw new IllegalArgumentException("--plot needs --episode: it draws one episode");
+            }
+            List<FrameRow> frames;
+            EpisodeRow ep = null;
+            try (Lake l = Lake.open(lake); LakeTable t = l.table("frames")) {
+                ScanRequest.Builder b = ScanRequest.builder();
+                if (episode != null) {
+                    b.filter("episode_id = '" + episode.replace("'", "''") + "'");
+                }
+                frames = t.frames(b.build());
+                if (episode != null) {
+                    try (LakeTable e = l.table("episodes")) {
+                        List<EpisodeRow> eps = e.episodes(ScanRequest.builder()
+                                .filter("episode_id = '" + episode.replace("'", "''") + "'").build());
+                        if (eps.isEmpty()) {
+                            throw new IllegalArgumentException("no episode '" + episode + "' in " + lake);
+                        }
+                        ep = eps.get(0);
+                    }
+                }
+            }
+            Map<String, List<Long>> residuals = new LinkedHashMap<>();
+            Map<String, long[]> counts = new LinkedHashMap<>();
+            for (FrameRow f : frames) {
+                for (StreamMatch m : f.streams()) {
+                    long[] c = counts.computeIfAbsent(m.stream(), k -> new long[2]);
+                    c[m.matched() ? 0 : 1]++;
+                    if (m.matched() && m.residualNs() != null) {
+                        residuals.computeIfAbsent(m.stream(), k -> new ArrayList<>()).add(Math.abs(m.residualNs()));
+                    }
+                }
+            }
+            List<StreamReport> reports = new ArrayList<>();
+            for (Map.Entry<String, long[]> e : counts.entrySet()) {
+                long[] r = residuals.getOrDefault(e.getKey(), List.of()).stream().mapToLong(Long::longValue).sorted()
+                        .toArray();
+                reports.add(new StreamReport(e.getKey(), e.getValue()[0] + e.getValue()[1], e.getValue()[0],
+                        e.getValue()[1], pct(r, 50), pct(r, 90), pct(r, 99), r.length == 0 ? Double.NaN : r[r.length - 1] / 1e6));
+            }
+            if (plot != null) {
+                drawPlot(ep, frames);
+            }
+            if (json) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("frames", frames.size());
+                m.put("streams", reports);
+                if (plot != null) {
+                    m.put("plot", plot.toString());
+                }
+                Json.print(System.out, m);
+                return 0;
+            }
+            int w = Math.max(6, reports.stream().mapToInt(r -> r.stream().length()).max().orElse(6));
+            System.out.printf(Locale.ROOT, "%-" + w + "s %8s %8s %9s %9s %9s %9s %9s%n", "stream", "frames", "matched",
+                    "no value", "p50 ms", "p90 ms", "p99 ms", "max ms");
+            for (StreamReport r : reports) {
+                System.out.printf(Locale.ROOT, "%-" + w + "s %8d %8d %9d %9.3f %9.3f %9.3f %9.3f%n", r.stream(), r.frames(),
+                        r.matched(), r.unmatched(), r.p50Ms(), r.p90Ms(), r.p99Ms(), r.maxMs());
+            }
+            System.out.println(frames.size() + " frame(s)" + (episode == null ? "" : " of episode " + episode)
+                    + (plot == null ? "" : "; timelines drawn to " + plot));
+            return 0;
+        }
+
+        private static double pct(long[] sorted, int p) {
+            if (sorted.length == 0) {
+                return Double.NaN;
+            }
+            int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+            return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e6;
+        }
+
+        /** Re-reads the episode's raw files for the stream's message times, then draws. */
+        private void drawPlot(EpisodeRow ep, List<FrameRow> frames) throws Exception {
+            if (frames.isEmpty()) {
+                throw new IllegalArgumentException("episode " + episode + " has no frames to draw");
+            }
+            String topic = stream != null ? stream : frames.get(0).streams().isEmpty() ? null
+                    : frames.get(0).streams().get(0).stream();
+            if (topic == null) {
+                throw new IllegalArgumentException("episode " + episode + " has only its master stream: nothing to pair");
+            }
+            Map<?, ?> meta = Json.MAPPER.readValue(ep.metadataJson(), Map.class);
+            List<?> files = (List<?>) meta.get("source_files");
+            StreamData s = null;
+            for (Object f : files == null ? List.of() : files) {
+                Recording rec = Ingest.read(Path.of(java.net.URI.create(f.toString()).getScheme() == null
+                        ? f.toString() : java.net.URI.create(f.toString()).getPath()));
+                for (Episode e : rec.episodes()) {
+                    if (e.episodeId().equals(ep.episodeId())) {
+                        s = e.stream(topic).orElse(null);
+                    }
+                }
+                break;
+            }
+            if (s == null) {
+                throw new IllegalArgumentException("stream '" + topic + "' not found in the raw files of " + episode);
+            }
+            long[] st = s.timeNs().clone();
+            Arrays.sort(st);
+            long[] ft = frames.stream().mapToLong(FrameRow::timestampNs).toArray();
+            int[] match = new int[ft.length];
+            for (int i = 0; i < ft.length; i++) {
+                match[i] = -1;
+                for (StreamMatch m : frames.get(i).streams()) {
+                    if (m.stream().equals(topic) && m.matched() && m.residualNs() != null) {
+                        int k = Arrays.binarySearch(st, ft[i] + m.residualNs());
+                        match[i] = k >= 0 ? k : -1;
+                    }
+                }
+            }
+            TimelinePlot.render(new TimelinePlot.Spec("episode " + episode + ": " + topic + " against " + ep.masterTopic(),
+                    ep.masterTopic(), ft, topic, st, match, null, ft[0], Math.round(windowMs * 1e6)), plot);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package io.flywheel.cli;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import io.flywheel.lake.Lake;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code flywheel init LAKE}: creates an empty lake (raw_files, episodes, frames tables). */
+@Command(name = "init", mixinStandardHelpOptions = true,
+        description = "Create an empty lake in a local folder or at an s3:// URI. S3 settings come from the options,"
+                + " from the file named by FLYWHEEL_CONFIG, or from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,"
+                + " AWS_SECRET_ACCESS_KEY and AWS_REGION.")
+final class InitCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "LAKE", description = "folder or s3://bucket/prefix")
+    String lake;
+
+    @Option(names = "--endpoint", description = "S3 endpoint URL, e.g. http://127.0.0.1:9000")
+    String endpoint;
+
+    @Option(names = "--region", description = "S3 region")
+    String region;
+
+    @Option(names = "--allow-http", description = "allow a plain-HTTP S3 endpoint")
+    boolean allowHttp;
+
+    @Option(names = "--json", description = "machine-readable output")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        Lake.Options o = LakeArgs.options(endpoint, region, allowHttp);
+        try (Lake l = Lake.init(lake, o)) {
+            if (json) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("lake", l.location());
+                m.put("tables", java.util.List.of("raw_files", "episodes", "frames"));
+                Json.print(System.out, m);
+            } else {
+                System.out.println("created lake " + l.location() + " with tables raw_files, episodes, frames (version 1)");
+            }
+        }
+        return 0;
+    }
+}

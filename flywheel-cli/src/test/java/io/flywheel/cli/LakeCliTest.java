@@ -1,0 +1,215 @@
+package io.flywheel.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.flywheel.lake.EpisodeRow;
+import io.flywheel.lake.FrameRow;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.RawFileRow;
+import io.flywheel.lake.ScanRequest;
+import io.flywheel.lake.StreamMatch;
+import io.flywheel.testkit.SharedData;
+
+/** {@code flywheel init}, {@code ingest}, {@code align report} and {@code qc report} on the real recordings. */
+class LakeCliTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static Path lake(Path tmp, String name) {
+        Path l = tmp.resolve(name);
+        CliRun r = CliRun.of("init", l.toString());
+        assertEquals(0, r.exitCode(), r.err());
+        return l;
+    }
+
+    private static List<FrameRow> frames(Path lake) {
+        try (Lake l = Lake.open(lake.toString()); LakeTable t = l.table("frames")) {
+            return t.frames(ScanRequest.all());
+        }
+    }
+
+    @Test
+    void bridgeEpisodesBecome250FramesWithStateActionAndThreeImagesAndReingestAddsNothing(@TempDir Path tmp)
+            throws IOException {
+        Path lake = lake(tmp, "lake");
+        CliRun r = CliRun.of("ingest", lake.toString(), SharedData.data("camera/bridge-mcap").toString(), "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode sum = JSON.readTree(r.out());
+        assertEquals(25, sum.get("episodes").asLong());
+        assertEquals(250, sum.get("frames").asLong());
+
+        JsonNode expected = JSON.readTree(SharedData.data("camera/bridge-mcap/expected.json").toFile()).get("files");
+        Map<Long, JsonNode> byStart = new HashMap<>();
+        for (JsonNode f : expected) {
+            byStart.put(f.get("first_log_time_ns").asLong(), f);
+        }
+        List<FrameRow> frames = frames(lake);
+        assertEquals(250, frames.size());
+        Map<String, Long> firstTime = new HashMap<>();
+        for (FrameRow f : frames) {
+            firstTime.merge(f.episodeId(), f.timestampNs(), Math::min);
+        }
+        for (FrameRow f : frames) {
+            JsonNode exp = byStart.get(firstTime.get(f.episodeId()));
+            assertNotNull(exp, "episode starts at a time listed in expected.json");
+            int step = f.frameIndex();
+            assertEquals(exp.get("first_log_time_ns").asLong() + 200_000_000L * step, f.timestampNs());
+            double[] state = f.state();
+            double[] action = f.action();
+            assertEquals(7, state.length);
+            assertEquals(7, action.length);
+            for (int j = 0; j < 7; j++) {
+                assertEquals(exp.get("eef_state").get("position").get(step).get(j).asDouble(), state[j], 0.0);
+                assertEquals(exp.get("action").get("data").get(step).get(j).asDouble(), action[j], 0.0);
+            }
+            assertEquals(3, f.images().size(), "one locator per camera");
+            assertEquals(exp.get("images").get("/camera0/image/compressed").get("size_bytes").get(step).asLong(),
+                    f.images().get(0).length());
+            assertTrue(f.flags().isEmpty());
+        }
+
+        long[] before = versions(lake);
+        CliRun again = CliRun.of("ingest", lake.toString(), SharedData.data("camera/bridge-mcap").toString());
+        assertEquals(0, again.exitCode(), again.err());
+        assertTrue(again.out().contains("25 skipped as already in the lake"), again.out());
+        assertArrayEquals(before, versions(lake), "a re-ingest commits nothing");
+
+        CliRun qc = CliRun.of("qc", "report", lake.toString(), "--json");
+        assertEquals(0, qc.exitCode(), qc.err());
+        assertEquals(25, JSON.readTree(qc.out()).get("episodes").size());
+        CliRun align = CliRun.of("align", "report", lake.toString(), "--json");
+        assertEquals(0, align.exitCode(), align.err());
+        for (JsonNode s : JSON.readTree(align.out()).get("streams")) {
+            assertEquals(250, s.get("matched").asLong(), "the bridge streams share timestamps: " + s);
+            assertEquals(0.0, s.get("maxMs").asDouble(), 0.0);
+        }
+    }
+
+    @Test
+    void rldsGivesTheSameFramesAsTheMcapCopy(@TempDir Path tmp) throws IOException {
+        Path mcap = lake(tmp, "mcap");
+        Path rlds = lake(tmp, "rlds");
+        assertEquals(0, CliRun.of("ingest", mcap.toString(), SharedData.data("camera/bridge-mcap").toString()).exitCode());
+        CliRun r = CliRun.of("ingest", rlds.toString(), SharedData.data("camera/bridge-octo-rlds").toString(), "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        assertEquals(25, JSON.readTree(r.out()).get("episodes").asLong());
+        Map<Long, FrameRow> byTime = new HashMap<>();
+        for (FrameRow f : frames(mcap)) {
+            byTime.put(f.timestampNs(), f);
+        }
+        List<FrameRow> fromRlds = frames(rlds);
+        assertEquals(250, fromRlds.size());
+        for (FrameRow f : fromRlds) {
+            FrameRow m = byTime.get(f.timestampNs());
+            assertNotNull(m, "RLDS frame at " + f.timestampNs() + " has an MCAP twin");
+            assertArrayEquals(m.state(), f.state(), 0.0);
+            assertArrayEquals(m.action(), f.action(), 0.0);
+            // the TFRecord also holds image_3, an unused placeholder camera the MCAP copy left out
+            assertEquals(m.images().size() + 1, f.images().size());
+            for (int c = 0; c < m.images().size(); c++) {
+                assertEquals(m.images().get(c).length(), f.images().get(c).length(), "same JPEG sizes");
+                assertEquals(-1, f.images().get(c).chunkOffset(), "a TFRecord value is a plain byte range");
+            }
+        }
+    }
+
+    @Test
+    void splitRosbag2IsOneRecordingAndLabelboxUsesItsJointStates(@TempDir Path tmp) throws IOException {
+        Path lake = lake(tmp, "lake");
+        CliRun r = CliRun.of("ingest", lake.toString(),
+                SharedData.data("mcap-real/ros2-rosbag2/multiple_files").toString(),
+                SharedData.data("mcap-real/labelbox-franka").toString(), "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        try (Lake l = Lake.open(lake.toString()); LakeTable raw = l.table("raw_files"); LakeTable eps = l.table("episodes")) {
+            List<RawFileRow> files = raw.rawFiles(ScanRequest.all());
+            assertEquals(5, files.size(), "3 split files + 2 labelbox files");
+            long splitIds = files.stream().filter(f -> f.uri().contains("multiple_files")).map(RawFileRow::recordingId)
+                    .distinct().count();
+            assertEquals(1, splitIds, "the three split files are one recording");
+            List<EpisodeRow> episodes = eps.episodes(ScanRequest.all());
+            assertEquals(3, episodes.size());
+            long franka = episodes.stream().filter(e -> "/joint_states".equals(e.masterTopic())).count();
+            assertEquals(2, franka, "labelbox recordings have no camera: their joint states are the master clock");
+        }
+        for (FrameRow f : frames(lake)) {
+            if (f.state() != null && f.state().length == 9) {
+                return; // a Franka frame with its 9 joint positions
+            }
+        }
+        throw new AssertionError("no Franka frame carries the 9 joint positions");
+    }
+
+    @Test
+    void simulatedFleetAsOfNeverPairsALaterMessage(@TempDir Path tmp) throws IOException {
+        Path fleet = tmp.resolve("fleet");
+        assertEquals(0, CliRun.of("sim", "--preset", "tiny", "--out", fleet.toString(), "--jpeg", "imageio").exitCode());
+        Path lake = lake(tmp, "lake");
+        CliRun r = CliRun.of("ingest", lake.toString(), fleet.toString(), "--policy", "/teleop/command=asof:30",
+                "--policy", "/left_wrist_camera/image_raw/compressed=nearest:5", "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        assertEquals(6, JSON.readTree(r.out()).get("episodes").asLong());
+        long asof = 0;
+        long nearestUnmatched = 0;
+        for (FrameRow f : frames(lake)) {
+            for (StreamMatch m : f.streams()) {
+                if (m.stream().equals("/joint_states") || m.stream().equals("/teleop/command")) {
+                    if (m.matched()) {
+                        asof++;
+                        assertTrue(m.residualNs() <= 0, "as-of pairs a message at or before the frame: " + m);
+                        assertTrue(m.residualNs() >= -(m.stream().equals("/joint_states") ? 50_000_000L : 30_000_000L));
+                    }
+                } else if (m.stream().equals("/left_wrist_camera/image_raw/compressed")) {
+                    if (m.matched()) {
+                        assertTrue(Math.abs(m.residualNs()) <= 5_000_000L, m.toString());
+                    } else {
+                        nearestUnmatched++;
+                        assertTrue(f.flags().contains("no_value:" + m.stream()), f.flags().toString());
+                    }
+                }
+            }
+        }
+        assertTrue(asof > 500, "as-of pairings checked: " + asof);
+        assertTrue(nearestUnmatched > 0, "a 5 ms tolerance leaves some wrist frames unpaired");
+    }
+
+    @Test
+    void badInputIsNamedAndTheLakeIsUnchanged(@TempDir Path tmp) throws IOException {
+        Path lake = lake(tmp, "lake");
+        Path bad = tmp.resolve("bad.mcap");
+        byte[] bytes = Files.readAllBytes(SharedData.data("camera/bridge-mcap/bridge_ep00.mcap"));
+        Files.write(bad, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        long[] before = versions(lake);
+        CliRun r = CliRun.of("ingest", lake.toString(), SharedData.data("camera/bridge-mcap/bridge_ep01.mcap").toString(),
+                bad.toString());
+        assertEquals(1, r.exitCode());
+        assertTrue(r.err().contains("bad.mcap"), r.err());
+        assertTrue(r.noStackTrace(), r.err());
+        assertArrayEquals(before, versions(lake), "nothing is committed when an input is bad");
+        CliRun missing = CliRun.of("ingest", tmp.resolve("no-lake").toString(), bad.toString());
+        assertEquals(1, missing.exitCode());
+        assertTrue(missing.err().contains("no-lake"), missing.err());
+    }
+
+    private static long[] versions(Path lake) {
+        try (Lake l = Lake.open(lake.toString()); LakeTable a = l.table("raw_files"); LakeTable b = l.table("episodes");
+             LakeTable c = l.table("frames")) {
+            return new long[] {a.version(), b.version(), c.version()};
+        }
+    }
+}

@@ -1,0 +1,326 @@
+package io.flywheel.lake;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.flywheel.align.AlignMethod;
+import io.flywheel.align.AlignOptions;
+import io.flywheel.align.Aligner;
+import io.flywheel.align.Alignment;
+import io.flywheel.align.MasterClock;
+import io.flywheel.align.ResidualStats;
+import io.flywheel.align.StreamAlignment;
+import io.flywheel.align.StreamPolicy;
+import io.flywheel.align.TopicStream;
+import io.flywheel.ingest.Episode;
+import io.flywheel.ingest.Ingest;
+import io.flywheel.ingest.IngestOptions;
+import io.flywheel.ingest.RawLocator;
+import io.flywheel.ingest.Recording;
+import io.flywheel.ingest.RobotProfile;
+import io.flywheel.ingest.SourceFile;
+import io.flywheel.ingest.Sources;
+import io.flywheel.ingest.StreamData;
+import io.flywheel.ingest.StreamRole;
+import io.flywheel.quality.EpisodeMetrics;
+import io.flywheel.quality.JointLimits;
+import io.flywheel.quality.QualityReport;
+import io.flywheel.quality.RuleSet;
+import io.flywheel.quality.StreamMetrics;
+
+/**
+ * {@code flywheel ingest}: recordings become rows of {@code raw_files}, {@code episodes} and
+ * {@code frames}, committed once per table.
+ *
+ * <p>Per episode: every stream is aligned to the master clock (the profile's master camera, else the
+ * camera with the lowest channel id, else the state stream; or a fixed rate) with a per-stream
+ * policy; one frame row per master tick carries the state, action and gripper values, one raw-file
+ * image locator per camera, and each stream's residual. Defaults, by role: cameras {@code nearest}
+ * within 20 ms, state and gripper {@code asof} within 50 ms (no future leak), action
+ * {@code nearest} within 50 ms; per-device clock offsets from the profile are applied first. The
+ * quality rules run on the episode's metrics; failing episodes are stored, flagged.
+ *
+ * <p>Idempotent by content: a recording whose files' SHA-256s are all in {@code raw_files} is
+ * skipped. The tables are committed in the order frames, episodes, raw_files, each atomically, so a
+ * crash between two commits leaves a recording that is not yet in {@code raw_files} and is redone,
+ * replacing its rows by key, on the next run.
+ */
+public final class IngestJob {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Alignment settings for one run. */
+    public record AlignConfig(Double masterRateHz, Map<String, StreamPolicy> policies, Map<StreamRole, StreamPolicy> byRole) {
+        /** The defaults stated in the class Javadoc. */
+        public static AlignConfig defaults() {
+            Map<StreamRole, StreamPolicy> r = new LinkedHashMap<>();
+            r.put(StreamRole.CAMERA, StreamPolicy.of(AlignMethod.NEAREST, 20_000_000L));
+            r.put(StreamRole.STATE, StreamPolicy.of(AlignMethod.ASOF, 50_000_000L));
+            r.put(StreamRole.GRIPPER, StreamPolicy.of(AlignMethod.ASOF, 50_000_000L));
+            r.put(StreamRole.ACTION, StreamPolicy.of(AlignMethod.NEAREST, 50_000_000L));
+            return new AlignConfig(null, Map.of(), r);
+        }
+
+        /** @return the same settings with {@code policy} for {@code topic} */
+        public AlignConfig withPolicy(String topic, StreamPolicy policy) {
+            Map<String, StreamPolicy> p = new LinkedHashMap<>(policies);
+            p.put(topic, policy);
+            return new AlignConfig(masterRateHz, p, byRole);
+        }
+
+        /** @return the same settings with a fixed-rate master clock */
+        public AlignConfig withMasterRate(Double hz) {
+            return new AlignConfig(hz, policies, byRole);
+        }
+    }
+
+    /** What one recording gave. */
+    public record RecordingResult(String recordingId, String format, List<String> files, boolean skipped,
+                                  int episodes, long frames, String profile, List<String> timestampIssues,
+                                  Map<String, Integer> qualityStatus) {}
+
+    /** What the run committed. */
+    public record Result(List<RecordingResult> recordings, long episodes, long frames, long skipped,
+                         CommitResult commit) {}
+
+    private IngestJob() {}
+
+    /**
+     * @param lake the lake to write
+     * @param inputs files or folders (a folder is scanned for recordings)
+     * @param options reading options (profile, robot id)
+     * @param align alignment settings
+     * @param rules quality rules
+     * @param progress called with a line per recording
+     * @return what was done
+     * @throws IOException when an input is unreadable or malformed (nothing is committed then)
+     */
+    public static Result run(Lake lake, List<Path> inputs, IngestOptions options, AlignConfig align, RuleSet rules,
+                             Consumer<String> progress) throws IOException {
+        List<Recording> recordings = new ArrayList<>();
+        for (Path in : inputs) {
+            read(in, options, recordings);
+        }
+        List<FrameRow> frames = new ArrayList<>();
+        List<EpisodeRow> episodes = new ArrayList<>();
+        List<RawFileRow> rawFiles = new ArrayList<>();
+        List<RecordingResult> results = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        long skipped = 0;
+        long now = System.currentTimeMillis() * 1_000_000L;
+        for (Recording rec : recordings) {
+            List<String> files = rec.files().stream().map(SourceFile::uri).toList();
+            boolean known = !seen.add(rec.recordingId())
+                    || rec.files().stream().allMatch(f -> lake.rawFile(f.sha256()).isPresent());
+            if (known) {
+                skipped++;
+                results.add(new RecordingResult(rec.recordingId(), rec.format().name(), files, true, 0, 0,
+                        "", List.of(), Map.of()));
+                progress.accept("skip " + String.join(", ", files) + ": already in the lake (same content)");
+                continue;
+            }
+            Map<String, Integer> status = new LinkedHashMap<>();
+            List<String> issues = new ArrayList<>();
+            long recFrames = 0;
+            for (Episode ep : rec.episodes()) {
+                EpisodeOut out = episode(rec, ep, align, rules);
+                frames.addAll(out.frames);
+                episodes.add(out.row);
+                recFrames += out.frames.size();
+                status.merge(out.row.qualityStatus(), 1, Integer::sum);
+                for (StreamData s : ep.streams()) {
+                    if (!s.timestamps().clean()) {
+                        issues.add(ep.episodeId() + " " + s.topic() + ": " + s.timestamps().summary());
+                    }
+                }
+            }
+            Map<String, Integer> topics = new LinkedHashMap<>();
+            for (Episode ep : rec.episodes()) {
+                for (StreamData s : ep.streams()) {
+                    topics.merge(s.topic(), s.size(), Integer::sum);
+                }
+            }
+            long startNs = rec.episodes().stream().mapToLong(Episode::startNs).min().orElse(0);
+            for (SourceFile f : rec.files()) {
+                rawFiles.add(new RawFileRow(f.uri(), f.bytes(), f.sha256(), rec.format().name().toLowerCase(),
+                        rec.recordingId(), rec.robotId(), startNs, json(topics), "ingested", now));
+            }
+            results.add(new RecordingResult(rec.recordingId(), rec.format().name(), files, false,
+                    rec.episodes().size(), recFrames, rec.profile() == null ? "" : rec.profile().describe(),
+                    List.copyOf(issues), status));
+            progress.accept(String.format("%s: %d episode(s), %d frame(s) %s", String.join(", ", files),
+                    rec.episodes().size(), recFrames, status));
+        }
+        CommitResult commit = null;
+        if (!rawFiles.isEmpty()) {
+            commit = lake.begin().putFrames(frames).putEpisodes(episodes).putRawFiles(rawFiles).commit();
+        }
+        return new Result(List.copyOf(results), episodes.size(), frames.size(), skipped, commit);
+    }
+
+    /** A file, a rosbag2 folder, or a folder of recordings searched recursively (sorted, for a stable order). */
+    private static void read(Path in, IngestOptions options, List<Recording> out) throws IOException {
+        if (!Files.isDirectory(in) || Files.exists(in.resolve("metadata.yaml"))) {
+            out.add(Ingest.read(in, options));
+            return;
+        }
+        out.addAll(Ingest.readAll(in, options));
+        List<Path> dirs;
+        try (java.util.stream.Stream<Path> s = Files.list(in)) {
+            dirs = s.filter(Files::isDirectory).sorted().toList();
+        }
+        for (Path d : dirs) {
+            read(d, options, out);
+        }
+    }
+
+    private record EpisodeOut(EpisodeRow row, List<FrameRow> frames) {}
+
+    private static EpisodeOut episode(Recording rec, Episode ep, AlignConfig cfg, RuleSet rules) {
+        RobotProfile profile = rec.profile();
+        List<StreamData> aligned = new ArrayList<>();
+        List<TopicStream> streams = new ArrayList<>();
+        AlignOptions.Builder ob = AlignOptions.builder();
+        for (StreamData s : ep.streams()) {
+            boolean numeric = s.values() != null && s.values().length > 0 && s.values()[0] != null;
+            if (s.size() == 0 || !(s.role() == StreamRole.CAMERA || numeric && (s.role() == StreamRole.STATE
+                    || s.role() == StreamRole.ACTION || s.role() == StreamRole.GRIPPER))) {
+                continue;
+            }
+            TopicStream.Builder tb = TopicStream.builder(s.topic()).timestamps(s.timeNs().clone()).sortIfNeeded(true);
+            tb.payload(java.util.stream.IntStream.range(0, s.size()).toArray());
+            streams.add(tb.build());
+            aligned.add(s);
+            StreamPolicy p = cfg.policies().getOrDefault(s.topic(), cfg.byRole().getOrDefault(s.role(),
+                    StreamPolicy.of(AlignMethod.NEAREST, 50_000_000L)));
+            long offset = profile == null ? 0 : profile.clockOffsetNs(s.topic());
+            if (offset != 0) {
+                p = StreamPolicy.builder().method(p.method()).toleranceNs(p.toleranceNs()).clockOffsetNs(offset)
+                        .onMiss(p.onMiss()).build();
+            }
+            ob.policy(s.topic(), p);
+        }
+        String master = ep.masterTopic();
+        if (cfg.masterRateHz() != null) {
+            ob.master(MasterClock.fixedRate(cfg.masterRateHz()));
+            master = String.format("%.6g Hz", cfg.masterRateHz());
+        } else if (master == null || master.isEmpty() || aligned.stream().noneMatch(s -> s.topic().equals(ep.masterTopic()))) {
+            ob.master(MasterClock.fixedRate(10.0));
+            master = "10 Hz";
+        } else {
+            ob.masterStream(master);
+        }
+        List<FrameRow> rows = new ArrayList<>();
+        List<StreamMetrics> metrics = new ArrayList<>();
+        Alignment a = streams.isEmpty() ? null : Aligner.align(streams, ob.build());
+        if (a != null) {
+            StreamData state = stateStream(aligned, ep.masterTopic());
+            StreamData action = first(aligned, StreamRole.ACTION);
+            StreamData gripper = first(aligned, StreamRole.GRIPPER);
+            Map<String, TopicStream> byName = new LinkedHashMap<>();
+            streams.forEach(t -> byName.put(t.name(), t));
+            long[] ft = a.frameTimesNs();
+            for (int f = 0; f < ft.length; f++) {
+                List<ImageLocator> images = new ArrayList<>();
+                List<StreamMatch> matches = new ArrayList<>();
+                List<String> flags = new ArrayList<>();
+                double[] st = null;
+                double[] ac = null;
+                Double gr = null;
+                for (StreamData s : aligned) {
+                    StreamAlignment sa = a.stream(s.topic());
+                    int idx = sa.index()[f];
+                    int msg = idx < 0 ? -1 : byName.get(s.topic()).payload(idx);
+                    Long residual = idx < 0 ? null : sa.residualNs()[f];
+                    if (!sa.isMaster()) {
+                        matches.add(new StreamMatch(s.topic(), msg >= 0, residual));
+                        if (msg < 0) {
+                            flags.add("no_value:" + s.topic());
+                        }
+                    }
+                    if (msg < 0) {
+                        continue;
+                    }
+                    if (s.role() == StreamRole.CAMERA && s.locators() != null && s.locators()[msg] != null) {
+                        RawLocator l = s.locators()[msg];
+                        images.add(new ImageLocator(s.topic(), l.uri(), l.chunkOffset(), l.offset(), l.length(),
+                                l.compression(), residual));
+                    }
+                    if (s == state) {
+                        st = s.values()[msg];
+                    } else if (s == action) {
+                        ac = s.values()[msg];
+                    } else if (s == gripper && s.values()[msg].length > 0) {
+                        gr = s.values()[msg][0];
+                    }
+                }
+                rows.add(new FrameRow(ep.episodeId(), f, ft[f], st, ac, gr, images, matches, flags));
+            }
+            Map<String, Long> p99 = new LinkedHashMap<>();
+            for (ResidualStats rs : a.stats()) {
+                p99.put(rs.stream(), rs.p99AbsNs() < 0 ? null : rs.p99AbsNs());
+            }
+            for (StreamData s : ep.streams()) {
+                Double nominal = profile == null || profile.nominalRateHz(s.topic()).isEmpty() ? null
+                        : profile.nominalRateHz(s.topic()).getAsDouble();
+                StreamMetrics m = StreamMetrics.measure(s.topic(), s.role().name().toLowerCase(), s.timeNs(), nominal,
+                        ep.startNs(), ep.endNs());
+                metrics.add(p99.containsKey(s.topic()) ? m.withResidualP99Ns(p99.get(s.topic())) : m);
+            }
+        }
+        EpisodeMetrics em = new EpisodeMetrics(ep.episodeId(), ep.endNs() - ep.startNs(), metrics,
+                EpisodeMetrics.missingRoles(List.of("state"), metrics));
+        JointLimits limits = JointLimits.none();
+        if (profile != null) {
+            for (Map.Entry<String, double[]> e : profile.jointLimits().entrySet()) {
+                limits = limits.with(e.getKey(), e.getValue()[0], e.getValue()[1]);
+            }
+        }
+        StreamData state = stateStream(ep.streams(), ep.masterTopic());
+        if (limits.size() > 0 && state != null && state.values() != null) {
+            String[] names = state.names().toArray(String[]::new);
+            double[] flat = Arrays.stream(state.values()).filter(Objects::nonNull).flatMapToDouble(Arrays::stream).toArray();
+            em = em.withJointLimits(limits.check(names, flat));
+        }
+        QualityReport q = rules.evaluate(em);
+        Map<String, Object> meta = new LinkedHashMap<>(ep.metadata());
+        meta.put("source_files", rec.files().stream().map(SourceFile::uri).toList());
+        meta.put("format", rec.format().name());
+        meta.put("dropped_frames", a == null ? 0 : a.droppedFrames());
+        EpisodeRow row = new EpisodeRow(ep.episodeId(), rec.recordingId(), ep.robotId(), ep.task(), ep.scene(),
+                ep.operator(), ep.outcome(), ep.startNs(), ep.endNs(), ep.endNs() - ep.startNs(), master,
+                (long) rows.size(), q.status().name().toLowerCase(), q.flags(), json(Map.of("metrics", em,
+                        "results", q.results())), json(meta));
+        return new EpisodeOut(row, rows);
+    }
+
+    /** The state vector of a frame: the master stream when it is a state stream, else a JointState, else the first. */
+    private static StreamData stateStream(List<StreamData> streams, String master) {
+        List<StreamData> states = streams.stream().filter(s -> s.role() == StreamRole.STATE && s.values() != null).toList();
+        return states.stream().filter(s -> s.topic().equals(master)).findFirst()
+                .or(() -> states.stream().filter(s -> s.messageType().contains("JointState")).findFirst())
+                .orElse(states.isEmpty() ? null : states.get(0));
+    }
+
+    private static StreamData first(List<StreamData> streams, StreamRole role) {
+        return streams.stream().filter(s -> s.role() == role && s.values() != null).findFirst().orElse(null);
+    }
+
+    private static String json(Object o) {
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
