@@ -6,6 +6,6 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-mvn -B -q -o -pl flywheel-core -am test-compile >/dev/null
+mvn -B -q -pl flywheel-core -am test-compile >/dev/null
 CP="flywheel-core/target/classes:flywheel-core/target/test-classes"
 exec taskset -c 0 java -Xmx3g -XX:+UseParallelGC -cp "$CP" io.flywheel.align.AlignBench "${1:-10000000}" "${2:-20000}"
