@@ -15,13 +15,14 @@ package io.flywheel.align;
  * @param stampOutOfWindow     messages whose non-zero header stamp is too far from the log time (log time used)
  * @param unresolvedPositions  messages with no usable time (left out of alignment)
  * @param nonMonotonicPositions messages whose chosen time is smaller than the previous usable message's
- * @param clockJumpPositions   messages whose chosen time is more than the threshold after the previous usable one
+ * @param clockJumpPositions   messages whose chosen time is more than the jump threshold after the previous usable one
+ * @param medianPeriodNs       median of the positive steps between consecutive usable times, ns; 0 when none
  * @param wallClock            whether the stream's log times are on a wall clock (see {@link TimestampRule})
  */
 public record ResolvedTimes(long[] timeNs, byte[] source, int fromHeader, int fromLog, int fromPublish,
                             int[] zeroStampPositions, int[] zeroLogTimePositions, int[] stampOutOfWindow,
                             int[] unresolvedPositions, int[] nonMonotonicPositions, int[] clockJumpPositions,
-                            boolean wallClock) {
+                            long medianPeriodNs, boolean wallClock) {
     public static final byte SOURCE_HEADER = 0;
     public static final byte SOURCE_LOG = 1;
     public static final byte SOURCE_PUBLISH = 2;

@@ -8,9 +8,10 @@ import java.util.Arrays;
  * <p><b>Rule</b>, per message {@code i} (all times int64 ns):
  * <ol>
  *   <li>A header stamp of 0 means "absent" (no header, or an unset {@code std_msgs/Header.stamp}).</li>
- *   <li>A log time of 0 means "absent" when the stream runs on a wall clock, i.e. its largest log time is at least
- *       {@link Builder#wallClockThresholdNs} (default 1e17 ns, March 1973); on a relative clock that starts at 0
- *       (rosbag2 test bags) 0 is a valid time.</li>
+ *   <li>A log time of 0 means "absent" when the log clock is a wall clock, i.e. the largest log time (of the stream,
+ *       or of the whole recording when the caller decides, {@link #resolve(long[], long[], long[], boolean)}) is at
+ *       least {@link Builder#wallClockThresholdNs} (default 1e17 ns, March 1973); on a relative clock that starts at 0
+ *       (rosbag2 test bags, RLDS with epoch 0) 0 is a valid time.</li>
  *   <li>The header stamp is used when present and sane: log time absent, or {@code |stamp - log| < window}
  *       (default 10 s). A present stamp outside the window is counted in {@link ResolvedTimes#stampOutOfWindow()}
  *       and the log time is used.</li>
@@ -19,21 +20,29 @@ import java.util.Arrays;
  *       it is left out of alignment ({@link ResolvedTimes#usable()}) and counted, never given an invented time.</li>
  * </ol>
  * Then, over the resolved times of usable messages in input order: a time smaller than its predecessor's is a
- * non-monotonic stamp (a backward clock jump; the aligner's stable sort puts it in place); a step larger than the
- * clock-jump threshold (default 1 s) is a forward jump. Both are reported with positions.
+ * non-monotonic stamp (a backward clock jump; the aligner's stable sort puts it in place); a forward step larger than
+ * {@code max(clockJumpThresholdNs, clockJumpPeriods x median period)} is a forward clock jump (defaults 1 s and 10
+ * periods, so a 0.2 Hz topic is not a jump at every message, and a 1 kHz dropout under 1 s is not a clock jump). The
+ * median period is the median (the upper one for an even count) of the positive steps between consecutive usable
+ * times. Both are reported with positions.
+ *
+ * <p>A message without a usable time is skipped by these checks: it has no time, so it makes no step (a stream whose
+ * first message has log time 0 on a wall clock reports that message as zero log time and unresolved, not as a jump).
  */
 public final class TimestampRule {
     private final long windowNs;
     private final long clockJumpThresholdNs;
     private final long wallClockThresholdNs;
+    private final int clockJumpPeriods;
 
     private TimestampRule(Builder b) {
         this.windowNs = b.windowNs;
         this.clockJumpThresholdNs = b.clockJumpThresholdNs;
         this.wallClockThresholdNs = b.wallClockThresholdNs;
+        this.clockJumpPeriods = b.clockJumpPeriods;
     }
 
-    /** The rule with default settings (10 s window, 1 s jump threshold, wall clock from 1e17 ns). */
+    /** The rule with default settings (10 s window, 1 s / 10 periods jump threshold, wall clock from 1e17 ns). */
     public static TimestampRule defaults() {
         return builder().build();
     }
@@ -45,8 +54,17 @@ public final class TimestampRule {
     /** Header-stamp sanity window in ns. */
     public long windowNs() { return windowNs; }
 
-    /** Forward clock-jump threshold in ns. */
+    /** Smallest forward step that can be a clock jump, ns. */
     public long clockJumpThresholdNs() { return clockJumpThresholdNs; }
+
+    /** A forward step must also exceed this many median periods to be a clock jump (0: the ns threshold alone). */
+    public int clockJumpPeriods() { return clockJumpPeriods; }
+
+    /**
+     * @param logTimeNs the largest log time of a recording (or stream), ns
+     * @return whether that log clock is a wall clock, on which a log time of 0 means "absent"
+     */
+    public boolean isWallClock(long logTimeNs) { return logTimeNs >= wallClockThresholdNs; }
 
     /**
      * Resolves one stream's message times.
@@ -58,6 +76,24 @@ public final class TimestampRule {
      * @throws IllegalArgumentException when the arrays' lengths differ
      */
     public ResolvedTimes resolve(long[] headerStampNs, long[] logTimeNs, long[] publishTimeNs) {
+        long maxLog = Long.MIN_VALUE;
+        for (long l : logTimeNs) maxLog = Math.max(maxLog, l);
+        return resolve(headerStampNs, logTimeNs, publishTimeNs, logTimeNs.length > 0 && isWallClock(maxLog));
+    }
+
+    /**
+     * As {@link #resolve(long[], long[], long[])}, with the kind of log clock decided by the caller. A recording has one
+     * log clock: decide it over all its streams ({@link #isWallClock}), so that a single latched message at log time 0
+     * (e.g. {@code /robot_description}) in an epoch-stamped recording counts as absent.
+     *
+     * @param headerStampNs header stamp per message (0 = absent), or null when the messages have no header
+     * @param logTimeNs     log time per message (required)
+     * @param publishTimeNs publish time per message (0 = absent), or null
+     * @param wallClock     whether the log times are on a wall clock (then log time 0 is absent)
+     * @return the chosen time and its source per message, and the counts and positions of problems
+     * @throws IllegalArgumentException when the arrays' lengths differ
+     */
+    public ResolvedTimes resolve(long[] headerStampNs, long[] logTimeNs, long[] publishTimeNs, boolean wallClock) {
         int n = logTimeNs.length;
         if (headerStampNs != null && headerStampNs.length != n) {
             throw new IllegalArgumentException(headerStampNs.length + " header stamps for " + n + " log times");
@@ -65,9 +101,6 @@ public final class TimestampRule {
         if (publishTimeNs != null && publishTimeNs.length != n) {
             throw new IllegalArgumentException(publishTimeNs.length + " publish times for " + n + " log times");
         }
-        long maxLog = Long.MIN_VALUE;
-        for (long l : logTimeNs) maxLog = Math.max(maxLog, l);
-        boolean wallClock = n > 0 && maxLog >= wallClockThresholdNs;
 
         long[] time = new long[n];
         byte[] source = new byte[n];
@@ -105,21 +138,41 @@ public final class TimestampRule {
                 none.add(i);
             }
         }
+        long median = medianPeriod(time, source);
+        long jumpNs = Math.max(clockJumpThresholdNs,
+                median > Long.MAX_VALUE / Math.max(1, clockJumpPeriods) ? Long.MAX_VALUE : median * clockJumpPeriods);
         IntList nonMono = new IntList();
         IntList jumps = new IntList();
-        long prev = Long.MIN_VALUE;
+        long prev = 0;
         boolean havePrev = false;
         for (int i = 0; i < n; i++) {
             if (source[i] == ResolvedTimes.SOURCE_NONE) continue;
             if (havePrev) {
                 if (time[i] < prev) nonMono.add(i);
-                else if (time[i] - prev > clockJumpThresholdNs) jumps.add(i);
+                else if (time[i] - prev > jumpNs) jumps.add(i);
             }
             prev = time[i];
             havePrev = true;
         }
         return new ResolvedTimes(time, source, header, log, pub, zeroStamps.toArray(), zeroLog.toArray(),
-                outOfWindow.toArray(), none.toArray(), nonMono.toArray(), jumps.toArray(), wallClock);
+                outOfWindow.toArray(), none.toArray(), nonMono.toArray(), jumps.toArray(), median, wallClock);
+    }
+
+    /** Median of the positive steps between consecutive usable times, ns; 0 when there is none. */
+    private static long medianPeriod(long[] time, byte[] source) {
+        long[] d = new long[time.length];
+        int k = 0;
+        long prev = 0;
+        boolean havePrev = false;
+        for (int i = 0; i < time.length; i++) {
+            if (source[i] == ResolvedTimes.SOURCE_NONE) continue;
+            if (havePrev && time[i] > prev) d[k++] = time[i] - prev;
+            prev = time[i];
+            havePrev = true;
+        }
+        if (k == 0) return 0;
+        Arrays.sort(d, 0, k);
+        return d[k / 2];
     }
 
     /** Builder for {@link TimestampRule}. */
@@ -127,19 +180,23 @@ public final class TimestampRule {
         private long windowNs = 10_000_000_000L;
         private long clockJumpThresholdNs = AlignOptions.DEFAULT_CLOCK_JUMP_THRESHOLD_NS;
         private long wallClockThresholdNs = 100_000_000_000_000_000L;
+        private int clockJumpPeriods = 10;
 
         /** Largest accepted |header stamp - log time| (exclusive), ns; default 10 s. */
         public Builder windowNs(long ns) { this.windowNs = ns; return this; }
-        /** A forward step larger than this is a clock jump, ns; default 1 s. */
+        /** A forward step must be larger than this to be a clock jump, ns; default 1 s. */
         public Builder clockJumpThresholdNs(long ns) { this.clockJumpThresholdNs = ns; return this; }
+        /** A forward step must also be larger than this many median periods to be a clock jump; default 10, 0: off. */
+        public Builder clockJumpPeriods(int periods) { this.clockJumpPeriods = periods; return this; }
         /** Log times at or above this mark a wall clock (then log time 0 is absent), ns; default 1e17. */
         public Builder wallClockThresholdNs(long ns) { this.wallClockThresholdNs = ns; return this; }
 
-        /** @throws IllegalArgumentException when a setting is not positive */
+        /** @throws IllegalArgumentException when a ns setting is not positive or the period count is negative */
         public TimestampRule build() {
-            if (windowNs <= 0 || clockJumpThresholdNs <= 0 || wallClockThresholdNs <= 0) {
+            if (windowNs <= 0 || clockJumpThresholdNs <= 0 || wallClockThresholdNs <= 0 || clockJumpPeriods < 0) {
                 throw new IllegalArgumentException("timestamp rule settings must be > 0: window " + windowNs
-                        + " ns, jump threshold " + clockJumpThresholdNs + " ns, wall clock " + wallClockThresholdNs + " ns");
+                        + " ns, jump threshold " + clockJumpThresholdNs + " ns, wall clock " + wallClockThresholdNs
+                        + " ns; jump periods must be >= 0: " + clockJumpPeriods);
             }
             return new TimestampRule(this);
         }

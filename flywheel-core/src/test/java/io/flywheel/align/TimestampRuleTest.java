@@ -79,10 +79,49 @@ class TimestampRuleTest {
         ResolvedTimes r = TimestampRule.defaults().resolve(null, log, null);
         assertArrayEquals(new int[] {2}, r.nonMonotonicPositions());
         assertArrayEquals(new int[] {4}, r.clockJumpPositions());
+        assertEquals(10 * MS, r.medianPeriodNs()); // positive steps 10, 10, 2985, 10 ms
         TopicStream s = r.toStream("x");
         assertArrayEquals(new int[] {2}, s.backwardJumpPositions());
         assertEquals(2, s.payload(1)); // T0+5ms came from input position 2
         assertThrows(IllegalArgumentException.class, () -> TimestampRule.defaults().resolve(new long[1], new long[2], null));
         assertThrows(IllegalArgumentException.class, () -> TimestampRule.builder().windowNs(0).build());
+        assertThrows(IllegalArgumentException.class, () -> TimestampRule.builder().clockJumpPeriods(-1).build());
+    }
+
+    @Test
+    void forwardJumpThresholdIsTheLargerOfOneSecondAndTenPeriods() {
+        // 0.2 Hz topic (5 s period) with one 60 s gap: 10 periods = 50 s > 1 s, so only the 60 s step is a jump
+        long[] slow = {T0, T0 + 5 * S, T0 + 10 * S, T0 + 70 * S, T0 + 75 * S};
+        ResolvedTimes r = TimestampRule.defaults().resolve(null, slow, null);
+        assertEquals(5 * S, r.medianPeriodNs());
+        assertArrayEquals(new int[] {3}, r.clockJumpPositions());
+        // with the period factor off, every 5 s step passes the 1 s threshold
+        ResolvedTimes fixed = TimestampRule.builder().clockJumpPeriods(0).build().resolve(null, slow, null);
+        assertArrayEquals(new int[] {1, 2, 3, 4}, fixed.clockJumpPositions());
+        // 1 kHz topic with a 200 ms dropout at position 3 and a 2 s gap at position 5: 10 periods = 10 ms < 1 s
+        long[] fast = {T0, T0 + MS, T0 + 2 * MS, T0 + 202 * MS, T0 + 203 * MS, T0 + 2203 * MS, T0 + 2204 * MS};
+        ResolvedTimes f = TimestampRule.defaults().resolve(null, fast, null);
+        assertEquals(MS, f.medianPeriodNs());
+        assertArrayEquals(new int[] {5}, f.clockJumpPositions());
+    }
+
+    @Test
+    void theCallerDecidesTheClockOfAWholeRecording() {
+        // a latched message at log time 0 alone in its stream: on its own it looks like a relative clock ...
+        long[] latched = {0};
+        assertTrue(TimestampRule.defaults().resolve(null, latched, null).clean());
+        // ... but the recording's other streams are epoch-stamped, so 0 is absent there
+        assertTrue(TimestampRule.defaults().isWallClock(T0));
+        assertFalse(TimestampRule.defaults().isWallClock(3 * S));
+        ResolvedTimes r = TimestampRule.defaults().resolve(null, latched, null, true);
+        assertArrayEquals(new int[] {0}, r.zeroLogTimePositions());
+        assertArrayEquals(new int[] {0}, r.unresolvedPositions());
+        assertEquals(0, r.usable().length);
+        assertEquals(0, r.medianPeriodNs());
+        // a stream that starts with an absent time makes no step from it: no clock jump at position 1
+        ResolvedTimes tf = TimestampRule.defaults().resolve(null, new long[] {0, T0, T0 + 500 * MS}, null, true);
+        assertArrayEquals(new int[] {0}, tf.unresolvedPositions());
+        assertEquals(0, tf.clockJumpPositions().length);
+        assertEquals(0, tf.nonMonotonicPositions().length);
     }
 }

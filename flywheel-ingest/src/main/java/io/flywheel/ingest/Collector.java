@@ -1,5 +1,6 @@
 package io.flywheel.ingest;
 
+import io.flywheel.align.TimestampRule;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,11 +47,14 @@ final class Collector {
         return profile.resolve(channels, sourceGuesses);
     }
 
-    /** Builds the episode. */
-    Episode episode(String recordingId, int index, RobotProfile resolved, String robotId) {
+    /** Builds the episode; the log clock is a wall clock when the largest log time of any stream says so. */
+    Episode episode(String recordingId, int index, RobotProfile resolved, String robotId, TimestampRule rule) {
+        long maxLog = Long.MIN_VALUE;
+        for (StreamBuilder s : streams.values()) maxLog = Math.max(maxLog, s.maxLogTimeNs());
+        boolean wallClock = rule.isWallClock(maxLog);
         List<StreamData> out = new ArrayList<>();
         streams.values().stream().sorted(java.util.Comparator.comparingInt(s -> s.channelId))
-                .forEach(s -> out.add(s.build()));
+                .forEach(s -> out.add(s.build(rule, wallClock)));
         Map<String, String> md = episodeMetadata;
         String task = md.getOrDefault("task", md.getOrDefault("language_instruction", ""));
         if (task.isEmpty()) {

@@ -16,8 +16,9 @@ import java.util.Map;
  *   <li>ROS 1 bag: one recording, one episode;</li>
  *   <li>RLDS TFRecord: one recording per file, one episode per {@code tf.train.Example}.</li>
  * </ul>
- * Roles come from the options' {@link RobotProfile}, or are detected; times follow the {@link Timestamps}
- * rule. Stateless; safe to call from several threads on different inputs.
+ * Roles come from the options' {@link RobotProfile}, or are detected; times follow the options'
+ * {@link io.flywheel.align.TimestampRule}, with the log clock (wall or relative) decided once per episode over all
+ * its streams. Stateless; safe to call from several threads on different inputs.
  */
 public final class Ingest {
     private Ingest() {}
@@ -79,13 +80,13 @@ public final class Ingest {
                 for (Path p : source.files()) McapSource.read(p, c);
                 resolved = c.resolvedProfile();
                 recMeta.putAll(c.recordingMetadata);
-                episodes.add(c.episode(recordingId, 0, resolved, robotId));
+                episodes.add(c.episode(recordingId, 0, resolved, robotId, options.timestampRule()));
             }
             case ROS1_BAG -> {
                 Collector c = new Collector(profile);
                 Ros1BagSource.read(source.files().get(0), c);
                 resolved = c.resolvedProfile();
-                episodes.add(c.episode(recordingId, 0, resolved, robotId));
+                episodes.add(c.episode(recordingId, 0, resolved, robotId, options.timestampRule()));
             }
             case RLDS_TFRECORD -> {
                 resolved = null;
@@ -95,7 +96,7 @@ public final class Ingest {
                         RobotProfile r = c.resolvedProfile();
                         if (resolved == null) resolved = r;
                         recMeta.putAll(c.recordingMetadata);
-                        episodes.add(c.episode(recordingId, index++, r, robotId));
+                        episodes.add(c.episode(recordingId, index++, r, robotId, options.timestampRule()));
                     }
                 }
                 if (resolved == null) resolved = profile.resolve(List.of());

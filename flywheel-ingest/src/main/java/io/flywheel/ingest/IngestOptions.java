@@ -1,9 +1,11 @@
 package io.flywheel.ingest;
 
+import io.flywheel.align.TimestampRule;
+
 /**
  * Options of {@link Ingest}; immutable, built with {@link #builder()}. Defaults: no profile (roles
  * detected), robot id from the profile, RLDS nominal times at 5 Hz from 1_700_000_000 s with episodes
- * 100 s apart.
+ * 100 s apart; the default {@link TimestampRule}.
  */
 public final class IngestOptions {
     /** Default RLDS epoch: 1_700_000_000 s after the Unix epoch, in ns (the camera/bridge-mcap convention). */
@@ -20,6 +22,7 @@ public final class IngestOptions {
     private final double rldsRateHz;
     private final long rldsEpochNs;
     private final long rldsEpisodeSpacingNs;
+    private final TimestampRule timestampRule;
 
     private IngestOptions(Builder b) {
         profile = b.profile;
@@ -27,6 +30,7 @@ public final class IngestOptions {
         rldsRateHz = b.rldsRateHz;
         rldsEpochNs = b.rldsEpochNs;
         rldsEpisodeSpacingNs = b.rldsEpisodeSpacingNs;
+        timestampRule = b.timestampRule;
     }
 
     /** @return the default options */
@@ -50,6 +54,9 @@ public final class IngestOptions {
     /** @return time between the starts of consecutive RLDS episodes, ns */
     public long rldsEpisodeSpacingNs() { return rldsEpisodeSpacingNs; }
 
+    /** @return the rule that chooses each message's time and reports stamp problems; default {@link TimestampRule#defaults()} */
+    public TimestampRule timestampRule() { return timestampRule; }
+
     /** Builder for {@link IngestOptions}. */
     public static final class Builder {
         private RobotProfile profile = RobotProfile.builder().build();
@@ -57,6 +64,7 @@ public final class IngestOptions {
         private double rldsRateHz = DEFAULT_RLDS_RATE_HZ;
         private long rldsEpochNs = DEFAULT_RLDS_EPOCH_NS;
         private long rldsEpisodeSpacingNs = DEFAULT_RLDS_EPISODE_SPACING_NS;
+        private TimestampRule timestampRule = TimestampRule.defaults();
 
         private Builder() {}
 
@@ -86,6 +94,12 @@ public final class IngestOptions {
         public Builder rldsEpisodeSpacingNs(long ns) {
             if (ns < 0) throw new IllegalArgumentException("episode spacing must be >= 0 ns, got " + ns);
             rldsEpisodeSpacingNs = ns;
+            return this;
+        }
+
+        /** @param rule the timestamp rule (null: {@link TimestampRule#defaults()}) */
+        public Builder timestampRule(TimestampRule rule) {
+            timestampRule = rule == null ? TimestampRule.defaults() : rule;
             return this;
         }
 

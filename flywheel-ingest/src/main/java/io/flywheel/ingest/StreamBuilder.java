@@ -1,5 +1,7 @@
 package io.flywheel.ingest;
 
+import io.flywheel.align.ResolvedTimes;
+import io.flywheel.align.TimestampRule;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -64,11 +66,29 @@ final class StreamBuilder {
 
     int size() { return n; }
 
-    StreamData build() {
+    /** The largest log time added, ns; {@link Long#MIN_VALUE} when empty. */
+    long maxLogTimeNs() {
+        long m = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) m = Math.max(m, log[i]);
+        return m;
+    }
+
+    /**
+     * Applies the timestamp rule and builds the stream. Messages with no usable time keep 0 in
+     * {@link StreamData#timeNs()} (the rule's {@link Long#MIN_VALUE} is not handed on).
+     *
+     * @param rule the timestamp rule
+     * @param wallClock whether the recording's log clock is a wall clock (decided over all its streams)
+     */
+    StreamData build(TimestampRule rule, boolean wallClock) {
         long[] lt = Arrays.copyOf(log, n);
         long[] hs = Arrays.copyOf(stamp, n);
-        long[] chosen = new long[n];
-        TimestampReport rep = Timestamps.choose(topic, lt, hs, hasHeader, chosen);
+        boolean stamped = hasHeader;
+        for (int i = 0; i < n && !stamped; i++) stamped = hs[i] != 0;
+        ResolvedTimes rt = rule.resolve(stamped ? hs : null, lt, null, wallClock);
+        long[] chosen = rt.timeNs().clone();
+        for (int p : rt.unresolvedPositions()) chosen[p] = 0;
+        TimestampReport rep = new TimestampReport(topic, rt);
         double[][] v = values == null ? null : Arrays.copyOf(values, n);
         RawLocator[] loc = role == StreamRole.CAMERA ? (locators == null ? new RawLocator[n] : Arrays.copyOf(locators, n)) : null;
         List<String> tx = null;

@@ -12,7 +12,8 @@ import java.util.List;
  *     default master camera (lowest id)
  * @param role what the stream means
  * @param messageType schema name as recorded, e.g. {@code sensor_msgs/msg/JointState}
- * @param timeNs chosen time per message, int64 ns since the Unix epoch ({@link Timestamps} rule)
+ * @param timeNs chosen time per message, int64 ns since the Unix epoch ({@link io.flywheel.align.TimestampRule}
+ *     of flywheel-core); 0 for a message with no usable time (counted in {@link TimestampReport#unresolved()})
  * @param logTimeNs log time per message, ns (RLDS: the nominal time)
  * @param headerStampNs header stamp per message, ns; 0 when the message has no header or its stamp is 0
  * @param values numeric value per message for STATE (JointState.position, or the message's numeric fields

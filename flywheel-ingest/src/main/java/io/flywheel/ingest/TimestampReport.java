@@ -1,61 +1,127 @@
 package io.flywheel.ingest;
 
+import io.flywheel.align.ResolvedTimes;
+import io.flywheel.align.TimestampRule;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What {@link Timestamps#choose} found in one stream's times. Positions are message indexes in the
- * stream (0-based, in the order read); the lists keep at most {@link Timestamps#MAX_POSITIONS}
- * entries each, while the counts are complete.
+ * What the timestamp rule ({@link TimestampRule}, flywheel-core) found in one stream's times: a read-only view of its
+ * {@link ResolvedTimes} under the names ingest callers use. Positions are message indexes in the stream (0-based, in
+ * the order read); counts and position lists are complete.
  *
  * @param topic the stream's topic
- * @param messages number of messages
- * @param fromHeaderStamp messages whose chosen time is the header stamp
- * @param fromLogTime messages whose chosen time is the log time (no header, zero or insane stamp)
- * @param zeroStamps messages with a header whose stamp is 0
- * @param insaneStamps messages with a non-zero stamp more than 10 s from a non-zero log time (log time used)
- * @param logTimeZero messages whose log time is 0
- * @param unresolved messages whose chosen time is 0 (stamp and log time both 0 or missing)
- * @param nonMonotonicStamps positions i where header stamp[i] &lt; header stamp[i-1] (among messages with a
- *     non-zero stamp)
- * @param nonMonotonicStampCount how many such positions
- * @param medianPeriodNs median of the positive differences between consecutive chosen times, 0 when fewer
- *     than 2 messages
- * @param jumps clock jumps on the chosen times: backwards steps, and forward gaps &gt; 10x the median period
- * @param jumpCount how many jumps in all
+ * @param resolved the rule's output for the stream (chosen time, source and findings per message)
  */
-public record TimestampReport(String topic, int messages, int fromHeaderStamp, int fromLogTime, int zeroStamps,
-                              int insaneStamps, int logTimeZero, int unresolved, List<Integer> nonMonotonicStamps,
-                              int nonMonotonicStampCount, long medianPeriodNs, List<Jump> jumps, int jumpCount) {
-    public TimestampReport {
-        nonMonotonicStamps = List.copyOf(nonMonotonicStamps);
-        jumps = List.copyOf(jumps);
-    }
+public record TimestampReport(String topic, ResolvedTimes resolved) {
+    /** At most this many positions are written per kind of finding by {@link #summary()}. */
+    public static final int SUMMARY_POSITIONS = 10;
 
     /**
      * One clock jump in the chosen times.
      *
      * @param position index of the message after the jump
-     * @param deltaNs chosen time[position] - chosen time[position - 1]; negative for a backwards jump
-     * @param backwards true when time went backwards
+     * @param deltaNs chosen time[position] - chosen time of the previous message with a usable time, ns; negative
+     *     for a backwards jump
+     * @param backwards true when time went backwards (a non-monotonic stamp)
      */
     public record Jump(int position, long deltaNs, boolean backwards) {}
 
-    /** @return true when nothing odd was found */
-    public boolean clean() {
-        return zeroStamps == 0 && insaneStamps == 0 && logTimeZero == 0 && unresolved == 0
-                && nonMonotonicStampCount == 0 && jumpCount == 0;
+    /** @return number of messages */
+    public int messages() { return resolved.timeNs().length; }
+
+    /** @return messages whose chosen time is the header stamp */
+    public int fromHeaderStamp() { return resolved.fromHeader(); }
+
+    /** @return messages whose chosen time is the log time (no header, zero or out-of-window stamp) */
+    public int fromLogTime() { return resolved.fromLog(); }
+
+    /** @return messages with a header whose stamp is 0 */
+    public int zeroStamps() { return resolved.zeroStampPositions().length; }
+
+    /** @return messages whose non-zero stamp is 10 s or more from a present log time (log time used) */
+    public int insaneStamps() { return resolved.stampOutOfWindow().length; }
+
+    /** @return messages whose log time is 0 in a recording whose log clock is a wall clock (0 = absent) */
+    public int logTimeZero() { return resolved.zeroLogTimePositions().length; }
+
+    /** @return messages with no usable time (their {@link StreamData#timeNs()} entry is 0) */
+    public int unresolved() { return resolved.unresolvedPositions().length; }
+
+    /** @return positions whose chosen time is smaller than the previous usable message's (backward clock jumps) */
+    public List<Integer> nonMonotonicStamps() { return list(resolved.nonMonotonicPositions()); }
+
+    /** @return how many non-monotonic positions */
+    public int nonMonotonicStampCount() { return resolved.nonMonotonicPositions().length; }
+
+    /** @return median of the positive steps between consecutive usable chosen times, ns; 0 with fewer than 2 */
+    public long medianPeriodNs() { return resolved.medianPeriodNs(); }
+
+    /** @return every clock jump in position order: backward steps and forward steps over the rule's jump threshold */
+    public List<Jump> jumps() {
+        long[] t = resolved.timeNs();
+        int[] back = resolved.nonMonotonicPositions();
+        int[] fwd = resolved.clockJumpPositions();
+        List<Jump> out = new ArrayList<>(back.length + fwd.length);
+        int b = 0, f = 0;
+        while (b < back.length || f < fwd.length) {
+            boolean takeBack = f == fwd.length || b < back.length && back[b] < fwd[f];
+            int p = takeBack ? back[b++] : fwd[f++];
+            out.add(new Jump(p, t[p] - t[previousUsable(p)], takeBack));
+        }
+        return List.copyOf(out);
     }
 
-    /** @return a one-line summary, e.g. {@code "/tf: 5 msgs, header 3, log 2, zero stamps 2, log time 0: 2"} */
+    /** @return how many clock jumps, backward and forward */
+    public int jumpCount() { return resolved.nonMonotonicPositions().length + resolved.clockJumpPositions().length; }
+
+    /** @return true when nothing odd was found ({@link ResolvedTimes#clean()}) */
+    public boolean clean() { return resolved.clean(); }
+
+    /**
+     * @return a one-line summary, e.g.
+     *     {@code "/tf: 5 msgs, header 0, log 4, log time 0: 1 at [0], no usable time: 1 at [0]"}
+     */
     public String summary() {
-        StringBuilder sb = new StringBuilder(topic).append(": ").append(messages).append(" msgs, header ")
-                .append(fromHeaderStamp).append(", log ").append(fromLogTime);
-        if (zeroStamps > 0) sb.append(", zero stamps ").append(zeroStamps);
-        if (insaneStamps > 0) sb.append(", stamps >10 s off log time ").append(insaneStamps);
-        if (logTimeZero > 0) sb.append(", log time 0: ").append(logTimeZero);
-        if (unresolved > 0) sb.append(", no usable time: ").append(unresolved);
-        if (nonMonotonicStampCount > 0) sb.append(", non-monotonic stamps at ").append(nonMonotonicStamps);
-        if (jumpCount > 0) sb.append(", clock jumps ").append(jumpCount).append(" at ").append(jumps);
+        StringBuilder sb = new StringBuilder(topic).append(": ").append(messages()).append(" msgs, header ")
+                .append(fromHeaderStamp()).append(", log ").append(fromLogTime());
+        if (resolved.fromPublish() > 0) sb.append(", publish ").append(resolved.fromPublish());
+        positions(sb, "zero stamps", resolved.zeroStampPositions());
+        positions(sb, "stamps >10 s off log time", resolved.stampOutOfWindow());
+        positions(sb, "log time 0", resolved.zeroLogTimePositions());
+        positions(sb, "no usable time", resolved.unresolvedPositions());
+        positions(sb, "non-monotonic stamps", resolved.nonMonotonicPositions());
+        int[] fwd = resolved.clockJumpPositions();
+        if (fwd.length > 0) {
+            sb.append(", forward clock jumps: ").append(fwd.length).append(" at [");
+            long[] t = resolved.timeNs();
+            for (int i = 0; i < Math.min(fwd.length, SUMMARY_POSITIONS); i++) {
+                int p = fwd[i];
+                sb.append(i == 0 ? "" : ", ").append(p).append(String.format(java.util.Locale.ROOT, " (+%.3f s)",
+                        (t[p] - t[previousUsable(p)]) / 1e9));
+            }
+            sb.append(fwd.length > SUMMARY_POSITIONS ? ", ...]" : "]");
+        }
         return sb.toString();
+    }
+
+    private int previousUsable(int p) {
+        byte[] src = resolved.source();
+        int q = p - 1;
+        while (src[q] == ResolvedTimes.SOURCE_NONE) q--;
+        return q;
+    }
+
+    private static void positions(StringBuilder sb, String what, int[] pos) {
+        if (pos.length == 0) return;
+        sb.append(", ").append(what).append(": ").append(pos.length).append(" at [");
+        for (int i = 0; i < Math.min(pos.length, SUMMARY_POSITIONS); i++) sb.append(i == 0 ? "" : ", ").append(pos[i]);
+        sb.append(pos.length > SUMMARY_POSITIONS ? ", ...]" : "]");
+    }
+
+    private static List<Integer> list(int[] a) {
+        List<Integer> out = new ArrayList<>(a.length);
+        for (int x : a) out.add(x);
+        return List.copyOf(out);
     }
 }

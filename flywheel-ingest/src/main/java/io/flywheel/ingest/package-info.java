@@ -4,7 +4,7 @@
  * <p>Entry points: {@link io.flywheel.ingest.Ingest#read(java.nio.file.Path, io.flywheel.ingest.IngestOptions)}
  * gives a {@link io.flywheel.ingest.Recording} (raw files with SHA-256, episodes); each
  * {@link io.flywheel.ingest.Episode} holds one {@link io.flywheel.ingest.StreamData} per topic with its
- * {@link io.flywheel.ingest.StreamRole}, chosen times ({@link io.flywheel.ingest.Timestamps} rule and
+ * {@link io.flywheel.ingest.StreamRole}, chosen times ({@link io.flywheel.align.TimestampRule} of flywheel-core and
  * {@link io.flywheel.ingest.TimestampReport}), values, and for cameras one
  * {@link io.flywheel.ingest.RawLocator} per frame that {@link io.flywheel.ingest.LocatorReader} reads back
  * from the raw file. Roles come from a {@link io.flywheel.ingest.RobotProfile} (YAML) or are detected.

@@ -69,15 +69,21 @@ class OtherFormatsIngestTest {
         assertEquals(7, action.values()[0].length);
         StreamData rs = ep.stream("/robot_state").orElseThrow();
         assertEquals(StreamRole.STATE, rs.role());
-        // /tf: the first message has log time 0 and all stamps 0: reported, time stays 0, then a jump
+        // /tf: the first message has log time 0 in an epoch-stamped recording and no usable stamp: reported as log
+        // time 0 and no usable time at position 0, its time stays 0; it has no time, so 0 -> 1.7e18 is not a clock
+        // jump. The other four are ~0.5 s apart (log times ...238104014336, ...238606563328, ...239107394560,
+        // ...239609981952): median step 502548992 ns, no jump, nothing backwards.
         StreamData tf = ep.stream("/tf").orElseThrow();
         assertEquals(5, tf.size());
         TimestampReport rep = tf.timestamps();
         assertEquals(1, rep.logTimeZero(), rep.summary());
+        assertEquals(List.of(0), java.util.Arrays.stream(rep.resolved().zeroLogTimePositions()).boxed().toList());
         assertEquals(1, rep.unresolved(), rep.summary());
         assertEquals(0, tf.timeNs()[0]);
-        assertEquals(1, rep.jumpCount(), rep.summary());
-        assertEquals(1, rep.jumps().get(0).position());
+        assertEquals(1748331238104014336L, tf.timeNs()[1]);
+        assertEquals(502_548_992L, rep.medianPeriodNs());
+        assertEquals(0, rep.jumpCount(), rep.summary());
+        assertEquals("/tf: 5 msgs, header 0, log 4, log time 0: 1 at [0], no usable time: 1 at [0]", rep.summary());
         StreamData desc = ep.stream("/robot_description").orElseThrow();
         assertEquals(1, desc.timestamps().logTimeZero());
         assertEquals(1, desc.timestamps().unresolved());

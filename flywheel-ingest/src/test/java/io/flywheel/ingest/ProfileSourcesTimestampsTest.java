@@ -2,6 +2,7 @@ package io.flywheel.ingest;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.flywheel.align.TimestampRule;
 import io.flywheel.mcap.McapFormatException;
 import io.flywheel.testkit.SharedData;
 
@@ -110,27 +112,59 @@ class ProfileSourcesTimestampsTest {
         assertTrue(e.getMessage().contains("cut.mcap") && e.offset() >= 0, e.getMessage());
     }
 
+    /** Feeds one stream through the ingest path (StreamBuilder, core's TimestampRule, TimestampReport). */
+    private static StreamData stream(long[] log, long[] stamp, boolean wallClock) {
+        StreamBuilder b = new StreamBuilder("/x", 1, StreamRole.STATE, "sensor_msgs/msg/JointState");
+        b.hasHeader(true);
+        for (int i = 0; i < log.length; i++) b.add(log[i], stamp[i]);
+        return b.build(TimestampRule.defaults(), wallClock);
+    }
+
     @Test
     void timestampRuleAndReport() {
-        long s = 1_000_000_000_000L;
+        long s = 1_700_000_000_000_000_000L; // epoch-stamped
         long p = 100_000_000L; // 10 Hz
         long[] log = {s, s + p, s + 2 * p, 0, s + 4 * p, s + 5 * p, s + 6 * p, s + 60 * p};
         long[] st = {s, 0, s + 2 * p + 50 * p * 10, s + 3 * p, s + 4 * p, s + 3 * p, s + 6 * p, s + 60 * p};
-        long[] chosen = new long[log.length];
-        TimestampReport r = Timestamps.choose("/x", log, st, true, chosen);
-        // 0: stamp; 1: zero stamp -> log; 2: stamp 50 s off -> log; 3: log 0 -> stamp; 5: stamp goes back
-        assertArrayEquals(new long[] {s, s + p, s + 2 * p, s + 3 * p, s + 4 * p, s + 3 * p, s + 6 * p, s + 60 * p}, chosen);
+        StreamData d = stream(log, st, true);
+        TimestampReport r = d.timestamps();
+        // 0: stamp; 1: zero stamp -> log; 2: stamp 50 s off -> log; 3: log 0 (absent) -> stamp; 5: stamp goes back
+        assertArrayEquals(new long[] {s, s + p, s + 2 * p, s + 3 * p, s + 4 * p, s + 3 * p, s + 6 * p, s + 60 * p},
+                d.timeNs());
+        assertEquals(8, r.messages());
         assertEquals(6, r.fromHeaderStamp());
         assertEquals(2, r.fromLogTime());
         assertEquals(1, r.zeroStamps());
         assertEquals(1, r.insaneStamps());
         assertEquals(1, r.logTimeZero());
         assertEquals(0, r.unresolved());
-        assertEquals(List.of(3, 5), r.nonMonotonicStamps()); // 3 < the 50 s-off stamp at 2; 5 < 4
-        assertEquals(p, r.medianPeriodNs());
-        assertEquals(2, r.jumpCount());
-        assertEquals(new TimestampReport.Jump(5, -p, true), r.jumps().get(0));
-        assertEquals(new TimestampReport.Jump(7, 54 * p, false), r.jumps().get(1));
-        assertTrue(!r.clean());
+        assertEquals(List.of(5), r.nonMonotonicStamps()); // only 5 goes back among the chosen times
+        assertEquals(p, r.medianPeriodNs()); // positive steps p, p, p, p, 3p, 54p
+        assertEquals(2, r.jumpCount()); // 5 back by p; 7 forward by 54p = 5.4 s > max(1 s, 10 periods)
+        assertEquals(List.of(new TimestampReport.Jump(5, -p, true), new TimestampReport.Jump(7, 54 * p, false)),
+                r.jumps());
+        assertEquals("/x: 8 msgs, header 6, log 2, zero stamps: 1 at [1], stamps >10 s off log time: 1 at [2], "
+                + "log time 0: 1 at [3], non-monotonic stamps: 1 at [5], forward clock jumps: 1 at [7 (+5.400 s)]",
+                r.summary());
+        assertFalse(r.clean());
+    }
+
+    @Test
+    void noUsableTimeKeepsZeroAndMakesNoStep() {
+        long s = 1_700_000_000_000_000_000L;
+        long p = 100_000_000L;
+        // message 1: log time 0 on a wall clock and no stamp: nothing usable
+        StreamData d = stream(new long[] {s, 0, s + 2 * p, s + 3 * p}, new long[] {s, 0, s + 2 * p, s + 3 * p}, true);
+        assertArrayEquals(new long[] {s, 0, s + 2 * p, s + 3 * p}, d.timeNs());
+        assertEquals(1, d.timestamps().unresolved());
+        assertEquals(0, d.timestamps().jumpCount()); // s -> s + 2p across the gap is no jump, 0 is no time
+        assertEquals(2 * p, d.timestamps().medianPeriodNs()); // steps 2p, p: the upper median (index n/2 sorted)
+        assertEquals(List.of(), d.timestamps().jumps());
+        // the same log times on a relative clock (starting at 0): 0 is a valid log time, the stamp is 1.7e9 s off it
+        StreamData rel = stream(new long[] {0, p, 2 * p}, new long[] {0, 0, 0}, false);
+        assertArrayEquals(new long[] {0, p, 2 * p}, rel.timeNs());
+        assertEquals(0, rel.timestamps().logTimeZero());
+        assertEquals(0, rel.timestamps().unresolved());
+        assertEquals(3, rel.timestamps().zeroStamps());
     }
 }
