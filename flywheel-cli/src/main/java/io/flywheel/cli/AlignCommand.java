@@ -163,7 +163,7 @@ final class AlignCommand implements Runnable {
             if (s == null) {
                 throw new IllegalArgumentException("stream '" + topic + "' not found in the raw files of " + episode);
             }
-            long[] st = s.timeNs().clone();
+            long[] st = s.timestamps().resolved().usableTimesNs();
             Arrays.sort(st);
             long[] ft = frames.stream().mapToLong(FrameRow::timestampNs).toArray();
             int[] match = new int[ft.length];

@@ -197,9 +197,14 @@ public final class IngestJob {
                     || s.role() == StreamRole.ACTION || s.role() == StreamRole.GRIPPER))) {
                 continue;
             }
-            TopicStream.Builder tb = TopicStream.builder(s.topic()).timestamps(s.timeNs().clone()).sortIfNeeded(true);
-            tb.payload(java.util.stream.IntStream.range(0, s.size()).toArray());
-            streams.add(tb.build());
+            // messages without a usable time (see TimestampRule) are left out of alignment
+            io.flywheel.align.ResolvedTimes times = s.timestamps().resolved();
+            int[] usable = times.usable();
+            if (usable.length == 0) {
+                continue;
+            }
+            streams.add(TopicStream.builder(s.topic()).timestamps(times.usableTimesNs()).payload(usable)
+                    .sortIfNeeded(true).build());
             aligned.add(s);
             StreamPolicy p = cfg.policies().getOrDefault(s.topic(), cfg.byRole().getOrDefault(s.role(),
                     StreamPolicy.of(AlignMethod.NEAREST, 50_000_000L)));
@@ -273,7 +278,8 @@ public final class IngestJob {
             for (StreamData s : ep.streams()) {
                 Double nominal = profile == null || profile.nominalRateHz(s.topic()).isEmpty() ? null
                         : profile.nominalRateHz(s.topic()).getAsDouble();
-                StreamMetrics m = StreamMetrics.measure(s.topic(), s.role().name().toLowerCase(), s.timeNs(), nominal,
+                StreamMetrics m = StreamMetrics.measure(s.topic(), s.role().name().toLowerCase(),
+                        s.timestamps().resolved().usableTimesNs(), nominal,
                         ep.startNs(), ep.endNs());
                 metrics.add(p99.containsKey(s.topic()) ? m.withResidualP99Ns(p99.get(s.topic())) : m);
             }
