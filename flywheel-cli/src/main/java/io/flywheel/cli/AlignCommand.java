@@ -36,9 +36,13 @@ final class AlignCommand implements Runnable {
         spec.commandLine().usage(System.out);
     }
 
-    /** Residual distribution of one stream: |matched message time - frame time|. */
+    /**
+     * Residual distribution of one stream: |matched message time - frame time|. With a simulator's
+     * ground truth, also the true error of the same pairings, |true time of the message - true
+     * capture time of the frame|, which an unsynced clock hides from the observed residuals.
+     */
     record StreamReport(String stream, long frames, long matched, long unmatched, double p50Ms, double p90Ms,
-                        double p99Ms, double maxMs) {}
+                        double p99Ms, double maxMs, Double trueP50Ms, Double trueP99Ms) {}
 
     @Command(name = "report", mixinStandardHelpOptions = true,
             description = "Per stream: frames matched and left without a value, and the |residual| distribution"
@@ -59,11 +63,21 @@ final class AlignCommand implements Runnable {
         @Option(names = "--window-ms", description = "time span drawn, ms (default: ${DEFAULT-VALUE})")
         double windowMs = 500;
 
+        @Option(names = "--truth", paramLabel = "GROUND_TRUTH_JSON", description = "a simulated fleet's"
+                + " ground_truth.json: also show the true error of every pairing next to the observed residual")
+        Path truth;
+
         @Option(names = "--json", description = "machine-readable output")
         boolean json;
 
+        private Truth groundTruth;
+        private final Map<String, EpisodeRow> episodes = new LinkedHashMap<>();
+
         @Override
         public Integer call() throws Exception {
+            if (truth != null) {
+                groundTruth = Truth.load(truth);
+            }
             if (plot != null && episode == null) {
                 throw new IllegalArgumentException("--plot needs --episode: it draws one episode");
             }
@@ -75,6 +89,13 @@ final class AlignCommand implements Runnable {
                     b.filter("episode_id = '" + episode.replace("'", "''") + "'");
                 }
                 frames = t.frames(b.build());
+                if (truth != null) {
+                    try (LakeTable e = l.table("episodes")) {
+                        for (EpisodeRow r : e.episodes(ScanRequest.all())) {
+                            episodes.put(r.episodeId(), r);
+                        }
+                    }
+                }
                 if (episode != null) {
                     try (LakeTable e = l.table("episodes")) {
                         List<EpisodeRow> eps = e.episodes(ScanRequest.builder()
@@ -87,13 +108,25 @@ final class AlignCommand implements Runnable {
                 }
             }
             Map<String, List<Long>> residuals = new LinkedHashMap<>();
+            Map<String, List<Long>> trueErrors = new LinkedHashMap<>();
             Map<String, long[]> counts = new LinkedHashMap<>();
             for (FrameRow f : frames) {
+                Truth.Episode te = groundTruth == null ? null : groundTruth.episode(episodes.get(f.episodeId()));
+                EpisodeRow er = episodes.get(f.episodeId());
+                Long frameTrue = te == null ? null : te.trueTime(er.masterTopic(), f.timestampNs());
+                if (frameTrue != null) {
+                    trueErrors.computeIfAbsent(er.masterTopic() + " (master stamp)", k -> new ArrayList<>())
+                            .add(Math.abs(f.timestampNs() - frameTrue));
+                }
                 for (StreamMatch m : f.streams()) {
                     long[] c = counts.computeIfAbsent(m.stream(), k -> new long[2]);
                     c[m.matched() ? 0 : 1]++;
                     if (m.matched() && m.residualNs() != null) {
                         residuals.computeIfAbsent(m.stream(), k -> new ArrayList<>()).add(Math.abs(m.residualNs()));
+                        Long msgTrue = te == null ? null : te.trueTime(m.stream(), f.timestampNs() + m.residualNs());
+                        if (frameTrue != null && msgTrue != null) {
+                            trueErrors.computeIfAbsent(m.stream(), k -> new ArrayList<>()).add(Math.abs(msgTrue - frameTrue));
+                        }
                     }
                 }
             }
@@ -101,8 +134,17 @@ final class AlignCommand implements Runnable {
             for (Map.Entry<String, long[]> e : counts.entrySet()) {
                 long[] r = residuals.getOrDefault(e.getKey(), List.of()).stream().mapToLong(Long::longValue).sorted()
                         .toArray();
+                long[] te = trueErrors.getOrDefault(e.getKey(), List.of()).stream().mapToLong(Long::longValue).sorted()
+                        .toArray();
                 reports.add(new StreamReport(e.getKey(), e.getValue()[0] + e.getValue()[1], e.getValue()[0],
-                        e.getValue()[1], pct(r, 50), pct(r, 90), pct(r, 99), r.length == 0 ? Double.NaN : r[r.length - 1] / 1e6));
+                        e.getValue()[1], pct(r, 50), pct(r, 90), pct(r, 99), r.length == 0 ? Double.NaN : r[r.length - 1] / 1e6,
+                        te.length == 0 ? null : pct(te, 50), te.length == 0 ? null : pct(te, 99)));
+            }
+            for (Map.Entry<String, List<Long>> e : trueErrors.entrySet()) {
+                if (e.getKey().endsWith("(master stamp)")) {
+                    long[] te = e.getValue().stream().mapToLong(Long::longValue).sorted().toArray();
+                    reports.add(new StreamReport(e.getKey(), te.length, te.length, 0, 0, 0, 0, 0, pct(te, 50), pct(te, 99)));
+                }
             }
             if (plot != null) {
                 drawPlot(ep, frames);
@@ -118,11 +160,21 @@ final class AlignCommand implements Runnable {
                 return 0;
             }
             int w = Math.max(6, reports.stream().mapToInt(r -> r.stream().length()).max().orElse(6));
-            System.out.printf(Locale.ROOT, "%-" + w + "s %8s %8s %9s %9s %9s %9s %9s%n", "stream", "frames", "matched",
-                    "no value", "p50 ms", "p90 ms", "p99 ms", "max ms");
+            System.out.printf(Locale.ROOT, "%-" + w + "s %8s %8s %9s %9s %9s %9s %9s%s%n", "stream", "frames", "matched",
+                    "no value", "p50 ms", "p90 ms", "p99 ms", "max ms", truth == null ? "" : "  true p50  true p99");
             for (StreamReport r : reports) {
-                System.out.printf(Locale.ROOT, "%-" + w + "s %8d %8d %9d %9.3f %9.3f %9.3f %9.3f%n", r.stream(), r.frames(),
-                        r.matched(), r.unmatched(), r.p50Ms(), r.p90Ms(), r.p99Ms(), r.maxMs());
+                String tr = r.trueP50Ms() == null ? "" : String.format(Locale.ROOT, " %9.3f %9.3f", r.trueP50Ms(), r.trueP99Ms());
+                if (r.stream().endsWith("(master stamp)")) {
+                    System.out.printf(Locale.ROOT, "%-" + w + "s %8d %8s %9s %9s %9s %9s %9s%s%n", r.stream(), r.frames(),
+                            "", "", "", "", "", "", tr);
+                    continue;
+                }
+                System.out.printf(Locale.ROOT, "%-" + w + "s %8d %8d %9d %9.3f %9.3f %9.3f %9.3f%s%n", r.stream(), r.frames(),
+                        r.matched(), r.unmatched(), r.p50Ms(), r.p90Ms(), r.p99Ms(), r.maxMs(), tr);
+            }
+            if (truth != null) {
+                System.out.println("true columns: |true time of the paired message - true capture time of the frame|;"
+                        + " '(master stamp)': |frame stamp - true capture time|, the master camera's own clock error");
             }
             System.out.println(frames.size() + " frame(s)" + (episode == null ? "" : " of episode " + episode)
                     + (plot == null ? "" : "; timelines drawn to " + plot));
@@ -176,8 +228,18 @@ final class AlignCommand implements Runnable {
                     }
                 }
             }
+            long[] trueFrames = null;
+            Truth.Episode te = groundTruth == null ? null : groundTruth.episode(ep);
+            if (te != null) {
+                trueFrames = new long[ft.length];
+                for (int i = 0; i < ft.length; i++) {
+                    Long t = te.trueTime(ep.masterTopic(), ft[i]);
+                    trueFrames[i] = t == null ? ft[i] : t;
+                }
+            }
             TimelinePlot.render(new TimelinePlot.Spec("episode " + episode + ": " + topic + " against " + ep.masterTopic(),
-                    ep.masterTopic(), ft, topic, st, match, null, ft[0], Math.round(windowMs * 1e6)), plot);
+                    ep.masterTopic(), ft, topic, st, match, trueFrames, ft[0] - (trueFrames == null ? 0 : 20_000_000L),
+                    Math.round(windowMs * 1e6)), plot);
         }
     }
 }

@@ -1,0 +1,85 @@
+package io.flywheel.cli;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.flywheel.lake.EpisodeRow;
+
+/**
+ * A simulated fleet's {@code ground_truth.json}, read for {@code align report --truth}: per episode
+ * file and per stream, the true time of message k is {@code nominal_start_ns + k * period_ns +
+ * deviation_ns[k]}, and the device stamps it {@code clock_offset_ns} later (plus jitter).
+ */
+final class Truth {
+    private final Map<String, Episode> byFile = new HashMap<>();
+
+    /** One episode's streams. */
+    static final class Episode {
+        private final Map<String, JsonNode> streams = new HashMap<>();
+
+        /**
+         * @param topic the stream
+         * @param stampNs a message's stamp (the time the lake holds for it)
+         * @return the true time of that message: the stream's message whose stamp it must be, found as
+         *     the nearest true time to {@code stampNs - clock_offset_ns}; null for an unknown topic
+         */
+        Long trueTime(String topic, long stampNs) {
+            JsonNode s = streams.get(topic);
+            if (s == null) {
+                return null;
+            }
+            long start = s.get("nominal_start_ns").asLong();
+            long period = s.get("period_ns").asLong();
+            long target = stampNs - s.get("clock_offset_ns").asLong();
+            long k = Math.round((double) (target - start) / period);
+            JsonNode dev = s.get("deviation_ns");
+            int count = s.get("count").asInt();
+            long best = Long.MAX_VALUE;
+            Long bestT = null;
+            for (long j = Math.max(0, k - 1); j <= Math.min(count - 1, k + 1); j++) {
+                long t = start + j * period + (dev != null && dev.size() > j ? dev.get((int) j).asLong() : 0);
+                if (Math.abs(t - target) < best) {
+                    best = Math.abs(t - target);
+                    bestT = t;
+                }
+            }
+            return bestT;
+        }
+    }
+
+    static Truth load(Path file) throws IOException {
+        JsonNode root = Json.MAPPER.readTree(file.toFile());
+        if (root == null || !root.has("episodes")) {
+            throw new IOException(file + ": not a simulator ground_truth.json (no \"episodes\")");
+        }
+        Truth t = new Truth();
+        for (JsonNode e : root.get("episodes")) {
+            Episode ep = new Episode();
+            e.get("cameras").forEach(c -> ep.streams.put(c.get("topic").asText(), c));
+            for (String k : new String[] {"joint_states", "commands"}) {
+                if (e.has(k)) {
+                    ep.streams.put(e.get(k).get("topic").asText(), e.get(k));
+                }
+            }
+            t.byFile.put(e.get("file").asText(), ep);
+        }
+        return t;
+    }
+
+    /** @return the ground truth of the lake episode whose source file ends with a ground-truth file path, or null */
+    Episode episode(EpisodeRow row) {
+        if (row == null || row.metadataJson() == null) {
+            return null;
+        }
+        for (Map.Entry<String, Episode> e : byFile.entrySet()) {
+            if (row.metadataJson().contains(e.getKey() + "\"")) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+}
