@@ -149,7 +149,7 @@ public final class TimelinePlot {
         g.setColor(new Color(235, 235, 235));
         g.drawLine(LEFT, y, W - RIGHT, y);
         g.setColor(c);
-        String l = label.length() > 24 ? "..." + label.substring(label.length() - 21) : label;
+        String l = label.length() > 24 ? label.substring(0, 21) + "..." : label; // topic heads differ, tails repeat
         g.drawString(l, 12, y + 5);
     }
 
