@@ -8,7 +8,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 /** JSON output of the commands' {@code --json} summaries. */
 final class Json {
-    static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** Field names in snake_case, like the lake's columns and {@code mcap cat}'s keys. */
+    static final ObjectMapper MAPPER = new ObjectMapper()
+            .setPropertyNamingStrategy(com.fasterxml.jackson.databind.PropertyNamingStrategies.SNAKE_CASE)
+            .enable(SerializationFeature.INDENT_OUTPUT);
 
     private Json() {}
 

@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code flywheel} command: one subcommand per pipeline stage. Exit codes: 0 success, 1 the
- * input is bad or the work failed (the message says what and where), 2 wrong usage.
+ * input is bad or the work failed (the message says what and where), 2 wrong usage (an unknown
+ * option, or an option value that is not allowed).
  */
 @Command(name = "flywheel", mixinStandardHelpOptions = true, version = "flywheel 0.1.0",
         description = "The data closed loop for robot recordings, on Lance.",
@@ -34,7 +35,13 @@ public final class Main implements Runnable {
             if (System.getenv("FLYWHEEL_DEBUG") != null) {
                 ex.printStackTrace(commandLine.getErr());
             }
-            return 1;
+            return ex instanceof IllegalArgumentException ? 2 : 1;
+        });
+        cl.setParameterExceptionHandler((ex, args) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println(c.getCommandSpec().qualifiedName() + ": " + ex.getMessage());
+            c.getErr().println("try: " + c.getCommandSpec().qualifiedName() + " --help");
+            return 2;
         });
         return cl;
     }
@@ -43,12 +50,18 @@ public final class Main implements Runnable {
     static String describe(Throwable ex) {
         Throwable e = ex instanceof UncheckedIOException u ? u.getCause() : ex;
         if (e instanceof NoSuchFileException n) {
-            return "no such file: " + n.getFile();
+            return "no such file or folder: " + n.getFile();
         }
         if (e instanceof AccessDeniedException a) {
             return "permission denied: " + a.getFile();
         }
-        if ((e instanceof IOException || e instanceof IllegalArgumentException) && e.getMessage() != null) {
+        if (e instanceof java.nio.file.FileSystemException f && f.getFile() != null) {
+            return f.getFile() + ": " + (f.getReason() == null ? f.getClass().getSimpleName() : f.getReason());
+        }
+        if (e instanceof IOException && "Is a directory".equals(e.getMessage())) {
+            return "a folder was given where a file is expected";
+        }
+        if (e.getMessage() != null && !(e instanceof NullPointerException)) {
             return e.getMessage();
         }
         return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());

@@ -58,6 +58,15 @@ final class McapCatCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (start != null && start < 0 || end != null && end < 0) {
+            throw new IllegalArgumentException("--start and --end are log times: they cannot be negative");
+        }
+        if (start != null && end != null && Long.compareUnsigned(start, end) >= 0) {
+            throw new IllegalArgumentException("--start " + start + " is not before --end " + end);
+        }
+        if (limit < 0) {
+            throw new IllegalArgumentException("--limit must be at least 0, got " + limit);
+        }
         McapIndexedReader.ReadOptions.Builder sel = McapIndexedReader.ReadOptions.builder()
                 .topics(topics == null ? List.of() : topics);
         if (start != null) {
@@ -72,7 +81,7 @@ final class McapCatCommand implements Callable<Integer> {
         long failed = 0;
         Map<String, Long> perTopic = new LinkedHashMap<>();
         JsonGenerator g = Json.MAPPER.getFactory().createGenerator((java.io.OutputStream) out);
-        g.setPrettyPrinter(null);
+        g.setPrettyPrinter(new com.fasterxml.jackson.core.util.MinimalPrettyPrinter("")); // no separator between lines' objects
         try (McapMessages messages = McapMessages.open(file, sel.build())) {
             MessageView item;
             while (printed < limit && (item = messages.next()) != null) {
@@ -109,6 +118,14 @@ final class McapCatCommand implements Callable<Integer> {
                 }
             }
             out.flush();
+            if (printed == 0 && topics != null && !topics.isEmpty()) {
+                java.util.Set<String> known = messages.topics();
+                List<String> unknown = topics.stream().filter(t -> !known.contains(t)).toList();
+                if (!unknown.isEmpty()) {
+                    throw new IllegalArgumentException("no topic " + String.join(", ", unknown) + " in " + file
+                            + "; its topics: " + String.join(", ", new java.util.TreeSet<>(known)));
+                }
+            }
             System.err.println("mcap cat: " + printed + " message(s) from " + perTopic.size() + " topic(s)"
                     + (messages.indexed() ? " (indexed, log-time order)" : " (streamed, file order)")
                     + (failed > 0 ? "; " + failed + " could not be decoded" : ""));

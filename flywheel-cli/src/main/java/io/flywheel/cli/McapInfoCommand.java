@@ -27,6 +27,9 @@ final class McapInfoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         McapSummary s = McapSummary.of(file);
         PrintStream out = System.out;
+        for (io.flywheel.mcap.McapStreamReader.Problem p : s.problems()) {
+            System.err.println("flywheel mcap info: " + file + " at byte " + p.offset() + ": " + p.message());
+        }
         if (json) {
             Json.print(out, s);
             return s.complete() ? 0 : 1;
@@ -74,8 +77,8 @@ final class McapInfoCommand implements Callable<Integer> {
         }
         if (!s.indexed()) {
             out.println(s.complete() ? "note: the file has no summary section; it was scanned front to back"
-                    : "note: the file is truncated; these numbers cover what could be read"
-                    + " (see `flywheel mcap doctor`, `flywheel mcap recover`)");
+                    : "note: the file is damaged (see above); these numbers cover what could be read"
+                    + " (`flywheel mcap doctor` says more, `flywheel mcap recover` salvages it)");
         }
         return s.complete() ? 0 : 1;
     }

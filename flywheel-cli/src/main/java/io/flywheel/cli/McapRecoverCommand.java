@@ -27,6 +27,9 @@ final class McapRecoverCommand implements Callable<Integer> {
     @Option(names = "--compression", paramLabel = "NAME", description = "zstd (default), lz4 or none")
     String compression = "zstd";
 
+    @Option(names = "--no-crc", description = "keep chunks whose CRC does not match (their bytes may be damaged)")
+    boolean noCrc;
+
     @Option(names = "--json", description = "machine-readable output")
     boolean json;
 
@@ -39,7 +42,7 @@ final class McapRecoverCommand implements Callable<Integer> {
             default -> throw new picocli.CommandLine.ParameterException(
                     new picocli.CommandLine(this), "unknown compression '" + compression + "': use zstd, lz4 or none");
         };
-        McapRecover.Result r = McapRecover.recover(in, out, McapWriter.builder().compression(c));
+        McapRecover.Result r = McapRecover.recover(in, out, McapWriter.builder().compression(c), !noCrc);
         PrintStream o = System.out;
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -55,6 +58,13 @@ final class McapRecoverCommand implements Callable<Integer> {
                             + " record(s) from %s (read whole up to byte %d of %d) into %s%n",
                     r.messages(), r.channels(), r.schemas(), r.attachments(), r.metadata(), in, r.readUpTo(),
                     r.inputBytes(), out);
+            if (!noCrc && r.problems().stream().anyMatch(p -> p.message().contains("CRC"))) {
+                o.println("some chunks failed their CRC and were left out; --no-crc keeps them (their bytes may be damaged)");
+            }
+        }
+        if (r.messages() == 0 && !r.problems().isEmpty()) {
+            System.err.println("flywheel mcap recover: no message could be recovered from " + in);
+            return 1;
         }
         return 0;
     }

@@ -97,7 +97,7 @@ class LakeCliTest {
         assertEquals(0, align.exitCode(), align.err());
         for (JsonNode s : JSON.readTree(align.out()).get("streams")) {
             assertEquals(250, s.get("matched").asLong(), "the bridge streams share timestamps: " + s);
-            assertEquals(0.0, s.get("maxMs").asDouble(), 0.0);
+            assertEquals(0.0, s.get("max_ms").asDouble(), 0.0);
         }
     }
 

@@ -41,19 +41,19 @@ class McapCliTest {
         assertEquals(0, r.exitCode(), r.err());
         JsonNode info = JSON.readTree(r.out());
         JsonNode exp = expected(0);
-        assertEquals(exp.get("message_count").asLong(), info.get("messageCount").asLong());
+        assertEquals(exp.get("message_count").asLong(), info.get("message_count").asLong());
         assertEquals("ros2", info.get("profile").asText());
-        assertEquals(exp.get("first_log_time_ns").asLong(), info.get("startTime").asLong());
-        assertEquals(exp.get("last_log_time_ns").asLong(), info.get("endTime").asLong());
+        assertEquals(exp.get("first_log_time_ns").asLong(), info.get("start_time").asLong());
+        assertEquals(exp.get("last_log_time_ns").asLong(), info.get("end_time").asLong());
         assertEquals(1, info.get("chunks").get("zstd").get("count").asLong());
         assertEquals(6, info.get("channels").size());
         for (JsonNode ch : info.get("channels")) {
             JsonNode t = exp.get("topics").get(ch.get("topic").asText());
-            assertEquals(t.get("count").asLong(), ch.get("messageCount").asLong(), ch.toString());
-            assertEquals(t.get("schema_name").asText(), ch.get("schemaName").asText());
+            assertEquals(t.get("count").asLong(), ch.get("message_count").asLong(), ch.toString());
+            assertEquals(t.get("schema_name").asText(), ch.get("schema_name").asText());
             if (t.get("count").asLong() == 10) {
                 // ten steps at nominal 5 Hz: 9 intervals over 1.8 s
-                assertEquals(5.0, ch.get("frequencyHz").asDouble(), 1e-9, ch.toString());
+                assertEquals(5.0, ch.get("frequency_hz").asDouble(), 1e-9, ch.toString());
             }
         }
         assertEquals("episode", info.get("metadata").get(0).get("name").asText());
@@ -68,6 +68,7 @@ class McapCliTest {
             JsonNode positions = expected(ep).get("eef_state").get("position");
             assertEquals(positions.size(), lines.length);
             for (int i = 0; i < lines.length; i++) {
+                assertTrue(lines[i].startsWith("{\"topic\""), "one bare JSON object per line: " + lines[i]);
                 JsonNode m = JSON.readTree(lines[i]);
                 assertEquals("/robot/eef_state", m.get("topic").asText());
                 assertEquals(expected(ep).get("first_log_time_ns").asLong() + 200_000_000L * i, m.get("log_time").asLong());
@@ -166,8 +167,45 @@ class McapCliTest {
         CliRun doc = CliRun.of("mcap", "doctor", out.toString());
         assertEquals(0, doc.exitCode(), doc.out());
         CliRun info = CliRun.of("mcap", "info", out.toString(), "--json");
-        assertEquals(1324, JSON.readTree(info.out()).get("messageCount").asLong());
+        assertEquals(1324, JSON.readTree(info.out()).get("message_count").asLong());
         assertTrue(JSON.readTree(info.out()).get("indexed").asBoolean());
+    }
+
+    @Test
+    void aChunkFailingItsCrcIsNamedAndRecoveredOnlyOnRequest(@TempDir Path tmp) throws IOException {
+        byte[] bytes = Files.readAllBytes(bridge(0));
+        long chunkOffset = firstChunkOffset(bridge(0));
+        for (int i = 0; i < 64; i++) {
+            bytes[(int) chunkOffset + 48_000 + i] ^= 0x5A; // inside the JPEG bytes: zstd stores them nearly raw
+        }
+        Path bad = tmp.resolve("flipped.mcap");
+        Files.write(bad, bytes);
+        CliRun info = CliRun.of("mcap", "info", bad.toString());
+        assertEquals(1, info.exitCode());
+        assertTrue(info.err().contains("at byte " + chunkOffset) && info.err().contains("CRC"), info.err());
+
+        CliRun strict = CliRun.of("mcap", "recover", bad.toString(), tmp.resolve("a.mcap").toString());
+        assertEquals(1, strict.exitCode(), "nothing trustworthy was recovered");
+        assertTrue(strict.out().contains("recovered 0 message(s)") && strict.out().contains("--no-crc"), strict.out());
+        CliRun loose = CliRun.of("mcap", "recover", bad.toString(), tmp.resolve("b.mcap").toString(), "--no-crc");
+        assertEquals(0, loose.exitCode(), loose.err());
+        assertTrue(loose.out().contains("recovered 51 message(s)"), loose.out());
+        assertEquals(0, CliRun.of("mcap", "doctor", tmp.resolve("b.mcap").toString()).exitCode());
+    }
+
+    @Test
+    void wrongTopicsFoldersAndBagsAreNamed(@TempDir Path tmp) {
+        CliRun topic = CliRun.of("mcap", "cat", bridge(0).toString(), "--topic", "/nope");
+        assertEquals(2, topic.exitCode());
+        assertTrue(topic.err().contains("no topic /nope") && topic.err().contains("/robot/eef_state"), topic.err());
+        CliRun folder = CliRun.of("mcap", "info", tmp.toString());
+        assertEquals(1, folder.exitCode());
+        assertTrue(folder.err().contains(tmp + ": is a folder"), folder.err());
+        CliRun bag = CliRun.of("mcap", "info", SharedData.data("ros1-bag/example.bag").toString());
+        assertTrue(bag.err().contains("this is a ROS 1 bag"), bag.err());
+        CliRun range = CliRun.of("mcap", "cat", bridge(0).toString(), "--start", "1700000001", "--end", "1700000000");
+        assertEquals(2, range.exitCode());
+        assertTrue(range.err().contains("is not before --end"), range.err());
     }
 
     @Test

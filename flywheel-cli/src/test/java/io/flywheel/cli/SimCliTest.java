@@ -44,10 +44,10 @@ class SimCliTest {
     @Test
     void badOptionsAreNamed(@TempDir Path tmp) {
         CliRun r = CliRun.of("sim", "--preset", "huge", "--out", tmp.toString());
-        assertEquals(1, r.exitCode());
+        assertEquals(2, r.exitCode(), "a bad option value is a usage error");
         assertTrue(r.err().contains("unknown preset 'huge'"), r.err());
         CliRun res = CliRun.of("sim", "--resolution", "320by240", "--out", tmp.toString());
-        assertEquals(1, res.exitCode());
+        assertEquals(2, res.exitCode());
         assertTrue(res.err().contains("WIDTHxHEIGHT"), res.err());
         assertTrue(r.noStackTrace() && res.noStackTrace());
     }

@@ -158,7 +158,8 @@ public final class McapDoctor {
             }
             checkSummary();
             findings.sort((a, b) -> Long.compare(a.offset(), b.offset()));
-            return new Report(name, size, messages, chunks.size(), inSummary, List.copyOf(findings), suppressed);
+            boolean summary = inSummary || statistics != null || !chunkIndexes.isEmpty();
+            return new Report(name, size, messages, chunks.size(), summary, List.copyOf(findings), suppressed);
         }
 
         private void visit(Record rec, long offset, long length) {

@@ -32,6 +32,27 @@ public class McapFormatException extends IOException {
     /** @return the file name, or null */
     public String file() { return file; }
 
+    /**
+     * The error for a file whose first bytes are not the MCAP magic, naming a few formats that are
+     * often mistaken for MCAP.
+     *
+     * @param file file name
+     * @param head the first bytes of the file (up to 8)
+     * @return the exception to throw
+     */
+    public static McapFormatException badMagic(String file, byte[] head) {
+        StringBuilder hex = new StringBuilder();
+        for (byte b : head) {
+            hex.append(hex.length() == 0 ? "" : " ").append(String.format("%02X", b & 0xFF));
+        }
+        String found = head.length == 0 ? "an empty input" : "bytes " + hex;
+        String text = new String(head, java.nio.charset.StandardCharsets.ISO_8859_1);
+        String hint = text.startsWith("#ROSBAG") ? " (this is a ROS 1 bag: `flywheel ingest` reads it)"
+                : head.length >= 2 && (head[0] & 0xFF) == 0xFF && (head[1] & 0xFF) == 0xD8 ? " (this is a JPEG image)"
+                : text.startsWith("SQLite") ? " (this is a SQLite file: rosbag2's db3 storage is not supported)" : "";
+        return new McapFormatException(file, 0, "expected the MCAP magic 89 4D 43 41 50 30 0D 0A, found " + found + hint);
+    }
+
     /** @return what was expected and found, without the file name and offset */
     public String problem() { return problem; }
 

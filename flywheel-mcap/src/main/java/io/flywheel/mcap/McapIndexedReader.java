@@ -181,8 +181,7 @@ public final class McapIndexedReader implements Closeable {
         }
         byte[] head = read(0, MAGIC_LEN);
         if (!Arrays.equals(head, McapWriter.MAGIC)) {
-            throw new McapFormatException(name, 0, "expected the MCAP magic 89 4D 43 41 50 30 0D 0A, found "
-                    + hex(head));
+            throw McapFormatException.badMagic(name, head);
         }
         byte[] tail = read(size - MAGIC_LEN, MAGIC_LEN);
         if (!Arrays.equals(tail, McapWriter.MAGIC)) {
@@ -235,6 +234,7 @@ public final class McapIndexedReader implements Closeable {
      * @throws IOException when the file cannot be read
      */
     public static McapIndexedReader open(Path path) throws IOException {
+        McapStreamReader.requireFile(path);
         FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
         try {
             return new McapIndexedReader(path, ch);

@@ -51,6 +51,13 @@ public final class McapMessages implements Closeable {
         return new McapMessages(file.toString(), indexed, null, options);
     }
 
+    /** @return the topics of the channels seen so far (all of them for an indexed file, or after a full read) */
+    public java.util.Set<String> topics() {
+        java.util.Set<String> t = new java.util.HashSet<>();
+        (indexed != null ? indexed.channels() : channels).values().forEach(c -> t.add(c.topic()));
+        return t;
+    }
+
     /** @return true when messages come through the summary, in the requested order */
     public boolean indexed() {
         return indexed != null;

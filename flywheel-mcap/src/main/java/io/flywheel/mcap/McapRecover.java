@@ -44,10 +44,29 @@ public final class McapRecover {
      * @throws IOException when reading or writing fails
      */
     public static Result recover(Path in, Path out, McapWriter.Builder writer) throws IOException {
+        return recover(in, out, writer, true);
+    }
+
+    /**
+     * As {@link #recover(Path, Path, McapWriter.Builder)}; with {@code validateCrcs} false, chunks whose
+     * CRC does not match are kept too (their bytes may be damaged: the caller says so to the user).
+     */
+    public static Result recover(Path in, Path out, McapWriter.Builder writer, boolean validateCrcs) throws IOException {
         if (Files.exists(out) && Files.isSameFile(in, out)) {
             throw new IOException("recover writes a new file: the output " + out + " must not be the input");
         }
-        McapStreamReader.Options opts = McapStreamReader.Options.builder().lenient(true).validateCrcs(true).build();
+        if (Files.isSymbolicLink(out) && Files.exists(out)) {
+            out = out.toRealPath(); // write through the link, not over it
+        }
+        if (Files.exists(out) && !Files.isRegularFile(out)) {
+            throw new IOException(out + ": the output must be a file path, and this is "
+                    + (Files.isDirectory(out) ? "a folder" : "not a regular file"));
+        }
+        Path parent = out.toAbsolutePath().getParent();
+        if (parent == null || !Files.isDirectory(parent)) {
+            throw new IOException(out + ": the folder " + parent + " does not exist");
+        }
+        McapStreamReader.Options opts = McapStreamReader.Options.builder().lenient(true).validateCrcs(validateCrcs).build();
         Map<Integer, Record.Schema> schemas = new HashMap<>();
         Map<Integer, Integer> schemaIds = new HashMap<>();
         Map<Integer, Record.Channel> channels = new HashMap<>();

@@ -186,12 +186,20 @@ public final class McapStreamReader implements Closeable, Iterable<Record> {
      * @throws IOException when the file cannot be opened
      */
     public static McapStreamReader open(Path path, Options options) throws IOException {
+        requireFile(path);
         FileChannel fc = FileChannel.open(path, StandardOpenOption.READ);
         try {
             return new McapStreamReader(fc, fc, fc.size(), path.toString(), options);
         } catch (IOException | RuntimeException e) {
             fc.close();
             throw e;
+        }
+    }
+
+    /** Fails with a clear message when {@code path} is a folder rather than a file. */
+    static void requireFile(Path path) throws McapFormatException {
+        if (java.nio.file.Files.isDirectory(path)) {
+            throw new McapFormatException(path.toString(), -1, "is a folder, not an MCAP file");
         }
     }
 
@@ -306,9 +314,8 @@ public final class McapStreamReader implements Closeable, Iterable<Record> {
     private void readStartMagic() throws IOException {
         started = true;
         if (!ensure(8) || !magicAt(pos)) {
-            String found = lim - pos == 0 ? "an empty input" : "bytes " + hex(pos, Math.min(8, lim - pos));
             done = true;
-            throw new McapFormatException(name, 0, "expected the MCAP magic 89 4D 43 41 50 30 0D 0A, found " + found);
+            throw McapFormatException.badMagic(name, java.util.Arrays.copyOfRange(buf, pos, pos + Math.min(8, lim - pos)));
         }
         if (options.validateCrcs) {
             dataCrc.update(buf, pos, 8);

@@ -31,11 +31,13 @@ import java.util.TreeMap;
  * @param schemas per schema, ordered by id
  * @param attachments attachment name, media type, size, log time
  * @param metadata metadata records by name, with their entries
+ * @param problems where a file without a usable summary broke off or was corrupt (empty otherwise)
  */
 public record McapSummary(String file, long bytes, String profile, String library, boolean indexed,
                           boolean complete, long messageCount, long startTime, long endTime,
                           Map<String, ChunkStats> chunks, List<ChannelInfo> channels, List<SchemaInfo> schemas,
-                          List<AttachmentInfo> attachments, List<MetadataInfo> metadata) {
+                          List<AttachmentInfo> attachments, List<MetadataInfo> metadata,
+                          List<McapStreamReader.Problem> problems) {
 
     /** Chunk totals for one compression. Sizes in bytes. */
     public record ChunkStats(long count, long compressedBytes, long uncompressedBytes) {}
@@ -65,13 +67,17 @@ public record McapSummary(String file, long bytes, String profile, String librar
      * @throws IOException when it cannot be read
      */
     public static McapSummary of(Path file) throws IOException {
-        try (McapIndexedReader r = McapIndexedReader.open(file)) {
-            return fromIndex(file, r);
+        McapIndexedReader reader;
+        try {
+            reader = McapIndexedReader.open(file);
         } catch (McapFormatException e) {
-            if (e.offset() == 0) {
-                throw e;
+            if (e.offset() <= 0) {
+                throw e; // not MCAP at all: the scan would fail the same way
             }
-            return scan(file);
+            return scan(file); // no usable summary: read what is there
+        }
+        try (McapIndexedReader r = reader) {
+            return fromIndex(file, r); // a corrupt chunk fails here, naming its offset
         }
     }
 
@@ -102,7 +108,8 @@ public record McapSummary(String file, long bytes, String profile, String librar
                     a.uncompressedBytes() + b.uncompressedBytes()));
         }
 
-        McapSummary build(Path file, Record.Header h, boolean indexed, boolean complete) throws IOException {
+        McapSummary build(Path file, Record.Header h, boolean indexed, List<McapStreamReader.Problem> problems)
+                throws IOException {
             List<ChannelInfo> ch = new ArrayList<>();
             for (Record.Channel c : channels.values()) {
                 long[] pc = perChannel.get(c.id());
@@ -120,9 +127,9 @@ public record McapSummary(String file, long bytes, String profile, String librar
                 sc.add(new SchemaInfo(s.id(), s.name(), s.encoding(), s.data().remaining()));
             }
             return new McapSummary(file.toString(), Files.size(file), h == null ? "" : h.profile(),
-                    h == null ? "" : h.library(), indexed, complete, count, Math.max(start, 0), Math.max(end, 0),
+                    h == null ? "" : h.library(), indexed, problems.isEmpty(), count, Math.max(start, 0), Math.max(end, 0),
                     Map.copyOf(chunks), List.copyOf(ch), List.copyOf(sc), List.copyOf(attachments),
-                    List.copyOf(metadata));
+                    List.copyOf(metadata), List.copyOf(problems));
         }
     }
 
@@ -148,13 +155,13 @@ public record McapSummary(String file, long bytes, String profile, String librar
             Record.Metadata m = r.readMetadata(mi);
             acc.metadata.add(new MetadataInfo(m.name(), m.metadata()));
         }
-        return acc.build(file, r.header(), true, true);
+        return acc.build(file, r.header(), true, List.of());
     }
 
     private static McapSummary scan(Path file) throws IOException {
         Acc acc = new Acc();
         Record.Header header = null;
-        boolean complete = true;
+        List<McapStreamReader.Problem> problems;
         McapStreamReader.Options opts = McapStreamReader.Options.builder().lenient(true).build();
         try (McapStreamReader r = McapStreamReader.open(file, opts)) {
             Record rec;
@@ -173,8 +180,8 @@ public record McapSummary(String file, long bytes, String profile, String librar
                     acc.metadata.add(new MetadataInfo(m.name(), m.metadata()));
                 }
             }
-            complete = r.problems().isEmpty();
+            problems = r.problems();
         }
-        return acc.build(file, header, false, complete);
+        return acc.build(file, header, false, problems);
     }
 }
