@@ -41,19 +41,19 @@ class McapCliTest {
         assertEquals(0, r.exitCode(), r.err());
         JsonNode info = JSON.readTree(r.out());
         JsonNode exp = expected(0);
-        assertEquals(exp.get("message_count").asLong(), info.get("messageCount").asLong());
+        assertEquals(exp.get("message_count").asLong(), info.get("message_count").asLong());
         assertEquals("ros2", info.get("profile").asText());
-        assertEquals(exp.get("first_log_time_ns").asLong(), info.get("startTime").asLong());
-        assertEquals(exp.get("last_log_time_ns").asLong(), info.get("endTime").asLong());
+        assertEquals(exp.get("first_log_time_ns").asLong(), info.get("start_time").asLong());
+        assertEquals(exp.get("last_log_time_ns").asLong(), info.get("end_time").asLong());
         assertEquals(1, info.get("chunks").get("zstd").get("count").asLong());
         assertEquals(6, info.get("channels").size());
         for (JsonNode ch : info.get("channels")) {
             JsonNode t = exp.get("topics").get(ch.get("topic").asText());
-            assertEquals(t.get("count").asLong(), ch.get("messageCount").asLong(), ch.toString());
-            assertEquals(t.get("schema_name").asText(), ch.get("schemaName").asText());
+            assertEquals(t.get("count").asLong(), ch.get("message_count").asLong(), ch.toString());
+            assertEquals(t.get("schema_name").asText(), ch.get("schema_name").asText());
             if (t.get("count").asLong() == 10) {
                 // ten steps at nominal 5 Hz: 9 intervals over 1.8 s
-                assertEquals(5.0, ch.get("frequencyHz").asDouble(), 1e-9, ch.toString());
+                assertEquals(5.0, ch.get("frequency_hz").asDouble(), 1e-9, ch.toString());
             }
         }
         assertEquals("episode", info.get("metadata").get(0).get("name").asText());
@@ -166,7 +166,7 @@ class McapCliTest {
         CliRun doc = CliRun.of("mcap", "doctor", out.toString());
         assertEquals(0, doc.exitCode(), doc.out());
         CliRun info = CliRun.of("mcap", "info", out.toString(), "--json");
-        assertEquals(1324, JSON.readTree(info.out()).get("messageCount").asLong());
+        assertEquals(1324, JSON.readTree(info.out()).get("message_count").asLong());
         assertTrue(JSON.readTree(info.out()).get("indexed").asBoolean());
     }
 
