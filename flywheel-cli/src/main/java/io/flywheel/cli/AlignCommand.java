@@ -41,14 +41,14 @@ final class AlignCommand implements Runnable {
      * ground truth, also the true error of the same pairings, |true time of the message - true
      * capture time of the frame|, which an unsynced clock hides from the observed residuals.
      */
-    record StreamReport(String stream, long frames, long matched, long unmatched, double p50Ms, double p90Ms,
-                        double p99Ms, double maxMs, Double trueP50Ms, Double trueP99Ms) {}
+    record StreamReport(String stream, long frames, long matched, long unmatched, Double p50Ms, Double p90Ms,
+                        Double p99Ms, Double maxMs, Double trueP50Ms, Double trueP99Ms) {}
 
     @Command(name = "report", mixinStandardHelpOptions = true,
             description = "Per stream: frames matched and left without a value, and the |residual| distribution"
                     + " (p50, p90, p99, max). --plot draws one episode's two timelines with the pairings.")
     static final class Report implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "LAKE")
+        @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
         String lake;
 
         @Option(names = "--episode", paramLabel = "ID", description = "only this episode")
@@ -137,13 +137,14 @@ final class AlignCommand implements Runnable {
                 long[] te = trueErrors.getOrDefault(e.getKey(), List.of()).stream().mapToLong(Long::longValue).sorted()
                         .toArray();
                 reports.add(new StreamReport(e.getKey(), e.getValue()[0] + e.getValue()[1], e.getValue()[0],
-                        e.getValue()[1], pct(r, 50), pct(r, 90), pct(r, 99), r.length == 0 ? Double.NaN : r[r.length - 1] / 1e6,
+                        e.getValue()[1], pct(r, 50), pct(r, 90), pct(r, 99), r.length == 0 ? null : r[r.length - 1] / 1e6,
                         te.length == 0 ? null : pct(te, 50), te.length == 0 ? null : pct(te, 99)));
             }
             for (Map.Entry<String, List<Long>> e : trueErrors.entrySet()) {
                 if (e.getKey().endsWith("(master stamp)")) {
                     long[] te = e.getValue().stream().mapToLong(Long::longValue).sorted().toArray();
-                    reports.add(new StreamReport(e.getKey(), te.length, te.length, 0, 0, 0, 0, 0, pct(te, 50), pct(te, 99)));
+                    reports.add(new StreamReport(e.getKey(), te.length, te.length, 0, null, null, null, null, pct(te, 50),
+                            pct(te, 99)));
                 }
             }
             if (plot != null) {
@@ -169,8 +170,8 @@ final class AlignCommand implements Runnable {
                             "", "", "", "", "", "", tr);
                     continue;
                 }
-                System.out.printf(Locale.ROOT, "%-" + w + "s %8d %8d %9d %9.3f %9.3f %9.3f %9.3f%s%n", r.stream(), r.frames(),
-                        r.matched(), r.unmatched(), r.p50Ms(), r.p90Ms(), r.p99Ms(), r.maxMs(), tr);
+                System.out.printf(Locale.ROOT, "%-" + w + "s %8d %8d %9d %9s %9s %9s %9s%s%n", r.stream(), r.frames(),
+                        r.matched(), r.unmatched(), ms(r.p50Ms()), ms(r.p90Ms()), ms(r.p99Ms()), ms(r.maxMs()), tr);
             }
             if (truth != null) {
                 System.out.println("true columns: |true time of the paired message - true capture time of the frame|;"
@@ -181,9 +182,15 @@ final class AlignCommand implements Runnable {
             return 0;
         }
 
-        private static double pct(long[] sorted, int p) {
+        /** @return milliseconds with 3 decimals, or "-" when there is no value (no message matched) */
+        static String ms(Double v) {
+            return v == null ? "-" : String.format(Locale.ROOT, "%.3f", v);
+        }
+
+        /** @return the p-th percentile of {@code sorted} (nearest rank), ms; null when empty */
+        private static Double pct(long[] sorted, int p) {
             if (sorted.length == 0) {
-                return Double.NaN;
+                return null;
             }
             int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
             return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e6;

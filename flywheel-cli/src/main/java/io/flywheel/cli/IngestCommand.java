@@ -2,8 +2,12 @@ package io.flywheel.cli;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 import io.flywheel.align.AlignMethod;
@@ -21,7 +25,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "ingest", mixinStandardHelpOptions = true,
         description = "Read MCAP files, split rosbag2 recordings, ROS 1 bags and RLDS TFRecords; align every stream to"
                 + " the master clock; run the quality rules; commit raw_files, episodes and frames once each."
-                + " Files already in the lake (same SHA-256) are skipped.")
+                + " Files already in the lake (same SHA-256) are skipped. A recording that cannot be read is named"
+                + " and skipped, the others are committed, and the exit code is 1.")
 final class IngestCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
     String lake;
@@ -71,26 +76,98 @@ final class IngestCommand implements Callable<Integer> {
             r = IngestJob.run(l, inputs, ob.build(), align, ruleSet, json ? line -> { } : err::println);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
+        for (IngestJob.Failure f : r.failed()) {
+            err.println("flywheel ingest: " + failureLine(f));
+        }
         if (json) {
             Json.print(System.out, r);
         } else {
-            for (IngestJob.RecordingResult rr : r.recordings()) {
-                if (!rr.profile().isEmpty() && profile == null && !rr.skipped()) {
-                    System.out.println("roles guessed for " + String.join(", ", rr.files()) + ":\n" + indent(rr.profile()));
-                }
-                for (String issue : rr.timestampIssues()) {
-                    System.out.println("timestamps: " + issue);
-                }
+            PrintStream out = System.out;
+            for (String block : roleBlocks(r.recordings())) {
+                out.print(block);
             }
-            System.out.printf(Locale.ROOT, "ingested %d recording(s): %d episode(s), %d frame(s); %d skipped as already"
-                            + " in the lake; %.1f s%n", r.recordings().size() - r.skipped(), r.episodes(), r.frames(),
-                    r.skipped(), secs);
+            for (String line : timestampLines(r.recordings())) {
+                out.println(line);
+            }
+            out.printf(Locale.ROOT, "ingested %d recording(s): %d episode(s), %d frame(s); %d skipped as already"
+                            + " in the lake; %d failed; %.1f s%n", r.recordings().size() - r.skipped(), r.episodes(),
+                    r.frames(), r.skipped(), r.failed().size(), secs);
         }
-        return 0;
+        return r.failed().isEmpty() ? 0 : 1;
     }
 
-    private static String indent(String s) {
-        return "  " + s.strip().replace("\n", "\n  ");
+    /** @return the failure's message, with a pointer to {@code flywheel mcap recover} for a broken MCAP file */
+    static String failureLine(IngestJob.Failure f) {
+        return f.message() + ("McapFormatException".equals(f.errorType())
+                ? " (flywheel mcap recover can salvage its readable messages)" : "");
+    }
+
+    /**
+     * @return one block per distinct set of guessed roles: which recordings it applies to (how many, and their
+     *     file names, at most 3), the master and every topic with its role and reason
+     */
+    static List<String> roleBlocks(List<IngestJob.RecordingResult> recordings) {
+        Map<IngestJob.ProfileSummary, List<String>> byGuess = new LinkedHashMap<>();
+        for (IngestJob.RecordingResult rr : recordings) {
+            if (!rr.skipped() && rr.profile() != null && rr.profile().guessed() && !rr.profile().topics().isEmpty()) {
+                byGuess.computeIfAbsent(rr.profile(), k -> new ArrayList<>()).add(fileNames(rr.files()));
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<IngestJob.ProfileSummary, List<String>> e : byGuess.entrySet()) {
+            List<String> names = e.getValue();
+            StringBuilder sb = new StringBuilder("roles guessed for ").append(names.size()).append(" recording(s) (")
+                    .append(String.join(", ", names.subList(0, Math.min(3, names.size()))))
+                    .append(names.size() > 3 ? ", ... " + (names.size() - 3) + " more" : "").append("):\n");
+            IngestJob.ProfileSummary p = e.getKey();
+            sb.append("  master: ").append(p.master().isEmpty() ? "(none)" : p.master()).append('\n');
+            int w = p.topics().keySet().stream().mapToInt(String::length).max().orElse(0);
+            int rw = p.topics().values().stream().mapToInt(t -> t.role().length()).max().orElse(0);
+            p.topics().forEach((topic, tr) -> {
+                sb.append("  ").append(topic).append(" ".repeat(w - topic.length())).append("  ").append(tr.role());
+                if (!tr.reason().isEmpty()) {
+                    sb.append(" ".repeat(rw - tr.role().length())).append("  (").append(tr.reason()).append(')');
+                }
+                sb.append('\n');
+            });
+            out.add(sb.toString());
+        }
+        return out;
+    }
+
+    private static String fileNames(List<String> uris) {
+        List<String> names = new ArrayList<>();
+        for (String u : uris) {
+            String path = u.startsWith("file:") ? java.net.URI.create(u).getPath() : u;
+            names.add(path.substring(path.lastIndexOf('/') + 1));
+        }
+        return names.size() == 1 ? names.get(0) : names.get(0) + " +" + (names.size() - 1);
+    }
+
+    /**
+     * @return one line per topic with timestamp findings: each kind of finding with the number of episodes it
+     *     occurs in, e.g. {@code "timestamps: /tf: log time 0 in 2 episode(s), no usable time in 2 episode(s)"}
+     */
+    static List<String> timestampLines(List<IngestJob.RecordingResult> recordings) {
+        Map<String, Map<String, Integer>> byTopic = new TreeMap<>();
+        for (IngestJob.RecordingResult rr : recordings) {
+            for (IngestJob.TimestampIssue i : rr.timestampIssues()) {
+                Map<String, Integer> kinds = byTopic.computeIfAbsent(i.topic(), k -> new LinkedHashMap<>());
+                for (String f : i.findings()) {
+                    kinds.merge(f, 1, Integer::sum);
+                }
+            }
+        }
+        List<String> out = new ArrayList<>();
+        byTopic.forEach((topic, kinds) -> {
+            List<String> parts = new ArrayList<>();
+            kinds.forEach((k, n) -> parts.add(k + " in " + n + " episode(s)"));
+            out.add("timestamps: " + topic + ": " + String.join(", ", parts));
+        });
+        if (!out.isEmpty()) {
+            out.add("  (per-episode counts and positions: --json, timestamp_issues)");
+        }
+        return out;
     }
 
     static IngestJob.AlignConfig withPolicy(IngestJob.AlignConfig align, String spec) {

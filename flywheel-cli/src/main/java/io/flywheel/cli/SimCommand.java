@@ -1,11 +1,20 @@
 package io.flywheel.cli;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
 import java.util.concurrent.Callable;
 
 import io.flywheel.sim.FleetSimulator;
+import io.flywheel.sim.GroundTruth;
 import io.flywheel.sim.JpegEncoder;
 import io.flywheel.sim.Preset;
 import io.flywheel.sim.ProgressListener;
@@ -55,8 +64,17 @@ final class SimCommand implements Callable<Integer> {
     @Option(names = "--threads", description = "worker threads (default: all cores)")
     Integer threads;
 
+    @Option(names = "--force", description = "write into a non-empty --out folder; an earlier fleet there (its"
+            + " ground_truth.json and the .mcap files it lists) is deleted first, other files are kept")
+    boolean force;
+
     @Option(names = "--json", description = "machine-readable summary")
     boolean json;
+
+    /** Option names of the {@link SimOptions} fields whose range errors a user can cause. */
+    private static final Map<String, String> OPTION_OF_FIELD = Map.of("episodes", "--episodes", "robots", "--robots",
+            "episodeSeconds", "--duration", "resolution", "--resolution", "duplicateRate", "--duplicate-rate",
+            "messageDropRate", "--message-drop-rate", "frameDropRate", "--frame-drop-rate", "threads", "--threads");
 
     @Override
     public Integer call() throws Exception {
@@ -95,7 +113,16 @@ final class SimCommand implements Callable<Integer> {
             case "imageio" -> JpegEncoder.Kind.IMAGEIO;
             default -> throw new IllegalArgumentException("--jpeg '" + jpeg + "': expected auto, opencv or imageio");
         });
-        SimSummary s = FleetSimulator.run(b.build(), json ? ProgressListener.NONE : ProgressListener.printingTo(System.err));
+        SimOptions options;
+        try {
+            options = b.build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(optionNames(e.getMessage()), e);
+        }
+        prepareOut(out, force);
+        ProgressListener progress = json ? ProgressListener.NONE : System.console() != null
+                ? ProgressListener.printingTo(System.err) : plainLines(System.err, 2_000_000_000L);
+        SimSummary s = FleetSimulator.run(options, progress);
         PrintStream o = System.out;
         if (json) {
             Json.print(o, s);
@@ -109,5 +136,101 @@ final class SimCommand implements Callable<Integer> {
             o.println("ground truth: " + s.groundTruth());
         }
         return 0;
+    }
+
+    /** @return {@code message} with a leading {@link SimOptions} field name replaced by its option name */
+    static String optionNames(String message) {
+        if (message == null) {
+            return "invalid options";
+        }
+        int sp = message.indexOf(' ');
+        String option = sp < 0 ? null : OPTION_OF_FIELD.get(message.substring(0, sp));
+        return option == null ? message : option + message.substring(sp);
+    }
+
+    /**
+     * Checks the output folder: a missing or empty folder is fine; a file is refused; a non-empty folder is refused
+     * unless {@code force}, and then an earlier fleet there (ground_truth.json and the episode files it lists) is
+     * deleted first, never other files.
+     *
+     * @throws IllegalArgumentException when {@code out} is a file, or a non-empty folder without {@code force}
+     * @throws IOException when a file of the earlier fleet cannot be deleted
+     */
+    static void prepareOut(Path out, boolean force) throws IOException {
+        if (Files.exists(out) && !Files.isDirectory(out)) {
+            throw new IllegalArgumentException("--out " + out + " is a file, not a folder");
+        }
+        if (!Files.isDirectory(out)) {
+            return;
+        }
+        boolean empty;
+        try (Stream<Path> s = Files.list(out)) {
+            empty = s.findAny().isEmpty();
+        }
+        if (empty) {
+            return;
+        }
+        Path gt = out.resolve(FleetSimulator.GROUND_TRUTH);
+        boolean fleet = Files.isRegularFile(gt);
+        if (!force) {
+            throw new IllegalArgumentException(fleet
+                    ? "--out " + out + " holds an earlier fleet (" + FleetSimulator.GROUND_TRUTH + "); add --force to"
+                            + " replace it (its .mcap files and " + FleetSimulator.GROUND_TRUTH + " are deleted, other"
+                            + " files kept), or choose another folder"
+                    : "--out " + out + " is not empty and holds no fleet of ours; choose an empty or new folder, or"
+                            + " add --force to write into it anyway (nothing there is deleted)");
+        }
+        if (!fleet) {
+            return;
+        }
+        GroundTruth old;
+        try {
+            old = FleetSimulator.readGroundTruth(gt);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--out " + out + ": " + gt + " is not a ground truth file of ours ("
+                    + e.getMessage().lines().findFirst().orElse("") + "); nothing was deleted: remove the folder's"
+                    + " contents yourself or choose another folder");
+        }
+        Path root = out.toAbsolutePath().normalize();
+        Set<Path> folders = new LinkedHashSet<>();
+        for (GroundTruth.Episode ep : old.episodes() == null ? List.<GroundTruth.Episode>of() : old.episodes()) {
+            Path f = root.resolve(ep.file()).normalize();
+            if (f.startsWith(root) && !f.equals(root) && f.getFileName().toString().endsWith(".mcap")) {
+                Files.deleteIfExists(f);
+                if (!f.getParent().equals(root)) {
+                    folders.add(f.getParent());
+                }
+            }
+        }
+        Files.delete(gt);
+        for (Path d : folders) {
+            try (Stream<Path> s = Files.list(d)) {
+                if (s.findAny().isEmpty()) {
+                    Files.delete(d);
+                }
+            } catch (NoSuchFileException e) {
+                // already gone
+            }
+        }
+    }
+
+    /**
+     * @return a listener that prints one plain line (no carriage return) at most every {@code intervalNanos}, and
+     *     always on the last episode: for logs and pipes, where a redrawn line would pile up
+     */
+    static ProgressListener plainLines(PrintStream err, long intervalNanos) {
+        long[] last = {System.nanoTime()};
+        return (done, total, messages, bytes, elapsed) -> {
+            long now = System.nanoTime();
+            if (done < total && now - last[0] < intervalNanos) {
+                return;
+            }
+            last[0] = now;
+            double secs = Math.max(1e-9, elapsed / 1e9);
+            double rate = done / secs;
+            err.printf(Locale.ROOT, "sim: %d/%d episodes (%.0f%%), %.1f episodes/s, %.1f MB/s, ETA %.0fs%n", done, total,
+                    100.0 * done / total, rate, bytes / secs / 1e6, rate > 0 ? (total - done) / rate : 0);
+            err.flush();
+        };
     }
 }

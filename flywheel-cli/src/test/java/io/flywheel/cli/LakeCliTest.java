@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.flywheel.lake.EpisodeRow;
 import io.flywheel.lake.FrameRow;
+import io.flywheel.lake.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.RawFileRow;
@@ -136,6 +137,22 @@ class LakeCliTest {
                 SharedData.data("mcap-real/ros2-rosbag2/multiple_files").toString(),
                 SharedData.data("mcap-real/labelbox-franka").toString(), "--json");
         assertEquals(0, r.exitCode(), r.err());
+        int tfIssues = 0;
+        for (JsonNode rec : JSON.readTree(r.out()).get("recordings")) {
+            JsonNode profile = rec.get("profile");
+            if (rec.get("files").get(0).asText().contains("labelbox")) {
+                assertEquals("/joint_states", profile.get("master").asText());
+                assertEquals("state", profile.get("topics").get("/joint_states").get("role").asText());
+                assertEquals("type JointState", profile.get("topics").get("/joint_states").get("reason").asText());
+                for (JsonNode issue : rec.get("timestamp_issues")) {
+                    if (issue.get("topic").asText().equals("/tf")) {
+                        tfIssues++;
+                        assertEquals("[\"log time 0\",\"no usable time\"]", issue.get("findings").toString());
+                    }
+                }
+            }
+        }
+        assertEquals(2, tfIssues, "each labelbox episode's /tf has one message with log time 0");
         try (Lake l = Lake.open(lake.toString()); LakeTable raw = l.table("raw_files"); LakeTable eps = l.table("episodes")) {
             List<RawFileRow> files = raw.rawFiles(ScanRequest.all());
             assertEquals(5, files.size(), "3 split files + 2 labelbox files");
@@ -161,9 +178,32 @@ class LakeCliTest {
         assertEquals(0, CliRun.of("sim", "--preset", "tiny", "--out", fleet.toString(), "--jpeg", "imageio").exitCode());
         Path lake = lake(tmp, "lake");
         CliRun r = CliRun.of("ingest", lake.toString(), fleet.toString(), "--policy", "/teleop/command=asof:30",
-                "--policy", "/left_wrist_camera/image_raw/compressed=nearest:5", "--json");
+                "--policy", "/left_wrist_camera/image_raw/compressed=nearest:5",
+                "--policy", "/right_wrist_camera/image_raw/compressed=nearest:0.000001", "--json");
         assertEquals(0, r.exitCode(), r.err());
         assertEquals(6, JSON.readTree(r.out()).get("episodes").asLong());
+        // a 1 ns tolerance pairs no right-wrist frame with the head camera (their clocks differ): no residuals at all
+        CliRun align = CliRun.of("align", "report", lake.toString(), "--json");
+        assertEquals(0, align.exitCode(), align.err());
+        JsonNode right = null;
+        for (JsonNode s : JSON.readTree(align.out()).get("streams")) {
+            if (s.get("stream").asText().equals("/right_wrist_camera/image_raw/compressed")) {
+                right = s;
+            }
+        }
+        assertNotNull(right, align.out());
+        assertEquals(0, right.get("matched").asLong(), right.toString());
+        for (String k : List.of("p50_ms", "p90_ms", "p99_ms", "max_ms")) {
+            assertTrue(right.get(k).isNull(), "no match gives null, not NaN: " + right);
+        }
+        CliRun text = CliRun.of("align", "report", lake.toString());
+        String row = text.out().lines().filter(l -> l.startsWith("/right_wrist_camera/image_raw/compressed")).findFirst()
+                .orElseThrow();
+        assertTrue(row.matches(".*\\s+-\\s+-\\s+-\\s+-\\s*"), "'-' for p50, p90, p99 and max: " + row);
+        CliRun qc = CliRun.of("qc", "report", lake.toString(), "--json");
+        JsonNode first = JSON.readTree(qc.out()).get("episodes").get(0);
+        assertTrue(first.get("source_files").get(0).asText().matches("ep_\\d+\\.mcap"), first.toString());
+        assertTrue(first.get("robot_id").asText().startsWith("robot"), first.toString());
         long asof = 0;
         long nearestUnmatched = 0;
         for (FrameRow f : frames(lake)) {
@@ -189,21 +229,56 @@ class LakeCliTest {
     }
 
     @Test
-    void badInputIsNamedAndTheLakeIsUnchanged(@TempDir Path tmp) throws IOException {
+    void aBadInputIsNamedAndSkippedTheGoodOnesAreCommittedAndAllBadCommitsNothing(@TempDir Path tmp) throws IOException {
         Path lake = lake(tmp, "lake");
         Path bad = tmp.resolve("bad.mcap");
         byte[] bytes = Files.readAllBytes(SharedData.data("camera/bridge-mcap/bridge_ep00.mcap"));
         Files.write(bad, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        Path empty = Files.createDirectory(tmp.resolve("empty"));
         long[] before = versions(lake);
+
+        CliRun all = CliRun.of("ingest", lake.toString(), bad.toString(), empty.toString());
+        assertEquals(1, all.exitCode());
+        assertTrue(all.err().contains("no recordings found in " + empty), all.err());
+        assertTrue(all.out().contains("2 failed"), all.out());
+        assertArrayEquals(before, versions(lake), "nothing is committed when every input is bad");
+
         CliRun r = CliRun.of("ingest", lake.toString(), SharedData.data("camera/bridge-mcap/bridge_ep01.mcap").toString(),
-                bad.toString());
-        assertEquals(1, r.exitCode());
-        assertTrue(r.err().contains("bad.mcap"), r.err());
+                bad.toString(), SharedData.data("camera/bridge-mcap/bridge_ep02.mcap").toString());
+        assertEquals(1, r.exitCode(), "an input failed");
         assertTrue(r.noStackTrace(), r.err());
-        assertArrayEquals(before, versions(lake), "nothing is committed when an input is bad");
+        String failure = r.err().lines().filter(l -> l.startsWith("flywheel ingest: ")).findFirst().orElseThrow();
+        assertTrue(failure.contains("bad.mcap at byte "), "names the file and the offset: " + failure);
+        assertTrue(failure.endsWith("(flywheel mcap recover can salvage its readable messages)"), failure);
+        assertTrue(r.out().contains("ingested 2 recording(s): 2 episode(s), 20 frame(s); 0 skipped as already in the"
+                + " lake; 1 failed"), r.out());
+        assertEquals(1, r.out().split("roles guessed for", -1).length - 1, "one block for one distinct guess: " + r.out());
+        assertTrue(r.out().contains("roles guessed for 2 recording(s) (bridge_ep01.mcap, bridge_ep02.mcap):"), r.out());
+        assertTrue(r.out().contains("/robot/action              action  (type Float32MultiArray)"), r.out());
+        try (Lake l = Lake.open(lake.toString()); LakeTable raw = l.table("raw_files")) {
+            assertEquals(List.of("bridge_ep01.mcap", "bridge_ep02.mcap"), raw.rawFiles(ScanRequest.all()).stream()
+                    .map(f -> f.uri().substring(f.uri().lastIndexOf('/') + 1)).sorted().toList());
+        }
+        assertEquals(20, frames(lake).size());
+
         CliRun missing = CliRun.of("ingest", tmp.resolve("no-lake").toString(), bad.toString());
         assertEquals(1, missing.exitCode());
         assertTrue(missing.err().contains("no-lake"), missing.err());
+    }
+
+    @Test
+    void timestampFindingsAreCountedPerTopicOverEpisodes() {
+        IngestJob.RecordingResult a = new IngestJob.RecordingResult("rec-a", "MCAP", List.of("file:///x/a.mcap"), false,
+                1, 4, null, List.of(new IngestJob.TimestampIssue("a-0", "/tf", List.of("log time 0", "no usable time"),
+                "5 msgs"), new IngestJob.TimestampIssue("a-0", "/imu", List.of("forward clock jumps"), "9 msgs")),
+                Map.of());
+        IngestJob.RecordingResult b = new IngestJob.RecordingResult("rec-b", "MCAP", List.of("file:///x/b.mcap"), false,
+                1, 4, null, List.of(new IngestJob.TimestampIssue("b-0", "/tf", List.of("log time 0", "no usable time"),
+                "5 msgs")), Map.of());
+        List<String> lines = IngestCommand.timestampLines(List.of(a, b));
+        assertEquals("timestamps: /imu: forward clock jumps in 1 episode(s)", lines.get(0));
+        assertEquals("timestamps: /tf: log time 0 in 2 episode(s), no usable time in 2 episode(s)", lines.get(1));
+        assertEquals(3, lines.size());
     }
 
     private static long[] versions(Path lake) {

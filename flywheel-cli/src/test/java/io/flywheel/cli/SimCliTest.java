@@ -51,4 +51,59 @@ class SimCliTest {
         assertTrue(res.err().contains("WIDTHxHEIGHT"), res.err());
         assertTrue(r.noStackTrace() && res.noStackTrace());
     }
+
+    @Test
+    void rangeErrorsNameTheCliOptions(@TempDir Path tmp) {
+        CliRun drop = CliRun.of("sim", "--frame-drop-rate", "0.9", "--out", tmp.resolve("a").toString());
+        assertEquals(1, drop.exitCode());
+        assertTrue(drop.err().contains("--frame-drop-rate must be in 0..0.5"), drop.err());
+        CliRun dur = CliRun.of("sim", "--duration", "0", "--out", tmp.resolve("b").toString());
+        assertEquals(1, dur.exitCode());
+        assertTrue(dur.err().contains("--duration must be in 1..3600, got 0.0"), dur.err());
+        CliRun robots = CliRun.of("sim", "--episodes", "2", "--robots", "3", "--out", tmp.resolve("c").toString());
+        assertEquals(1, robots.exitCode());
+        assertTrue(robots.err().contains("--robots must be in 1..2, got 3"), robots.err());
+        assertTrue(drop.noStackTrace() && dur.noStackTrace() && robots.noStackTrace());
+        assertTrue(Files.notExists(tmp.resolve("a")), "nothing is written when the options are bad");
+    }
+
+    @Test
+    void outMustBeAFolderAndAnEarlierFleetIsReplacedOnlyWithForce(@TempDir Path tmp) throws IOException {
+        Path file = Files.writeString(tmp.resolve("file.txt"), "x");
+        CliRun onFile = CliRun.of("sim", "--out", file.toString(), "--jpeg", "imageio");
+        assertEquals(1, onFile.exitCode());
+        assertTrue(onFile.err().contains("--out " + file + " is a file, not a folder"), onFile.err());
+
+        Path other = Files.createDirectory(tmp.resolve("other"));
+        Files.writeString(other.resolve("notes.txt"), "mine");
+        CliRun onOther = CliRun.of("sim", "--out", other.toString(), "--jpeg", "imageio");
+        assertEquals(1, onOther.exitCode());
+        assertTrue(onOther.err().contains("is not empty and holds no fleet of ours"), onOther.err());
+
+        Path fleet = tmp.resolve("fleet");
+        CliRun first = CliRun.of("sim", "--out", fleet.toString(), "--jpeg", "imageio");
+        assertEquals(0, first.exitCode(), first.err());
+        assertTrue(first.err().contains("sim: 6/6 episodes (100%)"), "the last progress line: " + first.err());
+        assertTrue(!first.err().contains("\r"), "no redrawn line when stderr is not a terminal");
+        assertEquals(6, mcaps(fleet).size());
+        Files.writeString(fleet.resolve("notes.txt"), "mine");
+
+        CliRun again = CliRun.of("sim", "--out", fleet.toString(), "--jpeg", "imageio", "--episodes", "2");
+        assertEquals(1, again.exitCode());
+        assertTrue(again.err().contains("holds an earlier fleet") && again.err().contains("--force"), again.err());
+        assertEquals(6, mcaps(fleet).size(), "refused: nothing deleted");
+
+        CliRun forced = CliRun.of("sim", "--out", fleet.toString(), "--jpeg", "imageio", "--episodes", "2", "--force");
+        assertEquals(0, forced.exitCode(), forced.err());
+        assertEquals(2, mcaps(fleet).size(), "the 6 old episodes are gone, the 2 new ones written");
+        assertEquals("mine", Files.readString(fleet.resolve("notes.txt")), "other files are kept");
+        JsonNode gt = new ObjectMapper().readTree(fleet.resolve("ground_truth.json").toFile());
+        assertEquals(2, gt.get("episodes").size());
+    }
+
+    private static List<Path> mcaps(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            return s.filter(p -> p.toString().endsWith(".mcap")).sorted().toList();
+        }
+    }
 }

@@ -108,6 +108,12 @@ public final class RobotProfile {
     /** @return topic -> role as named (or detected), in order */
     public Map<String, StreamRole> roles() { return roles; }
 
+    /**
+     * @return topic -> why it has its role: "profile", "not in profile", or a guess's reason (e.g. "type
+     *     CompressedImage"); topics without a reason are absent
+     */
+    public Map<String, String> reasons() { return reasons; }
+
     /** @return topic -> clock offset in ns, added to the topic's times before alignment */
     public Map<String, Long> clockOffsetsNs() { return clockOffsetsNs; }
 

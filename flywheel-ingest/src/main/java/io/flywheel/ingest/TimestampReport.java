@@ -78,22 +78,45 @@ public record TimestampReport(String topic, ResolvedTimes resolved) {
     /** @return true when nothing odd was found ({@link ResolvedTimes#clean()}) */
     public boolean clean() { return resolved.clean(); }
 
+    /** Names of the kinds of finding, as used by {@link #findings()} and {@link #summary()}. */
+    public static final String ZERO_STAMPS = "zero stamps", STAMPS_OFF = "stamps >10 s off log time",
+            LOG_TIME_ZERO = "log time 0", NO_USABLE_TIME = "no usable time", NON_MONOTONIC = "non-monotonic stamps",
+            FORWARD_JUMPS = "forward clock jumps";
+
     /**
-     * @return a one-line summary, e.g.
-     *     {@code "/tf: 5 msgs, header 0, log 4, log time 0: 1 at [0], no usable time: 1 at [0]"}
+     * @return the kinds of finding present, in a fixed order: {@link #ZERO_STAMPS}, {@link #STAMPS_OFF},
+     *     {@link #LOG_TIME_ZERO}, {@link #NO_USABLE_TIME}, {@link #NON_MONOTONIC}, {@link #FORWARD_JUMPS}; empty when
+     *     {@link #clean()}
+     */
+    public List<String> findings() {
+        List<String> out = new ArrayList<>();
+        if (resolved.zeroStampPositions().length > 0) out.add(ZERO_STAMPS);
+        if (resolved.stampOutOfWindow().length > 0) out.add(STAMPS_OFF);
+        if (resolved.zeroLogTimePositions().length > 0) out.add(LOG_TIME_ZERO);
+        if (resolved.unresolvedPositions().length > 0) out.add(NO_USABLE_TIME);
+        if (resolved.nonMonotonicPositions().length > 0) out.add(NON_MONOTONIC);
+        if (resolved.clockJumpPositions().length > 0) out.add(FORWARD_JUMPS);
+        return List.copyOf(out);
+    }
+
+    /**
+     * @return a one-line summary without the topic (callers name it): counts by time source, then per kind of
+     *     finding its count and at most {@link #SUMMARY_POSITIONS} positions, e.g.
+     *     {@code "5 msgs, header 0, log 4, log time 0: 1 at [0], no usable time: 1 at [0]"}; forward jumps also give
+     *     their size, e.g. {@code "forward clock jumps: 2 at [7 (+1.500 s), 9 (+2.000 s)]"}
      */
     public String summary() {
-        StringBuilder sb = new StringBuilder(topic).append(": ").append(messages()).append(" msgs, header ")
+        StringBuilder sb = new StringBuilder().append(messages()).append(" msgs, header ")
                 .append(fromHeaderStamp()).append(", log ").append(fromLogTime());
         if (resolved.fromPublish() > 0) sb.append(", publish ").append(resolved.fromPublish());
-        positions(sb, "zero stamps", resolved.zeroStampPositions());
-        positions(sb, "stamps >10 s off log time", resolved.stampOutOfWindow());
-        positions(sb, "log time 0", resolved.zeroLogTimePositions());
-        positions(sb, "no usable time", resolved.unresolvedPositions());
-        positions(sb, "non-monotonic stamps", resolved.nonMonotonicPositions());
+        positions(sb, ZERO_STAMPS, resolved.zeroStampPositions());
+        positions(sb, STAMPS_OFF, resolved.stampOutOfWindow());
+        positions(sb, LOG_TIME_ZERO, resolved.zeroLogTimePositions());
+        positions(sb, NO_USABLE_TIME, resolved.unresolvedPositions());
+        positions(sb, NON_MONOTONIC, resolved.nonMonotonicPositions());
         int[] fwd = resolved.clockJumpPositions();
         if (fwd.length > 0) {
-            sb.append(", forward clock jumps: ").append(fwd.length).append(" at [");
+            sb.append(", ").append(FORWARD_JUMPS).append(": ").append(fwd.length).append(" at [");
             long[] t = resolved.timeNs();
             for (int i = 0; i < Math.min(fwd.length, SUMMARY_POSITIONS); i++) {
                 int p = fwd[i];

@@ -83,7 +83,8 @@ class OtherFormatsIngestTest {
         assertEquals(1748331238104014336L, tf.timeNs()[1]);
         assertEquals(502_548_992L, rep.medianPeriodNs());
         assertEquals(0, rep.jumpCount(), rep.summary());
-        assertEquals("/tf: 5 msgs, header 0, log 4, log time 0: 1 at [0], no usable time: 1 at [0]", rep.summary());
+        assertEquals("5 msgs, header 0, log 4, log time 0: 1 at [0], no usable time: 1 at [0]", rep.summary());
+        assertEquals(List.of("log time 0", "no usable time"), rep.findings());
         StreamData desc = ep.stream("/robot_description").orElseThrow();
         assertEquals(1, desc.timestamps().logTimeZero());
         assertEquals(1, desc.timestamps().unresolved());

@@ -143,9 +143,11 @@ class ProfileSourcesTimestampsTest {
         assertEquals(2, r.jumpCount()); // 5 back by p; 7 forward by 54p = 5.4 s > max(1 s, 10 periods)
         assertEquals(List.of(new TimestampReport.Jump(5, -p, true), new TimestampReport.Jump(7, 54 * p, false)),
                 r.jumps());
-        assertEquals("/x: 8 msgs, header 6, log 2, zero stamps: 1 at [1], stamps >10 s off log time: 1 at [2], "
+        assertEquals("8 msgs, header 6, log 2, zero stamps: 1 at [1], stamps >10 s off log time: 1 at [2], "
                 + "log time 0: 1 at [3], non-monotonic stamps: 1 at [5], forward clock jumps: 1 at [7 (+5.400 s)]",
                 r.summary());
+        assertEquals(List.of("zero stamps", "stamps >10 s off log time", "log time 0", "non-monotonic stamps",
+                "forward clock jumps"), r.findings());
         assertFalse(r.clean());
     }
 

@@ -84,32 +84,110 @@ public final class IngestJob {
         }
     }
 
-    /** What one recording gave. */
+    /**
+     * What one recording gave.
+     *
+     * @param recordingId content id of the recording (from its files' SHA-256s)
+     * @param format source format name, e.g. {@code MCAP}
+     * @param files the recording's file URIs
+     * @param skipped true when it was already in the lake (nothing written)
+     * @param episodes episodes written
+     * @param frames frames written
+     * @param profile the robot profile as applied (master, topic roles and why); null when skipped
+     * @param timestampIssues one entry per episode and topic whose times were not clean
+     * @param qualityStatus quality status -> episode count
+     */
     public record RecordingResult(String recordingId, String format, List<String> files, boolean skipped,
-                                  int episodes, long frames, String profile, List<String> timestampIssues,
+                                  int episodes, long frames, ProfileSummary profile, List<TimestampIssue> timestampIssues,
                                   Map<String, Integer> qualityStatus) {}
 
-    /** What the run committed. */
+    /**
+     * The robot profile applied to a recording, as data.
+     *
+     * @param source where it came from: a profile file, "detected" (every role guessed), or "FILE + detected roles"
+     * @param master the master clock topic, "" when none
+     * @param topics topic -> its role and the reason, in the recording's channel order
+     */
+    public record ProfileSummary(String source, String master, Map<String, TopicRole> topics) {
+        /** @return true when the roles were guessed from message types and topic names, not named by a profile */
+        public boolean guessed() {
+            return source.contains("detected");
+        }
+
+        static ProfileSummary of(RobotProfile p) {
+            Map<String, TopicRole> topics = new LinkedHashMap<>();
+            p.roles().forEach((t, r) -> topics.put(t, new TopicRole(r.name().toLowerCase(java.util.Locale.ROOT),
+                    p.reasons().getOrDefault(t, ""))));
+            return new ProfileSummary(p.source(), p.master().orElse(""), java.util.Collections.unmodifiableMap(topics));
+        }
+    }
+
+    /**
+     * @param role the stream role, lower case ({@link StreamRole})
+     * @param reason why: "profile", or the guess's reason, e.g. "type CompressedImage"
+     */
+    public record TopicRole(String role, String reason) {}
+
+    /**
+     * What the timestamp rule found odd in one stream of one episode.
+     *
+     * @param episodeId the episode
+     * @param topic the stream's topic
+     * @param findings the kinds of finding ({@link io.flywheel.ingest.TimestampReport#findings()}), e.g. "log time 0"
+     * @param summary counts and first positions ({@link io.flywheel.ingest.TimestampReport#summary()})
+     */
+    public record TimestampIssue(String episodeId, String topic, List<String> findings, String summary) {}
+
+    /**
+     * An input that could not be read; it was skipped and nothing of it was written.
+     *
+     * @param input the file or folder
+     * @param message what was wrong and where (names the file and, where known, the byte offset)
+     * @param errorType simple class name of the error, e.g. {@code McapFormatException}, {@code IngestException}
+     */
+    public record Failure(String input, String message, String errorType) {}
+
+    /**
+     * What the run committed.
+     *
+     * @param recordings every recording read (written or skipped), in input order
+     * @param episodes episodes written
+     * @param frames frames written
+     * @param skipped recordings already in the lake
+     * @param failed inputs that could not be read
+     * @param commit the commit, null when nothing was written
+     */
     public record Result(List<RecordingResult> recordings, long episodes, long frames, long skipped,
-                         CommitResult commit) {}
+                         List<Failure> failed, CommitResult commit) {}
 
     private IngestJob() {}
 
     /**
+     * Reads every recording of the inputs, one at a time; a recording that cannot be read (truncated, corrupt, not a
+     * recording) is reported in {@link Result#failed()} and skipped, and the others are committed: once per table,
+     * only when at least one recording is new.
+     *
      * @param lake the lake to write
-     * @param inputs files or folders (a folder is scanned for recordings)
+     * @param inputs files or folders (a folder is scanned for recordings, recursively); a folder without any
+     *     recording is a failure ("no recordings found in ...")
      * @param options reading options (profile, robot id)
      * @param align alignment settings
      * @param rules quality rules
      * @param progress called with a line per recording
      * @return what was done
-     * @throws IOException when an input is unreadable or malformed (nothing is committed then)
+     * @throws IOException when the commit fails (nothing of this run is visible then)
      */
     public static Result run(Lake lake, List<Path> inputs, IngestOptions options, AlignConfig align, RuleSet rules,
                              Consumer<String> progress) throws IOException {
-        List<Recording> recordings = new ArrayList<>();
+        List<Failure> failed = new ArrayList<>();
+        List<Sources.Source> sources = new ArrayList<>();
         for (Path in : inputs) {
-            read(in, options, recordings);
+            int before = sources.size();
+            int failedBefore = failed.size();
+            discover(in, sources, failed);
+            if (sources.size() == before && failed.size() == failedBefore) {
+                failed.add(new Failure(in.toString(), "no recordings found in " + in, "NoRecordings"));
+            }
         }
         List<FrameRow> frames = new ArrayList<>();
         List<EpisodeRow> episodes = new ArrayList<>();
@@ -118,29 +196,46 @@ public final class IngestJob {
         java.util.Set<String> seen = new java.util.HashSet<>();
         long skipped = 0;
         long now = System.currentTimeMillis() * 1_000_000L;
-        for (Recording rec : recordings) {
-            List<String> files = rec.files().stream().map(SourceFile::uri).toList();
-            boolean known = !seen.add(rec.recordingId())
-                    || rec.files().stream().allMatch(f -> lake.rawFile(f.sha256()).isPresent());
-            if (known) {
-                skipped++;
-                results.add(new RecordingResult(rec.recordingId(), rec.format().name(), files, true, 0, 0,
-                        "", List.of(), Map.of()));
-                progress.accept("skip " + String.join(", ", files) + ": already in the lake (same content)");
+        int n = 0;
+        for (Sources.Source source : sources) {
+            n++;
+            String name = name(source);
+            String counter = "[" + n + "/" + sources.size() + "] ";
+            Recording rec;
+            List<EpisodeOut> outs = new ArrayList<>();
+            try {
+                rec = Ingest.read(source, options);
+                if (!seen.add(rec.recordingId())
+                        || rec.files().stream().allMatch(f -> lake.rawFile(f.sha256()).isPresent())) {
+                    skipped++;
+                    results.add(new RecordingResult(rec.recordingId(), rec.format().name(), uris(rec), true, 0, 0,
+                            null, List.of(), Map.of()));
+                    progress.accept(counter + "skip " + name + ": already in the lake (same content)");
+                    continue;
+                }
+                for (Episode ep : rec.episodes()) {
+                    outs.add(episode(rec, ep, align, rules));
+                }
+            } catch (IOException | RuntimeException e) {
+                Failure f = failure(name, e);
+                failed.add(f);
+                progress.accept(counter + "failed: " + name);
                 continue;
             }
             Map<String, Integer> status = new LinkedHashMap<>();
-            List<String> issues = new ArrayList<>();
+            List<TimestampIssue> issues = new ArrayList<>();
             long recFrames = 0;
-            for (Episode ep : rec.episodes()) {
-                EpisodeOut out = episode(rec, ep, align, rules);
+            for (int i = 0; i < outs.size(); i++) {
+                EpisodeOut out = outs.get(i);
+                Episode ep = rec.episodes().get(i);
                 frames.addAll(out.frames);
                 episodes.add(out.row);
                 recFrames += out.frames.size();
                 status.merge(out.row.qualityStatus(), 1, Integer::sum);
                 for (StreamData s : ep.streams()) {
                     if (!s.timestamps().clean()) {
-                        issues.add(ep.episodeId() + " " + s.topic() + ": " + s.timestamps().summary());
+                        issues.add(new TimestampIssue(ep.episodeId(), s.topic(), s.timestamps().findings(),
+                                s.timestamps().summary()));
                     }
                 }
             }
@@ -155,32 +250,80 @@ public final class IngestJob {
                 rawFiles.add(new RawFileRow(f.uri(), f.bytes(), f.sha256(), rec.format().name().toLowerCase(),
                         rec.recordingId(), rec.robotId(), startNs, json(topics), "ingested", now));
             }
-            results.add(new RecordingResult(rec.recordingId(), rec.format().name(), files, false,
-                    rec.episodes().size(), recFrames, rec.profile() == null ? "" : rec.profile().describe(),
+            results.add(new RecordingResult(rec.recordingId(), rec.format().name(), uris(rec), false,
+                    rec.episodes().size(), recFrames, rec.profile() == null ? null : ProfileSummary.of(rec.profile()),
                     List.copyOf(issues), status));
-            progress.accept(String.format("%s: %d episode(s), %d frame(s) %s", String.join(", ", files),
+            progress.accept(String.format("%s%s: %d episode(s), %d frame(s) %s", counter, name,
                     rec.episodes().size(), recFrames, status));
         }
         CommitResult commit = null;
         if (!rawFiles.isEmpty()) {
             commit = lake.begin().putFrames(frames).putEpisodes(episodes).putRawFiles(rawFiles).commit();
         }
-        return new Result(List.copyOf(results), episodes.size(), frames.size(), skipped, commit);
+        return new Result(List.copyOf(results), episodes.size(), frames.size(), skipped, List.copyOf(failed), commit);
     }
 
-    /** A file, a rosbag2 folder, or a folder of recordings searched recursively (sorted, for a stable order). */
-    private static void read(Path in, IngestOptions options, List<Recording> out) throws IOException {
-        if (!Files.isDirectory(in) || Files.exists(in.resolve("metadata.yaml"))) {
-            out.add(Ingest.read(in, options));
+    private static List<String> uris(Recording rec) {
+        return rec.files().stream().map(SourceFile::uri).toList();
+    }
+
+    /** The single file of a source, or its folder (rosbag2, split set). */
+    private static String name(Sources.Source s) {
+        return (s.files().size() == 1 ? s.files().get(0) : s.root()).toString();
+    }
+
+    /** A failure whose message names the input; an MCAP format error anywhere in the causes is reported as such. */
+    static Failure failure(String input, Throwable e) {
+        String type = e.getClass().getSimpleName();
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof io.flywheel.mcap.McapFormatException) {
+                type = c.getClass().getSimpleName();
+                break;
+            }
+        }
+        Throwable shown = e instanceof java.io.UncheckedIOException u && u.getCause() != null ? u.getCause() : e;
+        String msg;
+        if (shown instanceof java.nio.file.NoSuchFileException nf) {
+            msg = "no such file: " + nf.getFile();
+        } else if (shown instanceof java.nio.file.AccessDeniedException ad) {
+            msg = "permission denied: " + ad.getFile();
+        } else {
+            msg = shown.getMessage() == null ? shown.getClass().getSimpleName() : shown.getMessage();
+            if (shown instanceof RuntimeException && !(shown instanceof IllegalArgumentException)) {
+                msg = shown.getClass().getSimpleName() + ": " + msg;
+            }
+        }
+        String file = Path.of(input).getFileName() == null ? input : Path.of(input).getFileName().toString();
+        if (!msg.contains(file)) {
+            msg = input + ": " + msg;
+        }
+        return new Failure(input, msg, type);
+    }
+
+    /**
+     * Finds the recordings of one input: a file or a rosbag2 folder is one; any other folder is scanned, then its
+     * sub-folders (sorted, for a stable order). A file or folder that cannot be scanned is a failure.
+     */
+    private static void discover(Path in, List<Sources.Source> out, List<Failure> failed) {
+        try {
+            if (!Files.isDirectory(in) || Files.exists(in.resolve("metadata.yaml"))) {
+                out.add(Sources.detect(in));
+                return;
+            }
+            out.addAll(Sources.scan(in));
+        } catch (IOException | RuntimeException e) {
+            failed.add(failure(in.toString(), e));
             return;
         }
-        out.addAll(Ingest.readAll(in, options));
         List<Path> dirs;
         try (java.util.stream.Stream<Path> s = Files.list(in)) {
             dirs = s.filter(Files::isDirectory).sorted().toList();
+        } catch (IOException | RuntimeException e) {
+            failed.add(failure(in.toString(), e));
+            return;
         }
         for (Path d : dirs) {
-            read(d, options, out);
+            discover(d, out, failed);
         }
     }
 
