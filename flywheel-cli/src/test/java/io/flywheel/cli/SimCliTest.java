@@ -55,13 +55,13 @@ class SimCliTest {
     @Test
     void rangeErrorsNameTheCliOptions(@TempDir Path tmp) {
         CliRun drop = CliRun.of("sim", "--frame-drop-rate", "0.9", "--out", tmp.resolve("a").toString());
-        assertEquals(1, drop.exitCode());
+        assertEquals(2, drop.exitCode());
         assertTrue(drop.err().contains("--frame-drop-rate must be in 0..0.5"), drop.err());
         CliRun dur = CliRun.of("sim", "--duration", "0", "--out", tmp.resolve("b").toString());
-        assertEquals(1, dur.exitCode());
+        assertEquals(2, dur.exitCode());
         assertTrue(dur.err().contains("--duration must be in 1..3600, got 0.0"), dur.err());
         CliRun robots = CliRun.of("sim", "--episodes", "2", "--robots", "3", "--out", tmp.resolve("c").toString());
-        assertEquals(1, robots.exitCode());
+        assertEquals(2, robots.exitCode());
         assertTrue(robots.err().contains("--robots must be in 1..2, got 3"), robots.err());
         assertTrue(drop.noStackTrace() && dur.noStackTrace() && robots.noStackTrace());
         assertTrue(Files.notExists(tmp.resolve("a")), "nothing is written when the options are bad");
@@ -71,13 +71,13 @@ class SimCliTest {
     void outMustBeAFolderAndAnEarlierFleetIsReplacedOnlyWithForce(@TempDir Path tmp) throws IOException {
         Path file = Files.writeString(tmp.resolve("file.txt"), "x");
         CliRun onFile = CliRun.of("sim", "--out", file.toString(), "--jpeg", "imageio");
-        assertEquals(1, onFile.exitCode());
+        assertEquals(2, onFile.exitCode());
         assertTrue(onFile.err().contains("--out " + file + " is a file, not a folder"), onFile.err());
 
         Path other = Files.createDirectory(tmp.resolve("other"));
         Files.writeString(other.resolve("notes.txt"), "mine");
         CliRun onOther = CliRun.of("sim", "--out", other.toString(), "--jpeg", "imageio");
-        assertEquals(1, onOther.exitCode());
+        assertEquals(2, onOther.exitCode());
         assertTrue(onOther.err().contains("is not empty and holds no fleet of ours"), onOther.err());
 
         Path fleet = tmp.resolve("fleet");
@@ -89,7 +89,7 @@ class SimCliTest {
         Files.writeString(fleet.resolve("notes.txt"), "mine");
 
         CliRun again = CliRun.of("sim", "--out", fleet.toString(), "--jpeg", "imageio", "--episodes", "2");
-        assertEquals(1, again.exitCode());
+        assertEquals(2, again.exitCode());
         assertTrue(again.err().contains("holds an earlier fleet") && again.err().contains("--force"), again.err());
         assertEquals(6, mcaps(fleet).size(), "refused: nothing deleted");
 
