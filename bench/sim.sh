@@ -19,8 +19,8 @@ for enc in opencv imageio; do
   line=$(taskset -c 0 "$ROOT/flywheel" sim --preset bench --episodes "$EPISODES" --robots 2 \
       --duration "$SECONDS_PER_EPISODE" --resolution 320x240 --threads 1 --jpeg "$enc" --out "$out" --json \
       2>/dev/null | tr -d '\n ')
-  rtf=$(echo "$line" | sed -E 's/.*"realTimeFactor":([0-9.eE+-]+).*/\1/')
-  fps=$(echo "$line" | sed -E 's/.*"framesPerSecond":([0-9.eE+-]+).*/\1/')
+  rtf=$(echo "$line" | sed -E 's/.*"real_time_factor":([0-9.eE+-]+).*/\1/')
+  fps=$(echo "$line" | sed -E 's/.*"frames_per_second":([0-9.eE+-]+).*/\1/')
   mb=$(echo "$line" | sed -E 's/.*"bytes":([0-9]+).*/\1/')
   RTF[$enc]=$rtf
   echo "{\"encoder\":\"$enc\",\"episodes\":$EPISODES,\"seconds_per_episode\":$SECONDS_PER_EPISODE,\"real_time_factor\":$rtf,\"camera_frames_per_s\":$fps,\"bytes\":$mb}"
