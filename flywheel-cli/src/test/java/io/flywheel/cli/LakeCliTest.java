@@ -281,6 +281,93 @@ class LakeCliTest {
         assertEquals(3, lines.size());
     }
 
+    /**
+     * For nearest and as-of, every stored /joint_states pairing of a simulated fleet equals a brute-force
+     * recomputation from the header stamps in the raw files (tight tolerances, so some frames go unpaired),
+     * and every master frame's stamp lies within the camera's jitter bound of its true capture time plus
+     * the camera's clock offset, as the ground truth states.
+     */
+    @Test
+    void simulatedFleetPairingsEqualABruteForceRecomputationAndTheGroundTruth(@TempDir Path tmp) throws Exception {
+        Path fleet = tmp.resolve("fleet");
+        assertEquals(0, CliRun.of("sim", "--preset", "tiny", "--out", fleet.toString(), "--jpeg", "imageio").exitCode());
+        JsonNode truth = JSON.readTree(fleet.resolve("ground_truth.json").toFile());
+        for (String method : new String[] {"nearest", "asof"}) {
+            // joints come every 5 ms: nearest is at most ~2.5 ms away, as-of at most ~5 ms, so these leave gaps
+            long tol = method.equals("nearest") ? 2_000_000L : 3_000_000L;
+            Path lake = lake(tmp, "lake-" + method);
+            CliRun r = CliRun.of("ingest", lake.toString(), fleet.toString(), "--policy",
+                    "/joint_states=" + method + ":" + tol / 1_000_000);
+            assertEquals(0, r.exitCode(), r.err());
+            Map<String, EpisodeRow> episodes = new HashMap<>();
+            try (Lake l = Lake.open(lake.toString()); LakeTable t = l.table("episodes")) {
+                t.episodes(ScanRequest.all()).forEach(e -> episodes.put(e.episodeId(), e));
+            }
+            long paired = 0;
+            long unpaired = 0;
+            Map<String, long[]> jointStamps = new HashMap<>();
+            for (FrameRow f : frames(lake)) {
+                EpisodeRow ep = episodes.get(f.episodeId());
+                String file = JSON.readTree(ep.metadataJson()).get("source_files").get(0).asText();
+                long[] js = jointStamps.computeIfAbsent(file, k -> stamps(Path.of(java.net.URI.create(k)), "/joint_states"));
+                long t = f.timestampNs();
+                int expected = -1;
+                for (int j = 0; j < js.length; j++) {
+                    boolean better = method.equals("asof") ? js[j] <= t && (expected < 0 || js[j] >= js[expected])
+                            : expected < 0 || Math.abs(js[j] - t) < Math.abs(js[expected] - t);
+                    if (better) {
+                        expected = j;
+                    }
+                }
+                if (expected >= 0 && Math.abs(js[expected] - t) > tol) {
+                    expected = -1;
+                }
+                StreamMatch m = f.streams().stream().filter(s -> s.stream().equals("/joint_states")).findFirst().orElseThrow();
+                assertEquals(expected >= 0, m.matched(), method + " frame " + f.episodeId() + "#" + f.frameIndex());
+                if (expected >= 0) {
+                    assertEquals(js[expected] - t, m.residualNs().longValue(), method + " residual");
+                    paired++;
+                } else {
+                    unpaired++;
+                }
+                // the master camera's stamp is its true capture time plus its clock offset, within the jitter bound
+                String gtFile = java.nio.file.Path.of(java.net.URI.create(file)).getParent().getFileName() + "/"
+                        + java.nio.file.Path.of(java.net.URI.create(file)).getFileName();
+                JsonNode gt = null;
+                for (JsonNode e : truth.get("episodes")) {
+                    if (e.get("file").asText().equals(gtFile)) {
+                        gt = e.get("cameras").get("head_camera");
+                    }
+                }
+                assertNotNull(gt, gtFile);
+                long target = t - gt.get("clock_offset_ns").asLong();
+                long k = Math.round((double) (target - gt.get("nominal_start_ns").asLong()) / gt.get("period_ns").asLong());
+                JsonNode dev = gt.get("deviation_ns");
+                long trueT = gt.get("nominal_start_ns").asLong() + k * gt.get("period_ns").asLong()
+                        + (dev.size() > k ? dev.get((int) k).asLong() : 0);
+                assertTrue(Math.abs(target - trueT) <= gt.get("stamp_jitter_max_ns").asLong(),
+                        "frame stamp - offset - true capture time = " + (target - trueT) + " ns");
+            }
+            assertTrue(paired > 150, method + ": pairings checked " + paired);
+            assertTrue(unpaired > 0, method + ": the tolerance leaves frames without a joint state: " + unpaired);
+        }
+    }
+
+    /** Header stamps of one topic's messages, in file order. */
+    private static long[] stamps(Path file, String topic) {
+        List<Long> out = new java.util.ArrayList<>();
+        try (io.flywheel.mcap.McapMessages m = io.flywheel.mcap.McapMessages.open(file,
+                io.flywheel.mcap.McapIndexedReader.ReadOptions.builder().topic(topic).build())) {
+            io.flywheel.mcap.MessageView v;
+            while ((v = m.next()) != null) {
+                out.add(io.flywheel.ros.cdr.CdrFastPaths.headerStamp(v.message().data()));
+            }
+        } catch (Exception e) {
+            throw new AssertionError(file + ": " + e.getMessage(), e);
+        }
+        return out.stream().mapToLong(Long::longValue).sorted().toArray();
+    }
+
     private static long[] versions(Path lake) {
         try (Lake l = Lake.open(lake.toString()); LakeTable a = l.table("raw_files"); LakeTable b = l.table("episodes");
              LakeTable c = l.table("frames")) {
