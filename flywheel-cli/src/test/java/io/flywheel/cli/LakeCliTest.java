@@ -368,6 +368,59 @@ class LakeCliTest {
         return out.stream().mapToLong(Long::longValue).sorted().toArray();
     }
 
+    /**
+     * A real {@code flywheel ingest} process killed at a random moment leaves every table at a committed
+     * version: each file in raw_files has its episodes, each episode has either all of its frames or none
+     * (an orphan from a kill between commits, repaired by the next ingest), no episode twice; a final
+     * ingest completes the lake exactly.
+     */
+    @Test
+    void killingARunningIngestLeavesEveryTableAtACommittedVersion(@TempDir Path tmp) throws Exception {
+        Path lake = lake(tmp, "lake");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        java.util.Random random = new java.util.Random(7);
+        for (int round = 0; round < 2; round++) {
+            Process p = new ProcessBuilder(java, "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                    "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"), "io.flywheel.cli.Main",
+                    "ingest", lake.toString(), SharedData.data("camera/bridge-mcap").toString())
+                    .redirectErrorStream(true).redirectOutput(tmp.resolve("ingest-" + round + ".log").toFile()).start();
+            Thread.sleep(2_000 + random.nextInt(8_000));
+            p.destroyForcibly();
+            p.waitFor();
+            assertConsistent(lake);
+        }
+        CliRun done = CliRun.of("ingest", lake.toString(), SharedData.data("camera/bridge-mcap").toString());
+        assertEquals(0, done.exitCode(), done.err());
+        assertConsistent(lake);
+        try (Lake l = Lake.open(lake.toString()); LakeTable raw = l.table("raw_files"); LakeTable eps = l.table("episodes")) {
+            assertEquals(25, raw.countRows());
+            assertEquals(25, eps.countRows());
+        }
+        assertEquals(250, frames(lake).size());
+    }
+
+    private static void assertConsistent(Path lake) {
+        try (Lake l = Lake.open(lake.toString()); LakeTable raw = l.table("raw_files"); LakeTable eps = l.table("episodes")) {
+            List<EpisodeRow> episodes = eps.episodes(ScanRequest.all());
+            assertEquals(episodes.size(), episodes.stream().map(EpisodeRow::episodeId).distinct().count(), "no episode twice");
+            Map<String, Long> framesPer = new HashMap<>();
+            for (FrameRow f : frames(lake)) {
+                framesPer.merge(f.episodeId(), 1L, Long::sum);
+            }
+            for (EpisodeRow e : episodes) {
+                long n = framesPer.getOrDefault(e.episodeId(), 0L);
+                assertTrue(n == 0 || n == e.frameCount(), e.episodeId() + ": " + n + " of " + e.frameCount() + " frames");
+            }
+            for (RawFileRow r : raw.rawFiles(ScanRequest.all())) {
+                List<EpisodeRow> of = episodes.stream().filter(e -> e.recordingId().equals(r.recordingId())).toList();
+                assertTrue(!of.isEmpty(), r.uri() + " is in raw_files, so its episodes are committed");
+                for (EpisodeRow e : of) {
+                    assertEquals(e.frameCount(), framesPer.getOrDefault(e.episodeId(), 0L), "frames of " + e.episodeId());
+                }
+            }
+        }
+    }
+
     private static long[] versions(Path lake) {
         try (Lake l = Lake.open(lake.toString()); LakeTable a = l.table("raw_files"); LakeTable b = l.table("episodes");
              LakeTable c = l.table("frames")) {
