@@ -482,14 +482,14 @@ final class Renderer {
      * from an xorshift32 stream seeded by {@code seed}, different for every frame), so two frames
      * of the same scene are near but never identical. Values saturate at 0 and 255. Eight bytes
      * at a time: a saturating unsigned add of the positive part, then a saturating subtract of
-     * the negative part, in 64-bit words (SWAR).
+     * the negative part, in 64-bit words (SWAR); a is capped at 127.
      */
     void noise(double sigma, long seed) {
         byte[] up = noiseUp;
         byte[] down = noiseDown;
         if (sigma != noiseSigma) {
             noiseSigma = sigma;
-            int a = Math.max(1, (int) Math.round(sigma * Math.sqrt(3)));
+            int a = Math.max(1, Math.min(127, (int) Math.round(sigma * Math.sqrt(3)))); // byte-sized parts
             java.util.SplittableRandom t = new java.util.SplittableRandom(Double.doubleToLongBits(sigma));
             for (int i = 0; i < up.length; i += 3) {
                 int v = t.nextInt(-a, a + 1);
@@ -518,16 +518,14 @@ final class Renderer {
                 long v = (long) LONGS.get(img, base + i);
                 long p = (long) LONGS.get(up, off + i);
                 long m = (long) LONGS.get(down, off + i);
-                // v + p, saturating at 0xFF per byte
-                long s = (v & LO) + (p & LO);
-                long sum = s ^ ((v ^ p) & HI);
-                long carry = ((v & p) | ((v | p) & s)) & HI;
-                v = sum | ((carry >>> 7) * 0xFF);
-                // v - m, saturating at 0 per byte
-                long d = (v | HI) - (m & LO);
-                long diff = d ^ ((v ^ ~m) & HI);
-                long borrow = ((~v & m) | (~(v ^ m) & ~d)) & HI;
-                v = diff & ~((borrow >>> 7) * 0xFF);
+                // v + p, saturating at 0xFF per byte (p < 0x80, so no carry crosses a byte)
+                long s = (v & LO) + p;
+                long carry = v & s & HI;
+                v = (s ^ (v & HI)) | ((carry >>> 7) * 0xFF);
+                // v - m, saturating at 0 per byte (m < 0x80, so no borrow crosses a byte)
+                long d = (v | HI) - m;
+                long borrow = ~(v | d) & HI;
+                v = (d ^ (~v & HI)) & ~((borrow >>> 7) * 0xFF);
                 LONGS.set(img, base + i, v);
             }
             for (; i < rowBytes; i++) {
