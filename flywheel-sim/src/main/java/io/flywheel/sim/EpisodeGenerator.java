@@ -276,54 +276,14 @@ public final class EpisodeGenerator implements AutoCloseable {
             long trueT = s.trueTime(k);
             double tau = tau(trueT, t0, staticArr);
             cdr.reset();
+            // The bodies live in small methods so the JIT compiles them quickly (an OSR compile of
+            // one huge loop cost seconds of CPU on one core).
             if (si < 3) {
-                renderFrame(demo, state, si, tau);
-                boolean blur = false;
-                for (GroundTruth.Interval b : blurry) {
-                    blur |= trueT >= b.startNs() && trueT < b.endNs();
-                }
-                if (blur) {
-                    renderer.blur(Math.max(2, options.width() / 40));
-                }
-                renderer.noise(spec.lighting().noise(), FleetPlan.mix(spec.noiseSeed(), 10 + si, k));
-                byte[] img = jpeg.encode(renderer.bgr, renderer.width, renderer.height);
-                cdr.header(s.stamp[k], s.device + "_optical_frame").string("jpeg").byteSequence(img, 0, img.length);
+                cameraMessage(demo, state, spec, blurry, s, si, k, trueT, tau);
             } else if (si == 3) {
-                demo.positions(tau, q);
-                demo.positions(tau(trueT - 1_000_000, t0, staticArr), qa);
-                demo.positions(tau(trueT + 1_000_000, t0, staticArr), qb);
-                SplittableRandom jr = new SplittableRandom(FleetPlan.mix(spec.noiseSeed(), 20, k));
-                boolean holding = demo.holding(tau);
-                for (int j = 0; j < 16; j++) {
-                    vel[j] = (qb[j] - qa[j]) / 0.002;
-                    boolean gripper = j == 7 || j == 15;
-                    q[j] += jr.nextGaussian() * (gripper ? 2e-5 : 1e-4);
-                    eff[j] = gripper ? 0 : 0.05 * jr.nextGaussian();
-                }
-                for (int arm = 0; arm < 2; arm++) {
-                    int o = arm * 8;
-                    boolean active = (arm == 0) == demo.leftActive;
-                    double load = 1.6 + (active && holding ? 0.3 : 0);
-                    eff[o + 1] += 9.81 * load * 0.35 * Math.cos(q[o + 1]);
-                    eff[o + 3] += 9.81 * load * 0.18 * Math.cos(q[o + 1] + q[o + 3]);
-                    if (active && holding) {
-                        eff[o + 7] = 12.0 + 0.2 * jr.nextGaussian();
-                    }
-                }
-                cdr.header(s.stamp[k], "").stringSequence(Demonstration.JOINT_NAMES)
-                        .float64Sequence(q).float64Sequence(vel).float64Sequence(eff);
+                jointMessage(demo, spec, s, k, trueT, tau, t0, staticArr, q, qa, qb, vel, eff);
             } else {
-                double lookahead = tau(trueT + 60_000_000, t0, staticArr);
-                demo.positions(lookahead, q);
-                SplittableRandom cr = new SplittableRandom(FleetPlan.mix(spec.noiseSeed(), 30, k));
-                for (int j = 0; j < 16; j++) {
-                    if (j == 7 || j == 15) {
-                        q[j] = q[j] < Demonstration.GRIPPER_OPEN - 0.01 ? 0.0 : Demonstration.GRIPPER_OPEN;
-                    } else {
-                        q[j] += cr.nextGaussian() * cmdNoise;
-                    }
-                }
-                cdr.int32(1).string("joints").int32(16).int32(16).int32(0).float64Sequence(q);
+                commandMessage(demo, spec, k, trueT, t0, staticArr, q, cmdNoise);
             }
             sink.writeMessage(s.channel, k, s.logTime[k], s.logTime[k], cdr.array(), 0, cdr.size());
             messages++;
@@ -363,6 +323,66 @@ public final class EpisodeGenerator implements AutoCloseable {
                 spec.object().reflective() && !spec.object().transparent(), spec.task(), spec.outcome(),
                 spec.failureCause(), t0, dur, spec.duplicateGroup(), phases, blurry, statics, camTruth,
                 joints.truth(), commands.truth(), messages, 0);
+    }
+
+    /** Renders, blurs, noises and encodes camera {@code si}'s frame {@code k} into {@link #cdr}. */
+    private void cameraMessage(Demonstration demo, Renderer.State state, EpisodeSpec spec,
+            List<GroundTruth.Interval> blurry, StreamPlan s, int si, int k, long trueT, double tau) {
+        renderFrame(demo, state, si, tau);
+        boolean blur = false;
+        for (GroundTruth.Interval b : blurry) {
+            blur |= trueT >= b.startNs() && trueT < b.endNs();
+        }
+        if (blur) {
+            renderer.blur(Math.max(2, options.width() / 40));
+        }
+        renderer.noise(spec.lighting().noise(), FleetPlan.mix(spec.noiseSeed(), 10 + si, k));
+        byte[] img = jpeg.encode(renderer.bgr, renderer.width, renderer.height);
+        cdr.header(s.stamp[k], s.device + "_optical_frame").string("jpeg").byteSequence(img, 0, img.length);
+    }
+
+    /** Encodes joint state {@code k} into {@link #cdr}. */
+    private void jointMessage(Demonstration demo, EpisodeSpec spec, StreamPlan s, int k, long trueT, double tau,
+            long t0, long[] staticArr, double[] q, double[] qa, double[] qb, double[] vel, double[] eff) {
+        demo.positions(tau, q);
+        demo.positions(tau(trueT - 1_000_000, t0, staticArr), qa);
+        demo.positions(tau(trueT + 1_000_000, t0, staticArr), qb);
+        SplittableRandom jr = new SplittableRandom(FleetPlan.mix(spec.noiseSeed(), 20, k));
+        boolean holding = demo.holding(tau);
+        for (int j = 0; j < 16; j++) {
+            vel[j] = (qb[j] - qa[j]) / 0.002;
+            boolean gripper = j == 7 || j == 15;
+            q[j] += jr.nextGaussian() * (gripper ? 2e-5 : 1e-4);
+            eff[j] = gripper ? 0 : 0.05 * jr.nextGaussian();
+        }
+        for (int arm = 0; arm < 2; arm++) {
+            int o = arm * 8;
+            boolean active = (arm == 0) == demo.leftActive;
+            double load = 1.6 + (active && holding ? 0.3 : 0);
+            eff[o + 1] += 9.81 * load * 0.35 * Math.cos(q[o + 1]);
+            eff[o + 3] += 9.81 * load * 0.18 * Math.cos(q[o + 1] + q[o + 3]);
+            if (active && holding) {
+                eff[o + 7] = 12.0 + 0.2 * jr.nextGaussian();
+            }
+        }
+        cdr.header(s.stamp[k], "").stringSequence(Demonstration.JOINT_NAMES)
+                .float64Sequence(q).float64Sequence(vel).float64Sequence(eff);
+    }
+
+    /** Encodes joint command {@code k} into {@link #cdr}. */
+    private void commandMessage(Demonstration demo, EpisodeSpec spec, int k, long trueT, long t0, long[] staticArr,
+            double[] q, double cmdNoise) {
+        double lookahead = tau(trueT + 60_000_000, t0, staticArr);
+        demo.positions(lookahead, q);
+        SplittableRandom cr = new SplittableRandom(FleetPlan.mix(spec.noiseSeed(), 30, k));
+        for (int j = 0; j < 16; j++) {
+            if (j == 7 || j == 15) {
+                q[j] = q[j] < Demonstration.GRIPPER_OPEN - 0.01 ? 0.0 : Demonstration.GRIPPER_OPEN;
+            } else {
+                q[j] += cr.nextGaussian() * cmdNoise;
+            }
+        }
+        cdr.int32(1).string("joints").int32(16).int32(16).int32(0).float64Sequence(q);
     }
 
     /** Motion time (s) at true time t: elapsed time minus the static stretches before t. */

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Writes an episode as an indexed, zstd-chunked ROS 2 MCAP file (profile "ros2") through
+ * Writes an episode as an indexed, zstd-chunked (level 1) ROS 2 MCAP file (profile "ros2") through
  * {@link McapWriter}: chunks with message indexes, chunk/metadata indexes, statistics, summary
  * offsets and CRCs. The file appears under its name only when {@link #close()} succeeds.
  */
@@ -29,6 +29,9 @@ final class McapEpisodeSink implements EpisodeSink {
                 .profile("ros2")
                 .library("flywheel-sim")
                 .compression(McapWriter.Compression.ZSTD)
+                // level 1: the chunks are mostly JPEG, which no level shrinks (ratio 0.998 at level 1
+                // vs 0.997 at 3), and level 1 compresses about twice as fast
+                .zstdLevel(1)
                 .chunkSize(options.chunkSize())
                 .syncOnClose(false)
                 .build(target));

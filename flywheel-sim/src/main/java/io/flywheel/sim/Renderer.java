@@ -34,7 +34,8 @@ final class Renderer {
         this.bgr = new byte[width * height * 3];
         this.row = new int[width * 3];
         this.focal = 0.85 * width;
-        this.noiseTable = new byte[NOISE_TABLE + width];
+        this.noiseUp = new byte[3 * (NOISE_TABLE + width)];
+        this.noiseDown = new byte[3 * (NOISE_TABLE + width)];
     }
 
     /** What the scene looks like at one instant. */
@@ -272,29 +273,7 @@ final class Renderer {
     void draw(State s, int ownArm) {
         gain = s.lighting.gain();
         cast = s.lighting.cast();
-        // wall
-        int[] wall = lit(s.scene.wall());
-        rect(0, 0, width, height, wall, 1);
-        // floor, table top and front face
-        worldPolygon(new double[][] {{-3, -4, -0.75}, {6, -4, -0.75}, {6, 4, -0.75}, {-3, 4, -0.75}}, s.scene.floor(), 1);
-        int[] front = new int[3];
-        for (int k = 0; k < 3; k++) {
-            front[k] = (int) (s.scene.table()[k] * 0.7);
-        }
-        worldPolygon(new double[][] {{0.1, -0.7, 0}, {0.1, 0.7, 0}, {0.1, 0.7, -0.75}, {0.1, -0.7, -0.75}}, front, 1);
-        worldPolygon(new double[][] {{0.1, -0.7, 0}, {0.95, -0.7, 0}, {0.95, 0.7, 0}, {0.1, 0.7, 0}}, s.scene.table(), 1);
-        for (double[] m : s.markers) {
-            double h = m[2] / 2;
-            worldPolygon(new double[][] {{m[0] - h, m[1] - h, 0}, {m[0] + h, m[1] - h, 0}, {m[0] + h, m[1] + h, 0},
-                    {m[0] - h, m[1] + h, 0}}, new int[] {(int) m[3], (int) m[4], (int) m[5]}, 1);
-        }
-        // bin: rim and dark inside
-        double[] b = s.bin;
-        worldPolygon(new double[][] {{b[0] - 0.1, b[1] - 0.08, 0.001}, {b[0] + 0.1, b[1] - 0.08, 0.001},
-                {b[0] + 0.1, b[1] + 0.08, 0.001}, {b[0] - 0.1, b[1] + 0.08, 0.001}}, s.scene.bin(), 1);
-        int[] inside = {s.scene.bin()[0] / 3, s.scene.bin()[1] / 3, s.scene.bin()[2] / 3};
-        worldPolygon(new double[][] {{b[0] - 0.085, b[1] - 0.065, 0.002}, {b[0] + 0.085, b[1] - 0.065, 0.002},
-                {b[0] + 0.085, b[1] + 0.065, 0.002}, {b[0] - 0.085, b[1] + 0.065, 0.002}}, inside, 1);
+        drawBackground(s, ownArm);
 
         // object and arms, far to near
         double[] tmp = new double[3];
@@ -326,6 +305,68 @@ final class Renderer {
             rect(width / 2.0 + sep / 2, height * 0.72, width / 2.0 + sep / 2 + fw, height, fc, 1);
         }
     }
+
+    /**
+     * The static part of the scene (wall, floor, table, markers, bin). It depends only on the
+     * camera pose, the scene, the lighting, the markers and the bin position, so a camera whose pose
+     * repeats (the head camera always, wrist cameras while the arm rests) copies its last background
+     * instead of drawing it again: one cached background per camera ({@code ownArm}), stored the
+     * second time in a row the same key is seen. The result is byte-identical to drawing.
+     */
+    private void drawBackground(State s, int ownArm) {
+        double[] key = bgScratch;
+        System.arraycopy(c, 0, key, 0, 3);
+        System.arraycopy(f, 0, key, 3, 3);
+        System.arraycopy(u, 0, key, 6, 3);
+        System.arraycopy(s.bin, 0, key, 9, 3);
+        int slot = Math.max(0, Math.min(2, ownArm));
+        boolean same = bgScene[slot] == s.scene && bgLighting[slot] == s.lighting && bgMarkers[slot] == s.markers
+                && Arrays.equals(bgKey[slot], key);
+        if (same && bgPixels[slot] != null) {
+            System.arraycopy(bgPixels[slot], 0, bgr, 0, bgr.length);
+            return;
+        }
+        // wall
+        int[] wall = lit(s.scene.wall());
+        rect(0, 0, width, height, wall, 1);
+        // floor, table top and front face
+        worldPolygon(new double[][] {{-3, -4, -0.75}, {6, -4, -0.75}, {6, 4, -0.75}, {-3, 4, -0.75}}, s.scene.floor(), 1);
+        int[] front = new int[3];
+        for (int k = 0; k < 3; k++) {
+            front[k] = (int) (s.scene.table()[k] * 0.7);
+        }
+        worldPolygon(new double[][] {{0.1, -0.7, 0}, {0.1, 0.7, 0}, {0.1, 0.7, -0.75}, {0.1, -0.7, -0.75}}, front, 1);
+        worldPolygon(new double[][] {{0.1, -0.7, 0}, {0.95, -0.7, 0}, {0.95, 0.7, 0}, {0.1, 0.7, 0}}, s.scene.table(), 1);
+        for (double[] m : s.markers) {
+            double h = m[2] / 2;
+            worldPolygon(new double[][] {{m[0] - h, m[1] - h, 0}, {m[0] + h, m[1] - h, 0}, {m[0] + h, m[1] + h, 0},
+                    {m[0] - h, m[1] + h, 0}}, new int[] {(int) m[3], (int) m[4], (int) m[5]}, 1);
+        }
+        // bin: rim and dark inside
+        double[] b = s.bin;
+        worldPolygon(new double[][] {{b[0] - 0.1, b[1] - 0.08, 0.001}, {b[0] + 0.1, b[1] - 0.08, 0.001},
+                {b[0] + 0.1, b[1] + 0.08, 0.001}, {b[0] - 0.1, b[1] + 0.08, 0.001}}, s.scene.bin(), 1);
+        int[] inside = {s.scene.bin()[0] / 3, s.scene.bin()[1] / 3, s.scene.bin()[2] / 3};
+        worldPolygon(new double[][] {{b[0] - 0.085, b[1] - 0.065, 0.002}, {b[0] + 0.085, b[1] - 0.065, 0.002},
+                {b[0] + 0.085, b[1] + 0.065, 0.002}, {b[0] - 0.085, b[1] + 0.065, 0.002}}, inside, 1);
+
+        if (same) {
+            bgPixels[slot] = bgr.clone();
+        } else {
+            bgPixels[slot] = null;
+            bgScene[slot] = s.scene;
+            bgLighting[slot] = s.lighting;
+            bgMarkers[slot] = s.markers;
+            System.arraycopy(key, 0, bgKey[slot], 0, key.length);
+        }
+    }
+
+    private final double[] bgScratch = new double[12];
+    private final double[][] bgKey = new double[3][12];
+    private final Catalog.Scene[] bgScene = new Catalog.Scene[3];
+    private final Catalog.Lighting[] bgLighting = new Catalog.Lighting[3];
+    private final double[][][] bgMarkers = new double[3][][];
+    private final byte[][] bgPixels = new byte[3][];
 
     private void drawArm(boolean left, double[] ee, double opening) {
         double[] shoulder = {0.0, left ? 0.22 : -0.22, 0.25};
@@ -378,71 +419,118 @@ final class Renderer {
     }
 
     /**
-     * Horizontal box blur of radius {@code radius} pixels (motion blur along the image x axis).
+     * Horizontal box blur of radius {@code radius} pixels (motion blur along the image x axis):
+     * every channel becomes the floor of the mean of the {@code 2*radius+1} samples around it,
+     * with the edge pixels repeated past the image border. Running sums per channel; the division
+     * is an exact multiply by a 32-bit reciprocal (sums stay below 2^16).
      */
     void blur(int radius) {
         int n = 2 * radius + 1;
+        long inv = ((1L << 32) + n - 1) / n; // ceil(2^32 / n): exact floor(sum / n) for sum, n < 2^16
+        int w = width;
+        int rowBytes = w * 3;
+        int[] rw = row;
         for (int y = 0; y < height; y++) {
-            int base = y * width * 3;
-            for (int i = 0; i < width * 3; i++) {
-                row[i] = bgr[base + i] & 0xFF;
+            int base = y * rowBytes;
+            for (int i = 0; i < rowBytes; i++) {
+                rw[i] = bgr[base + i] & 0xFF;
             }
-            for (int ch = 0; ch < 3; ch++) {
-                int sum = 0;
-                for (int x = -radius; x <= radius; x++) {
-                    sum += row[Math.max(0, Math.min(width - 1, x)) * 3 + ch];
-                }
-                for (int x = 0; x < width; x++) {
-                    bgr[base + x * 3 + ch] = (byte) (sum / n);
-                    int add = Math.min(width - 1, x + radius + 1);
-                    int sub = Math.max(0, x - radius);
-                    sum += row[add * 3 + ch] - row[sub * 3 + ch];
-                }
+            int s0 = 0;
+            int s1 = 0;
+            int s2 = 0;
+            for (int x = -radius; x <= radius; x++) {
+                int q = Math.max(0, Math.min(w - 1, x)) * 3;
+                s0 += rw[q];
+                s1 += rw[q + 1];
+                s2 += rw[q + 2];
+            }
+            int last = (w - 1) * 3;
+            for (int x = 0; x < w; x++) {
+                int o = base + x * 3;
+                bgr[o] = (byte) ((s0 * inv) >>> 32);
+                bgr[o + 1] = (byte) ((s1 * inv) >>> 32);
+                bgr[o + 2] = (byte) ((s2 * inv) >>> 32);
+                int add = x + radius + 1;
+                int sub = x - radius;
+                int pa = add < w ? add * 3 : last;
+                int ps = sub > 0 ? sub * 3 : 0;
+                s0 += rw[pa] - rw[ps];
+                s1 += rw[pa + 1] - rw[ps + 1];
+                s2 += rw[pa + 2] - rw[ps + 2];
             }
         }
     }
 
     private static final int NOISE_TABLE = 1 << 16;
-    /** SATURATE[v + 128] = clamp(v, 0, 255) for v in -128..383. */
-    private static final byte[] SATURATE = new byte[512];
-
-    static {
-        for (int i = 0; i < SATURATE.length; i++) {
-            SATURATE[i] = (byte) Math.max(0, Math.min(255, i - 128));
-        }
-    }
-    private final byte[] noiseTable;
+    /**
+     * Noise values repeated for the three channels of a pixel, split into the positive part
+     * ({@code noiseUp}) and the magnitude of the negative part ({@code noiseDown}): 3 * (NOISE_TABLE + width)
+     * bytes each, at most one of the two nonzero at any index.
+     */
+    private final byte[] noiseUp;
+    private final byte[] noiseDown;
     private double noiseSigma = -1;
+
+    private static final java.lang.invoke.VarHandle LONGS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long HI = 0x8080808080808080L;
+    private static final long LO = 0x7F7F7F7F7F7F7F7FL;
 
     /**
      * Adds zero-mean sensor noise (the same value on the three channels of a pixel, like luma noise): a table of uniform values in [-a, a] (a = sigma * sqrt(3))
      * drawn once per sigma, read from a different pseudo-random offset in every image row (offsets
      * from an xorshift32 stream seeded by {@code seed}, different for every frame), so two frames
-     * of the same scene are near but never identical.
+     * of the same scene are near but never identical. Values saturate at 0 and 255. Eight bytes
+     * at a time: a saturating unsigned add of the positive part, then a saturating subtract of
+     * the negative part, in 64-bit words (SWAR); a is capped at 127.
      */
     void noise(double sigma, long seed) {
+        byte[] up = noiseUp;
+        byte[] down = noiseDown;
         if (sigma != noiseSigma) {
             noiseSigma = sigma;
-            int a = Math.max(1, (int) Math.round(sigma * Math.sqrt(3)));
+            int a = Math.max(1, Math.min(127, (int) Math.round(sigma * Math.sqrt(3)))); // byte-sized parts
             java.util.SplittableRandom t = new java.util.SplittableRandom(Double.doubleToLongBits(sigma));
-            for (int i = 0; i < noiseTable.length; i++) {
-                noiseTable[i] = (byte) t.nextInt(-a, a + 1);
+            for (int i = 0; i < up.length; i += 3) {
+                int v = t.nextInt(-a, a + 1);
+                byte u = (byte) Math.max(0, v);
+                byte d = (byte) Math.max(0, -v);
+                up[i] = u;
+                up[i + 1] = u;
+                up[i + 2] = u;
+                down[i] = d;
+                down[i + 1] = d;
+                down[i + 2] = d;
             }
         }
         int x = (int) (seed ^ (seed >>> 32)) | 1;
         int rowBytes = width * 3;
+        int words = rowBytes & ~7;
+        byte[] img = bgr;
         for (int y = 0; y < height; y++) {
             x ^= x << 13;
             x ^= x >>> 17;
             x ^= x << 5;
-            int off = (x >>> 1) % NOISE_TABLE;
+            int off = ((x >>> 1) % NOISE_TABLE) * 3;
             int base = y * rowBytes;
-            for (int px = 0; px < width; px++) {
-                int d = noiseTable[off + px] + 128;
-                int i = base + px * 3;
-                bgr[i] = SATURATE[(bgr[i] & 0xFF) + d];
-                bgr[i + 1] = SATURATE[(bgr[i + 1] & 0xFF) + d];
-                bgr[i + 2] = SATURATE[(bgr[i + 2] & 0xFF) + d];
+            int i = 0;
+            for (; i < words; i += 8) {
+                long v = (long) LONGS.get(img, base + i);
+                long p = (long) LONGS.get(up, off + i);
+                long m = (long) LONGS.get(down, off + i);
+                // v + p, saturating at 0xFF per byte (p < 0x80, so no carry crosses a byte)
+                long s = (v & LO) + p;
+                long carry = v & s & HI;
+                v = (s ^ (v & HI)) | ((carry >>> 7) * 0xFF);
+                // v - m, saturating at 0 per byte (m < 0x80, so no borrow crosses a byte)
+                long d = (v | HI) - m;
+                long borrow = ~(v | d) & HI;
+                v = (d ^ (~v & HI)) & ~((borrow >>> 7) * 0xFF);
+                LONGS.set(img, base + i, v);
+            }
+            for (; i < rowBytes; i++) {
+                int v = (img[base + i] & 0xFF) + up[off + i] - down[off + i];
+                img[base + i] = (byte) Math.max(0, Math.min(255, v));
             }
         }
     }
