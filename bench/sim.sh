@@ -3,11 +3,11 @@
 # 200 Hz, commands at 50 Hz), with the libjpeg-turbo encoder (OpenCV) against the pure-Java ImageIO
 # encoder as the peer, in one script run. Prints one JSON line per encoder and the ratio.
 #
-# usage: bench/sim.sh [EPISODES] [SECONDS]     (defaults: 6 episodes of 20 s = 120 s of recording)
+# usage: bench/sim.sh [EPISODES] [SECONDS]     (defaults: 8 episodes of 30 s = 240 s of recording)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-EPISODES="${1:-6}"
-SECONDS_PER_EPISODE="${2:-20}"
+EPISODES="${1:-8}"
+SECONDS_PER_EPISODE="${2:-30}"
 SCRATCH="${FLYWHEEL_BENCH_DIR:-/tmp/flywheel-bench}/sim"
 rm -rf "$SCRATCH"
 mkdir -p "$SCRATCH"
