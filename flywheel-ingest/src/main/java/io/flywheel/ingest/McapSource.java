@@ -39,6 +39,8 @@ final class McapSource {
     private final Map<Integer, Record.Schema> schemas = new HashMap<>();
     private final Map<Integer, Plan> plans = new HashMap<>();
     private final Map<Integer, Record.Channel> channels = new HashMap<>();
+    /** One zstd context for every chunk of the file (the static form would set one up per chunk). */
+    private final ChunkDecompressor decompressor = new ChunkDecompressor();
 
     private McapSource(Path path, Collector out) {
         this.path = path;
@@ -60,7 +62,8 @@ final class McapSource {
     private void run() throws IOException {
         McapStreamReader.Options opts = McapStreamReader.Options.builder().emitChunks(true).build();
         try (McapStreamReader r = McapStreamReader.open(path, opts);
-             FileChannel fc = FileChannel.open(path, StandardOpenOption.READ)) {
+             FileChannel fc = FileChannel.open(path, StandardOpenOption.READ);
+             ChunkDecompressor dec = decompressor) {
             while (true) {
                 long before = r.position();
                 Record rec = r.next();
@@ -102,7 +105,7 @@ final class McapSource {
     }
 
     private void chunk(Record.Chunk c, long chunkOffset) throws IOException {
-        ByteBuffer recs = ChunkDecompressor.decompress(c, name, chunkOffset, true);
+        ByteBuffer recs = decompressor.decompressChunk(c, name, chunkOffset, true);
         boolean plain = c.compression().isEmpty();
         long recordsAbs = chunkOffset + 9 + 8 + 8 + 8 + 4 + 4 + c.compression().getBytes(StandardCharsets.UTF_8).length + 8;
         int limit = recs.limit();
@@ -223,36 +226,9 @@ final class McapSource {
         ByteBuffer data = m.data();
         try {
             switch (p.kind) {
-                case CDR_COMPRESSED_IMAGE -> {
-                    CdrFastPaths.CompressedImage ci = CdrFastPaths.compressedImage(data);
-                    long lay = CdrImageLayout.locate(data, false);
-                    int off = (int) (lay >>> 32);
-                    int len = (int) lay;
-                    if (len != ci.data().remaining()) throw new DecodeException("image payload length mismatch");
-                    int i = sb.add(m.logTime(), ci.stampNs());
-                    sb.locator(i, new RawLocator(uri, chunkOffset, dataOffset + off, len, compression,
-                            normaliseFormat(ci.format()), 0, 0));
-                }
-                case CDR_IMAGE -> {
-                    CdrFastPaths.Image im = CdrFastPaths.image(data);
-                    long lay = CdrImageLayout.locate(data, true);
-                    int off = (int) (lay >>> 32);
-                    int len = (int) lay;
-                    if (len != im.data().remaining()) throw new DecodeException("image payload length mismatch");
-                    int i = sb.add(m.logTime(), im.stampNs());
-                    sb.locator(i, new RawLocator(uri, chunkOffset, dataOffset + off, len, compression, im.encoding(),
-                            im.width(), im.height()));
-                }
-                case CDR_JOINT_STATE -> {
-                    CdrFastPaths.JointState js = CdrFastPaths.jointState(data);
-                    int i = sb.add(m.logTime(), js.stampNs());
-                    if (sb.role == StreamRole.GRIPPER) {
-                        sb.value(i, js.position().length == 0 ? new double[0] : new double[] {js.position()[0]});
-                    } else {
-                        sb.value(i, js.position());
-                        if (js.names().size() == js.position().length) sb.names(js.names());
-                    }
-                }
+                case CDR_COMPRESSED_IMAGE -> compressedImage(sb, m, data, chunkOffset, compression, dataOffset);
+                case CDR_IMAGE -> image(sb, m, data, chunkOffset, compression, dataOffset);
+                case CDR_JOINT_STATE -> jointState(sb, m, data);
                 case CDR_HEADER -> sb.add(m.logTime(), CdrFastPaths.headerStamp(data));
                 case LOG_ONLY -> sb.add(m.logTime(), 0);
                 case TREE -> {
@@ -266,6 +242,44 @@ final class McapSource {
             throw new IngestException(name, chunkOffset >= 0 ? chunkOffset : where, "message on " + sb.topic + " ("
                     + sb.messageType + ")" + (chunkOffset >= 0 ? " at offset " + dataOffset + " of the decompressed chunk"
                     : "") + " does not decode: " + e.getMessage(), e);
+        }
+    }
+
+    // One small method per kind keeps message() cheap for the JIT to compile (one huge method took C2 over a
+    // second on one core, time taken from the ingest itself).
+
+    private void compressedImage(StreamBuilder sb, Record.Message m, ByteBuffer data, long chunkOffset,
+                                 String compression, long dataOffset) throws DecodeException {
+        CdrFastPaths.CompressedImage ci = CdrFastPaths.compressedImage(data);
+        long lay = CdrImageLayout.locate(data, false);
+        int off = (int) (lay >>> 32);
+        int len = (int) lay;
+        if (len != ci.data().remaining()) throw new DecodeException("image payload length mismatch");
+        int i = sb.add(m.logTime(), ci.stampNs());
+        sb.locator(i, new RawLocator(uri, chunkOffset, dataOffset + off, len, compression,
+                normaliseFormat(ci.format()), 0, 0));
+    }
+
+    private void image(StreamBuilder sb, Record.Message m, ByteBuffer data, long chunkOffset, String compression,
+                       long dataOffset) throws DecodeException {
+        CdrFastPaths.Image im = CdrFastPaths.image(data);
+        long lay = CdrImageLayout.locate(data, true);
+        int off = (int) (lay >>> 32);
+        int len = (int) lay;
+        if (len != im.data().remaining()) throw new DecodeException("image payload length mismatch");
+        int i = sb.add(m.logTime(), im.stampNs());
+        sb.locator(i, new RawLocator(uri, chunkOffset, dataOffset + off, len, compression, im.encoding(),
+                im.width(), im.height()));
+    }
+
+    private static void jointState(StreamBuilder sb, Record.Message m, ByteBuffer data) throws DecodeException {
+        CdrFastPaths.JointState js = CdrFastPaths.jointState(data);
+        int i = sb.add(m.logTime(), js.stampNs());
+        if (sb.role == StreamRole.GRIPPER) {
+            sb.value(i, js.position().length == 0 ? new double[0] : new double[] {js.position()[0]});
+        } else {
+            sb.value(i, js.position());
+            if (js.names().size() == js.position().length) sb.names(js.names());
         }
     }
 
