@@ -379,40 +379,7 @@ public final class IngestJob {
             streams.forEach(t -> byName.put(t.name(), t));
             long[] ft = a.frameTimesNs();
             for (int f = 0; f < ft.length; f++) {
-                List<ImageLocator> images = new ArrayList<>();
-                List<StreamMatch> matches = new ArrayList<>();
-                List<String> flags = new ArrayList<>();
-                double[] st = null;
-                double[] ac = null;
-                Double gr = null;
-                for (StreamData s : aligned) {
-                    StreamAlignment sa = a.stream(s.topic());
-                    int idx = sa.index()[f];
-                    int msg = idx < 0 ? -1 : byName.get(s.topic()).payload(idx);
-                    Long residual = idx < 0 ? null : sa.residualNs()[f];
-                    if (!sa.isMaster()) {
-                        matches.add(new StreamMatch(s.topic(), msg >= 0, residual));
-                        if (msg < 0) {
-                            flags.add("no_value:" + s.topic());
-                        }
-                    }
-                    if (msg < 0) {
-                        continue;
-                    }
-                    if (s.role() == StreamRole.CAMERA && s.locators() != null && s.locators()[msg] != null) {
-                        RawLocator l = s.locators()[msg];
-                        images.add(new ImageLocator(s.topic(), l.uri(), l.chunkOffset(), l.offset(), l.length(),
-                                l.compression(), residual));
-                    }
-                    if (s == state) {
-                        st = s.values()[msg];
-                    } else if (s == action) {
-                        ac = s.values()[msg];
-                    } else if (s == gripper && s.values()[msg].length > 0) {
-                        gr = s.values()[msg][0];
-                    }
-                }
-                rows.add(new FrameRow(ep.episodeId(), f, ft[f], st, ac, gr, images, matches, flags));
+                rows.add(frame(ep, f, ft[f], aligned, a, byName, state, action, gripper));
             }
             Map<String, Long> p99 = new LinkedHashMap<>();
             for (ResidualStats rs : a.stats()) {
@@ -451,6 +418,49 @@ public final class IngestJob {
                 (long) rows.size(), q.status().name().toLowerCase(), q.flags(), json(Map.of("metrics", em,
                         "results", q.results())), json(meta));
         return new EpisodeOut(row, rows);
+    }
+
+    /**
+     * One aligned frame (kept out of {@link #episode} so that the JIT compiles two small methods rather than one
+     * huge one: on one core its compile time was taken from the ingest itself).
+     */
+    private static FrameRow frame(Episode ep, int f, long timeNs, List<StreamData> aligned, Alignment a,
+                                  Map<String, TopicStream> byName, StreamData state, StreamData action,
+                                  StreamData gripper) {
+        List<ImageLocator> images = new ArrayList<>();
+        List<StreamMatch> matches = new ArrayList<>();
+        List<String> flags = new ArrayList<>();
+        double[] st = null;
+        double[] ac = null;
+        Double gr = null;
+        for (StreamData s : aligned) {
+            StreamAlignment sa = a.stream(s.topic());
+            int idx = sa.index()[f];
+            int msg = idx < 0 ? -1 : byName.get(s.topic()).payload(idx);
+            Long residual = idx < 0 ? null : sa.residualNs()[f];
+            if (!sa.isMaster()) {
+                matches.add(new StreamMatch(s.topic(), msg >= 0, residual));
+                if (msg < 0) {
+                    flags.add("no_value:" + s.topic());
+                }
+            }
+            if (msg < 0) {
+                continue;
+            }
+            if (s.role() == StreamRole.CAMERA && s.locators() != null && s.locators()[msg] != null) {
+                RawLocator l = s.locators()[msg];
+                images.add(new ImageLocator(s.topic(), l.uri(), l.chunkOffset(), l.offset(), l.length(),
+                        l.compression(), residual));
+            }
+            if (s == state) {
+                st = s.values()[msg];
+            } else if (s == action) {
+                ac = s.values()[msg];
+            } else if (s == gripper && s.values()[msg].length > 0) {
+                gr = s.values()[msg][0];
+            }
+        }
+        return new FrameRow(ep.episodeId(), f, timeNs, st, ac, gr, images, matches, flags);
     }
 
     /** The state vector of a frame: the master stream when it is a state stream, else a JointState, else the first. */
