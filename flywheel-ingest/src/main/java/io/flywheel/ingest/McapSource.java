@@ -2,11 +2,8 @@ package io.flywheel.ingest;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -62,10 +59,8 @@ final class McapSource {
     private void run() throws IOException {
         McapStreamReader.Options opts = McapStreamReader.Options.builder().emitChunks(true).build();
         try (McapStreamReader r = McapStreamReader.open(path, opts);
-             FileChannel fc = FileChannel.open(path, StandardOpenOption.READ);
              ChunkDecompressor dec = decompressor) {
             while (true) {
-                long before = r.position();
                 Record rec = r.next();
                 if (rec == null) break;
                 long after = r.position();
@@ -80,28 +75,12 @@ final class McapSource {
                     long dataAbs = after - m.data().remaining();
                     message(m, -1, "", dataAbs, dataAbs);
                 } else if (rec instanceof Record.Chunk c) {
-                    chunk(c, chunkStart(fc, c, before, after));
+                    chunk(c, r.recordOffset());
                 } else if (rec instanceof Record.Metadata md) {
                     metadata(md);
                 }
             }
         }
-    }
-
-    /** Absolute offset of the chunk record's opcode byte, checked against the file. */
-    private long chunkStart(FileChannel fc, Record.Chunk c, long before, long after) throws IOException {
-        long fields = 8 + 8 + 8 + 4 + 4 + c.compression().getBytes(StandardCharsets.UTF_8).length + 8 + c.records().remaining();
-        for (long cand : new long[] {before, after - 9 - fields}) {
-            if (cand < 8) continue;
-            ByteBuffer hdr = ByteBuffer.allocate(9).order(ByteOrder.LITTLE_ENDIAN);
-            while (hdr.hasRemaining()) {
-                if (fc.read(hdr, cand + hdr.position()) < 0) break;
-            }
-            if (!hdr.hasRemaining() && hdr.get(0) == Record.OP_CHUNK && cand + 9 + hdr.getLong(1) == after) {
-                return cand;
-            }
-        }
-        throw new IngestException(name, before, "cannot locate the Chunk record that ends at byte " + after);
     }
 
     private void chunk(Record.Chunk c, long chunkOffset) throws IOException {

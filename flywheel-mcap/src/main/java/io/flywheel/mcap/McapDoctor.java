@@ -130,7 +130,6 @@ public final class McapDoctor {
                     .lenient(true).emitChunks(true).validateCrcs(true).build();
             try (McapStreamReader r = McapStreamReader.open(file, opts)) {
                 while (true) {
-                    long offset = r.position();
                     Record rec;
                     try {
                         rec = r.next();
@@ -142,7 +141,7 @@ public final class McapDoctor {
                     if (rec == null) {
                         break;
                     }
-                    visit(rec, offset, r.position() - offset);
+                    visit(rec, r.recordOffset(), r.position() - r.recordOffset());
                 }
                 for (McapStreamReader.Problem p : r.problems()) {
                     add(Severity.ERROR, p.offset(), p.message());

@@ -1285,15 +1285,4 @@ public final class McapIndexedReader implements Closeable {
     private static int utf8Len(String s) {
         return s.getBytes(StandardCharsets.UTF_8).length;
     }
-
-    private static String hex(byte[] b) {
-        StringBuilder sb = new StringBuilder();
-        for (byte x : b) {
-            if (sb.length() > 0) {
-                sb.append(' ');
-            }
-            sb.append(String.format("%02X", x & 0xFF));
-        }
-        return sb.toString();
-    }
 }

@@ -155,6 +155,7 @@ public final class McapStreamReader implements Closeable, Iterable<Record> {
     private boolean done;
     private boolean sawHeader;
     private long lastGood;
+    private long recordOffset;
 
     private final CRC32 dataCrc = new CRC32();
     private CRC32 summaryCrc; // non-null after DataEnd
@@ -258,6 +259,14 @@ public final class McapStreamReader implements Closeable, Iterable<Record> {
         return lastGood;
     }
 
+    /**
+     * @return the absolute offset of the opcode byte of the top-level record that {@link #next()}
+     *     returned last; for a record read from inside a chunk, the offset of that Chunk record
+     */
+    public long recordOffset() {
+        return recordOffset;
+    }
+
     /** @return the absolute offset of the next top-level byte to read */
     public long position() {
         return base + pos;
@@ -327,6 +336,7 @@ public final class McapStreamReader implements Closeable, Iterable<Record> {
     /** Reads one top-level record; returns it, or null when it is not yielded (or the input ended). */
     private Record nextTopLevel() throws IOException {
         long at = position();
+        recordOffset = at;
         if (!ensure(9)) {
             int have = lim - pos;
             long end = at + have;
@@ -478,6 +488,7 @@ public final class McapStreamReader implements Closeable, Iterable<Record> {
             if (rec instanceof Record.Unknown && !options.emitUnknown) {
                 continue;
             }
+            recordOffset = chunkOffset;
             return rec;
         }
         chunk = null;
