@@ -27,18 +27,25 @@ final class InitCommand implements Callable<Integer> {
     @Option(names = "--allow-http", description = "allow a plain-HTTP S3 endpoint")
     boolean allowHttp;
 
+    @Option(names = "--exist-ok", description = "succeed, changing nothing, when a lake already exists there")
+    boolean existOk;
+
     @Option(names = "--json", description = "machine-readable output")
     boolean json;
 
     @Override
     public Integer call() {
         Lake.Options o = LakeArgs.options(endpoint, region, allowHttp);
-        try (Lake l = Lake.init(lake, o)) {
+        boolean existed = existOk && Lake.exists(lake, o);
+        try (Lake l = existed ? Lake.open(lake, o) : Lake.init(lake, o)) {
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("lake", l.location());
+                m.put("created", !existed);
                 m.put("tables", java.util.List.of("raw_files", "episodes", "frames"));
                 Json.print(System.out, m);
+            } else if (existed) {
+                System.out.println("lake " + l.location() + " already exists; left as it is");
             } else {
                 System.out.println("created lake " + l.location() + " with tables raw_files, episodes, frames (version 1)");
             }

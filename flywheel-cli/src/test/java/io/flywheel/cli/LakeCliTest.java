@@ -2,6 +2,7 @@ package io.flywheel.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,6 +44,27 @@ class LakeCliTest {
         try (Lake l = Lake.open(lake.toString()); LakeTable t = l.table("frames")) {
             return t.frames(ScanRequest.all());
         }
+    }
+
+    @Test
+    void initRefusesAnExistingLakeUnlessExistOkAndThenChangesNothing(@TempDir Path tmp) throws IOException {
+        Path lake = lake(tmp, "lake");
+        CliRun again = CliRun.of("init", lake.toString());
+        assertEquals(1, again.exitCode());
+        assertTrue(again.err().contains("already exists"), again.err());
+        long before;
+        try (Lake l = Lake.open(lake.toString()); LakeTable t = l.table("frames")) {
+            before = t.latestVersion();
+        }
+        CliRun ok = CliRun.of("init", lake.toString(), "--exist-ok", "--json");
+        assertEquals(0, ok.exitCode(), ok.err());
+        assertFalse(JSON.readTree(ok.out()).get("created").asBoolean());
+        try (Lake l = Lake.open(lake.toString()); LakeTable t = l.table("frames")) {
+            assertEquals(before, t.latestVersion());
+        }
+        CliRun fresh = CliRun.of("init", tmp.resolve("other").toString(), "--exist-ok", "--json");
+        assertEquals(0, fresh.exitCode(), fresh.err());
+        assertTrue(JSON.readTree(fresh.out()).get("created").asBoolean());
     }
 
     @Test

@@ -137,6 +137,18 @@ public final class Lake implements AutoCloseable {
         return lake;
     }
 
+    /**
+     * @param location local directory or {@code s3://bucket/prefix}
+     * @param options storage options
+     * @return whether a lake catalog exists at the location
+     * @throws LakeException when the storage cannot be reached
+     */
+    public static boolean exists(String location, Options options) {
+        try (Lake lake = new Lake(normalize(location), storageFor(normalize(location), options))) {
+            return lake.exists(CATALOG);
+        }
+    }
+
     /** {@link #open(String, Options)} with {@link Options#defaults()}. */
     public static Lake open(String location) {
         return open(location, Options.defaults());
