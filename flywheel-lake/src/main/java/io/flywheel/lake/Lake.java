@@ -13,6 +13,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
@@ -230,6 +231,49 @@ public final class Lake implements AutoCloseable {
             List<RawFileRow> rows = t.rawFiles(ScanRequest.builder().filter("sha256 = " + Sql.quote(sha256)).limit(1).build());
             return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
         }
+    }
+
+    /**
+     * @param name table name (without {@code .lance})
+     * @return whether the table exists in this lake
+     * @throws LakeException when the storage cannot be read
+     */
+    public boolean hasTable(String name) {
+        return exists(name);
+    }
+
+    /**
+     * Writes a table other than the three ingest tables (training sets, curation results) in one
+     * atomic Lance commit: creates it at version 1 when missing, else appends to it or overwrites
+     * it as a new version (older versions stay readable by number or tag).
+     *
+     * @param name table name (without {@code .lance}); not raw_files, episodes or frames
+     * @param source the rows, batch by batch; its schema is the table's (overwrite may change it)
+     * @param overwrite true to replace the rows as a new version, false to append
+     * @return the table's version after the commit
+     * @throws LakeException when the write fails; the table keeps its previous version
+     */
+    public long writeTable(String name, ArrowReader source, boolean overwrite) {
+        if (TableSchemas.COMMIT_ORDER.contains(name) || CATALOG.equals(name)) {
+            throw new IllegalArgumentException("table '" + name + "' is written through LakeTransaction only");
+        }
+        WriteParams.WriteMode mode = !exists(name) ? WriteParams.WriteMode.CREATE
+                : overwrite ? WriteParams.WriteMode.OVERWRITE : WriteParams.WriteMode.APPEND;
+        try (Dataset ds = Dataset.write().allocator(allocator).reader(source).uri(tableUri(name)).mode(mode)
+                .storageOptions(storage.options()).execute()) {
+            return ds.version();
+        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
+            throw new LakeException("cannot write table " + tableUri(name) + " (" + mode + "): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @param name a name for memory accounting
+     * @return a child of the lake's Arrow allocator; batches handed to {@link #writeTable} must be
+     *     allocated from one (Lance imports them through the same root). Close it after use.
+     */
+    public BufferAllocator newAllocator(String name) {
+        return allocator.newChildAllocator(name, 0, Long.MAX_VALUE);
     }
 
     /** @return a new transaction; nothing is written until {@link LakeTransaction#commit()} */

@@ -4,16 +4,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** SQL literal helpers for Lance filters. */
-final class Sql {
+public final class Sql {
     private Sql() {}
 
     /** @return {@code s} as a SQL string literal, single quotes doubled */
-    static String quote(String s) {
+    public static String quote(String s) {
         return "'" + s.replace("'", "''") + "'";
     }
 
     /** @return {@code column IN ('a', 'b', ...)}, as ORed IN lists of at most 500 values; "false" when empty */
-    static String in(String column, List<String> values) {
+    public static String in(String column, List<String> values) {
         if (values.isEmpty()) {
             return "false";
         }

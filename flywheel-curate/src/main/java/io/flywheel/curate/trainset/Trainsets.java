@@ -1,0 +1,230 @@
+package io.flywheel.curate.trainset;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.StructVector;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.flywheel.lake.BatchSource;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeException;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.ScanRequest;
+import io.flywheel.lake.Sql;
+import io.flywheel.lake.TableRef;
+import io.flywheel.lake.TagInfo;
+
+/** Reads the training sets of a lake: list, find by tag, their episodes. */
+public final class Trainsets {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private Trainsets() {}
+
+    /** @return every committed training set, oldest first (empty when none was built) */
+    public static List<Trainset> list(Lake lake) {
+        List<Trainset> out = new ArrayList<>();
+        if (!lake.hasTable(TrainsetTables.TRAINSETS)) {
+            return out;
+        }
+        try (LakeTable t = lake.table(TrainsetTables.TRAINSETS)) {
+            t.scan(ScanRequest.all(), batch -> {
+                for (int i = 0; i < batch.getRowCount(); i++) {
+                    out.add(row(batch, i));
+                }
+            });
+        }
+        out.sort(Comparator.comparingLong(Trainset::createdAtNs).thenComparing(Trainset::tag));
+        return out;
+    }
+
+    /** @return the set with this tag, if committed */
+    public static Optional<Trainset> find(Lake lake, String tag) {
+        return list(lake).stream().filter(s -> s.tag().equals(tag)).findFirst();
+    }
+
+    /**
+     * @return the set with this tag; its table tags are re-created if a crash lost them
+     * @throws IllegalArgumentException naming the tags that exist, when there is no such set
+     */
+    public static Trainset open(Lake lake, String tag) {
+        List<Trainset> all = list(lake);
+        for (Trainset s : all) {
+            if (s.tag().equals(tag)) {
+                ensureTags(lake, s);
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("no training set '" + tag + "' in " + lake.location() + "; "
+                + (all.isEmpty() ? "none was built yet (flywheel trainset build)"
+                        : "tags: " + all.stream().map(Trainset::tag).toList()));
+    }
+
+    /** @return the episodes of a set, in set order */
+    public static List<TrainsetEpisode> episodes(Lake lake, Trainset set) {
+        List<TrainsetEpisode> out = new ArrayList<>();
+        try (LakeTable t = lake.table(TrainsetTables.EPISODES, TableRef.version(set.episodesVersion()))) {
+            t.scan(ScanRequest.all(), batch -> {
+                ListVector mined = (ListVector) batch.getVector("mined_by");
+                StructVector item = (StructVector) mined.getDataVector();
+                VarCharVector q = (VarCharVector) item.getChild("query_episode_id");
+                Float8Vector d = (Float8Vector) item.getChild("distance");
+                IntVector rank = (IntVector) item.getChild("rank");
+                for (int i = 0; i < batch.getRowCount(); i++) {
+                    String id = str(batch, "episode_id", i);
+                    EpisodeInfo info = new EpisodeInfo(id, str(batch, "robot_id", i), str(batch, "task", i),
+                            str(batch, "scene", i), str(batch, "object", i), str(batch, "outcome", i), "", null);
+                    List<MinedEpisode> by = new ArrayList<>();
+                    int start = mined.getElementStartIndex(i);
+                    int end = mined.getElementEndIndex(i);
+                    for (int c = start; c < end; c++) {
+                        by.add(new MinedEpisode(id, new String(q.get(c), StandardCharsets.UTF_8), d.get(c), rank.get(c)));
+                    }
+                    out.add(new TrainsetEpisode(((IntVector) batch.getVector("episode_index")).get(i), info,
+                            ((BitVector) batch.getVector("in_base")).get(i) == 1, by,
+                            ((BigIntVector) batch.getVector("first_sample")).get(i),
+                            ((BigIntVector) batch.getVector("sample_count")).get(i)));
+                }
+            });
+        }
+        out.sort(Comparator.comparingInt(TrainsetEpisode::episodeIndex));
+        return out;
+    }
+
+    /**
+     * Reads the descriptive fields of every episode of an episodes table (the object comes from
+     * the metadata JSON key {@code object}; duplicate_of is read when a dedup added that column).
+     */
+    static Map<String, EpisodeInfo> episodeInfos(LakeTable episodes) {
+        boolean dedup = episodes.schema().getFields().stream().anyMatch(f -> f.getName().equals("duplicate_of"));
+        List<String> cols = new ArrayList<>(List.of("episode_id", "robot_id", "task", "scene", "outcome",
+                "quality_status", "metadata"));
+        if (dedup) {
+            cols.add("duplicate_of");
+        }
+        Map<String, EpisodeInfo> out = new LinkedHashMap<>();
+        episodes.scan(ScanRequest.builder().columns(cols).build(), batch -> {
+            for (int i = 0; i < batch.getRowCount(); i++) {
+                String id = str(batch, "episode_id", i);
+                out.put(id, new EpisodeInfo(id, str(batch, "robot_id", i), str(batch, "task", i),
+                        str(batch, "scene", i), object(str(batch, "metadata", i)), str(batch, "outcome", i),
+                        str(batch, "quality_status", i), dedup ? nullable(batch, "duplicate_of", i) : null));
+            }
+        });
+        return out;
+    }
+
+    /** Appends a set's row to the trainsets table: the commit point of a build. */
+    static void append(Lake lake, Trainset s) {
+        try (BufferAllocator alloc = lake.newAllocator("trainset");
+                BatchSource rows = new BatchSource(TrainsetTables.TRAINSETS_SCHEMA, alloc) {
+                    private boolean done;
+
+                    @Override
+                    protected boolean fill(VectorSchemaRoot root) {
+                        if (done) {
+                            return false;
+                        }
+                        done = true;
+                        TrainsetBuilder.str(root, "tag", 0, s.tag());
+                        i64(root, "created_at_ns", s.createdAtNs());
+                        i64(root, "samples_version", s.samplesVersion());
+                        i64(root, "episodes_version", s.episodesVersion());
+                        i64(root, "episode_count", s.episodeCount());
+                        i64(root, "sample_count", s.sampleCount());
+                        i64(root, "base_count", s.baseCount());
+                        i64(root, "mined_count", s.minedCount());
+                        TrainsetBuilder.str(root, "lineage", 0, TrainsetBuilder.json(s.lineage()));
+                        root.setRowCount(1);
+                        return true;
+                    }
+                }) {
+            lake.writeTable(TrainsetTables.TRAINSETS, rows, false);
+        }
+    }
+
+    /** Tags the set's versions of trainset_samples and trainset_episodes with its tag, where missing. */
+    static void ensureTags(Lake lake, Trainset s) {
+        tag(lake, TrainsetTables.SAMPLES, s.tag(), s.samplesVersion());
+        tag(lake, TrainsetTables.EPISODES, s.tag(), s.episodesVersion());
+    }
+
+    private static void tag(Lake lake, String table, String tag, long version) {
+        try (LakeTable t = lake.table(table)) {
+            for (TagInfo existing : t.tags()) {
+                if (existing.name().equals(tag)) {
+                    if (existing.version() != version) {
+                        throw new LakeException("table " + t.uri() + ": tag '" + tag + "' points at version "
+                                + existing.version() + " but the training set says " + version);
+                    }
+                    return;
+                }
+            }
+            t.createTag(tag, version);
+        }
+    }
+
+    private static Trainset row(VectorSchemaRoot b, int i) {
+        Map<String, Object> lineage;
+        try {
+            lineage = JSON.readValue(str(b, "lineage", i), new TypeReference<LinkedHashMap<String, Object>>() {});
+        } catch (IOException e) {
+            throw new LakeException("trainsets row " + i + ": lineage is not JSON: " + e.getMessage(), e);
+        }
+        return new Trainset(str(b, "tag", i), i64(b, "created_at_ns", i), i64(b, "samples_version", i),
+                i64(b, "episodes_version", i), i64(b, "episode_count", i), i64(b, "sample_count", i),
+                i64(b, "base_count", i), i64(b, "mined_count", i), lineage);
+    }
+
+    private static String object(String metadataJson) {
+        if (metadataJson.isEmpty()) {
+            return "";
+        }
+        try {
+            var node = JSON.readTree(metadataJson).get("object");
+            return node == null || node.isNull() ? "" : node.asText();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    static String str(VectorSchemaRoot b, String col, int i) {
+        String s = nullable(b, col, i);
+        return s == null ? "" : s;
+    }
+
+    private static String nullable(VectorSchemaRoot b, String col, int i) {
+        FieldVector v = b.getVector(col);
+        return v.isNull(i) ? null : new String(((VarCharVector) v).get(i), StandardCharsets.UTF_8);
+    }
+
+    private static long i64(VectorSchemaRoot b, String col, int i) {
+        return ((BigIntVector) b.getVector(col)).get(i);
+    }
+
+    private static void i64(VectorSchemaRoot root, String col, long v) {
+        ((BigIntVector) root.getVector(col)).setSafe(0, v);
+    }
+
+    /** @return a Lance filter selecting these episode ids (for callers scanning frames or episodes) */
+    static String episodeFilter(List<String> ids) {
+        return Sql.in("episode_id", ids);
+    }
+}

@@ -1,0 +1,74 @@
+package io.flywheel.lake;
+
+import java.io.IOException;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * An {@link ArrowReader} whose batches are filled on demand, for streaming rows into
+ * {@link Lake#writeTable} with bounded memory: each {@link #fill} call writes the next batch
+ * into the reader's own root, which Lance consumes before asking for the next one.
+ */
+public abstract class BatchSource extends ArrowReader {
+    private final Schema schema;
+    private boolean closed;
+
+    /**
+     * @param schema the schema of every batch
+     * @param allocator allocator for the batch vectors
+     */
+    protected BatchSource(Schema schema, BufferAllocator allocator) {
+        super(allocator);
+        this.schema = schema;
+    }
+
+    /**
+     * Fills the next batch: the root's vectors are allocated and empty; set values and call
+     * {@link VectorSchemaRoot#setRowCount}.
+     *
+     * @param root the reader's root, reused from batch to batch
+     * @return false when there are no more rows (the root is then ignored)
+     * @throws IOException when the rows cannot be produced
+     */
+    protected abstract boolean fill(VectorSchemaRoot root) throws IOException;
+
+    @Override
+    public final boolean loadNextBatch() throws IOException {
+        prepareLoadNextBatch();
+        VectorSchemaRoot root = getVectorSchemaRoot();
+        root.allocateNew();
+        return fill(root);
+    }
+
+    /** Closes the root; idempotent (Lance closes the reader once it has consumed the stream). */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            super.close();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public long bytesRead() {
+        return 0;
+    }
+
+    @Override
+    protected void closeReadSource() {
+        // nothing beyond the root, which ArrowReader closes
+    }
+
+    @Override
+    protected Schema readSchema() {
+        return schema;
+    }
+}
