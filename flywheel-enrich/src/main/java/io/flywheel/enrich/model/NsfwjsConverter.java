@@ -168,7 +168,8 @@ public final class NsfwjsConverter {
         }
         c.build(layers, cutLayer);
         return c.graph.toModelBytes(OPSET, "flywheel", "0.1.0",
-                "Truncated at " + cutLayer + " + GlobalAveragePool, from " + pkg.origin() + " " + dir, metadata);
+                "Truncated at " + cutLayer + " + GlobalAveragePool, converted from npm nsfwjs@" + NsfwjsPackage.VERSION
+                        + " " + dir + " (the same bytes whichever copy of the package is read)", metadata);
     }
 
     private void build(List<Object> layers, String cutLayer) throws ModelFormatException {

@@ -53,6 +53,7 @@ public final class OnnxEmbedder implements Embedder {
     private final int dimension;
     private final long[] inputShape;
     private final long[] outputShape;
+    private final Map<String, String> metadata;
     private FloatBuffer buffer;
     private boolean closed;
 
@@ -174,6 +175,7 @@ public final class OnnxEmbedder implements Embedder {
             if (outputs.isEmpty()) {
                 throw new EmbeddingException("model file " + file + ": the model has no output", null);
             }
+            this.metadata = Map.copyOf(session.getMetadata().getCustomMetadata());
             NodeInfo in = inputs.values().iterator().next();
             NodeInfo out = outputs.values().iterator().next();
             this.inputName = in.getName();
@@ -281,6 +283,11 @@ public final class OnnxEmbedder implements Embedder {
     /** @return W, the input width in pixels */
     public int inputWidth() {
         return width;
+    }
+
+    /** @return the model's metadata_props (e.g. {@code flywheel.model_id}, {@code flywheel.source}); may be empty */
+    public Map<String, String> metadata() {
+        return metadata;
     }
 
     /** @return the preprocessing applied to each image */
