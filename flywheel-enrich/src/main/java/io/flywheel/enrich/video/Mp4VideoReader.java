@@ -202,6 +202,11 @@ public final class Mp4VideoReader implements AutoCloseable {
                     throw new VideoFormatException(file + " at end of file: the decoder failed to drain: " + Ffmpeg.error(r));
                 }
                 receive("at end of file after " + packets + " video packets");
+                if (frameCountHint > 0 && packets < frameCountHint) {
+                    throw new VideoFormatException(file + ": the file ends after video packet " + (packets - 1)
+                            + (lastPos >= 0 ? " (at byte " + lastPos + ")" : "") + ", but the track's sample table lists "
+                            + frameCountHint + " samples (ISO/IEC 14496-12 stsz); truncated?");
+                }
                 continue;
             }
             if (r < 0) {
