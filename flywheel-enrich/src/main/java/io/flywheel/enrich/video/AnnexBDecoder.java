@@ -22,10 +22,9 @@ import static org.bytedeco.ffmpeg.global.avutil.av_frame_unref;
 import static org.bytedeco.ffmpeg.global.avutil.av_make_q;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
+import java.util.TreeMap;
 import java.util.Objects;
 
 import org.bytedeco.ffmpeg.avcodec.AVCodec;
@@ -58,8 +57,12 @@ public final class AnnexBDecoder implements AutoCloseable {
     private AVPacket pkt;
     private AVFrame frame;
     private final Ffmpeg.ToRgb toRgb = new Ffmpeg.ToRgb();
-    /** access unit index and keyframe flag by the time given with it, for error messages and frames. */
-    private final Map<Long, long[]> pending = new HashMap<>();
+    /**
+     * Access unit index and keyframe flag by the time given with it, for units not yet output.
+     * Frames leave the decoder in time order, so entries older than an output frame are dropped
+     * (units the decoder discarded), which keeps this bounded.
+     */
+    private final TreeMap<Long, long[]> pending = new TreeMap<>();
     private long units;
     private long frames;
     private long skipped;
@@ -235,6 +238,7 @@ public final class AnnexBDecoder implements AutoCloseable {
                     t = frame.pts();
                 }
                 long[] info = pending.remove(t);
+                pending.headMap(t, false).clear();
                 boolean key = (frame.flags() & Ffmpeg.AV_FRAME_FLAG_KEY) != 0 || info != null && info[1] == 1;
                 out.add(new VideoFrame(frames++, t, t / 1e9, key, toRgb.convert(frame)));
             } finally {

@@ -104,7 +104,15 @@ final class Encoder implements AutoCloseable {
             throw new IllegalArgumentException("cannot open encoder " + name + " for " + width + "x" + height + " at "
                     + o.fpsNum() + "/" + o.fpsDen() + " fps: " + Ffmpeg.error(r));
         }
-        fromRgb = new Ffmpeg.FromRgb(width, height);
+        Ffmpeg.FromRgb conv;
+        try {
+            conv = new Ffmpeg.FromRgb(width, height);
+        } catch (RuntimeException e) {
+            avcodec_free_context(ctx);
+            ctx = null;
+            throw e;
+        }
+        fromRgb = conv;
         pkt = av_packet_alloc();
     }
 
