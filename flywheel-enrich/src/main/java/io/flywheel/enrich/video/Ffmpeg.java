@@ -15,11 +15,9 @@ import static org.bytedeco.ffmpeg.global.avutil.av_frame_get_buffer;
 import static org.bytedeco.ffmpeg.global.avutil.av_frame_make_writable;
 import static org.bytedeco.ffmpeg.global.avutil.av_log_set_level;
 import static org.bytedeco.ffmpeg.global.avutil.av_strerror;
-import static org.bytedeco.ffmpeg.global.swscale.SWS_BICUBIC;
+import static org.bytedeco.ffmpeg.global.swscale.SWS_BILINEAR;
 import static org.bytedeco.ffmpeg.global.swscale.SWS_CS_DEFAULT;
 import static org.bytedeco.ffmpeg.global.swscale.SWS_CS_ITU709;
-import static org.bytedeco.ffmpeg.global.swscale.SWS_FULL_CHR_H_INT;
-import static org.bytedeco.ffmpeg.global.swscale.SWS_ACCURATE_RND;
 import static org.bytedeco.ffmpeg.global.swscale.sws_freeContext;
 import static org.bytedeco.ffmpeg.global.swscale.sws_getCachedContext;
 import static org.bytedeco.ffmpeg.global.swscale.sws_getCoefficients;
@@ -91,20 +89,31 @@ final class Ffmpeg {
         private final IntPointer dstStride = new IntPointer(4);
         private int w = -1;
         private int h = -1;
+        private int srcFormat = -1;
+        private int colorspace = -1;
+        private boolean srcFullRange;
 
         RgbImage convert(AVFrame f) {
             int fw = f.width();
             int fh = f.height();
             int fmt = f.format();
-            sws = sws_getCachedContext(sws, fw, fh, fmt, fw, fh, AV_PIX_FMT_RGB24,
-                    SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, null, null, (DoublePointer) null);
-            if (sws == null || sws.isNull()) {
-                throw new IllegalStateException("swscale cannot convert pixel format " + fmt + " " + fw + "x" + fh + " to RGB24");
-            }
             boolean fullRange = f.color_range() == AVCOL_RANGE_JPEG || fmt == AV_PIX_FMT_YUVJ420P
                     || fmt == AV_PIX_FMT_YUVJ422P || fmt == AV_PIX_FMT_YUVJ444P;
-            IntPointer src = sws_getCoefficients(f.colorspace() == AVCOL_SPC_BT709 ? SWS_CS_ITU709 : SWS_CS_DEFAULT);
-            sws_setColorspaceDetails(sws, src, fullRange ? 1 : 0, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+            int cs = f.colorspace() == AVCOL_SPC_BT709 ? SWS_CS_ITU709 : SWS_CS_DEFAULT;
+            if (sws == null || fw != w || fh != h || fmt != srcFormat || cs != colorspace || fullRange != srcFullRange) {
+                // (Re)configure only when the input changes: setting the colour tables costs more than a conversion.
+                sws = sws_getCachedContext(sws, fw, fh, fmt, fw, fh, AV_PIX_FMT_RGB24, SWS_BILINEAR, null, null,
+                        (DoublePointer) null);
+                if (sws == null || sws.isNull()) {
+                    throw new IllegalStateException("swscale cannot convert pixel format " + fmt + " " + fw + "x" + fh
+                            + " to RGB24");
+                }
+                sws_setColorspaceDetails(sws, sws_getCoefficients(cs), fullRange ? 1 : 0, sws_getCoefficients(SWS_CS_DEFAULT), 1,
+                        0, 1 << 16, 1 << 16);
+                srcFormat = fmt;
+                colorspace = cs;
+                srcFullRange = fullRange;
+            }
             if (fw != w || fh != h) {
                 if (rgb != null) {
                     rgb.close();
@@ -153,7 +162,7 @@ final class Ffmpeg {
             this.w = w;
             this.h = h;
             this.sws = sws_getCachedContext(null, w, h, AV_PIX_FMT_RGB24, w, h, AV_PIX_FMT_YUV420P,
-                    SWS_BICUBIC | SWS_ACCURATE_RND, null, null, (DoublePointer) null);
+                    SWS_BILINEAR, null, null, (DoublePointer) null);
             if (sws == null || sws.isNull()) {
                 throw new IllegalStateException("swscale cannot convert RGB24 " + w + "x" + h + " to yuv420p");
             }

@@ -87,4 +87,30 @@ class Mp4RoundTripTest {
                 Files.size(mp4), minPsnr, encoder);
         assertTrue(minPsnr > 30.0, "min PSNR " + minPsnr + " dB");
     }
+
+    @Test
+    void ntscFrameRateTimesAreExactToo(@TempDir Path tmp) throws Exception {
+        List<RgbImage> src = Frames.bridgeEpisode(3);
+        Path mp4 = tmp.resolve("ntsc.mp4");
+        EncoderOptions opts = EncoderOptions.builder().fps(30000, 1001).keyframeInterval(2).build();
+        List<FrameTime> written = new ArrayList<>();
+        try (Mp4VideoWriter w = Mp4VideoWriter.open(mp4, 64, 64, opts)) {
+            for (RgbImage img : src) {
+                written.add(w.write(img));
+            }
+        }
+        assertEquals(9 * 1001 / 30000.0, written.get(9).seconds(), 0.0);
+        assertEquals(300_300_000L, written.get(9).timestampNs(), "9 * 1001 / 30000 s = 0.3003 s");
+        try (Mp4VideoReader r = Mp4VideoReader.open(mp4)) {
+            assertEquals(30000.0 / 1001, r.frameRate(), 1e-9);
+            for (int i = 0; i < src.size(); i++) {
+                VideoFrame f = r.next();
+                assertEquals(written.get(i).seconds(), f.seconds(), 1e-4, "frame " + i);
+                assertEquals(written.get(i).seconds(), f.seconds(), 0.0, "frame " + i);
+                assertEquals(written.get(i).timestampNs(), f.timestampNs(), "frame " + i);
+                assertEquals(i % 2 == 0, f.keyframe(), "frame " + i);
+            }
+            assertNull(r.next());
+        }
+    }
 }
