@@ -531,7 +531,7 @@ public final class IngestJob {
             if (s.role() == StreamRole.CAMERA && s.locators() != null && s.locators()[msg] != null) {
                 RawLocator l = s.locators()[msg];
                 images.add(new ImageLocator(s.topic(), l.uri(), l.chunkOffset(), l.offset(), l.length(),
-                        l.compression(), residual));
+                        l.storedCompression(), residual));
             }
             if (s == state) {
                 st = value(s, sa, f, msg);
