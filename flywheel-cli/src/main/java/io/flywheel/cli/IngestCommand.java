@@ -11,6 +11,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 import io.flywheel.align.AlignMethod;
+import io.flywheel.align.MissPolicy;
 import io.flywheel.align.StreamPolicy;
 import io.flywheel.ingest.IngestOptions;
 import io.flywheel.ingest.RobotProfile;
@@ -45,9 +46,17 @@ final class IngestCommand implements Callable<Integer> {
             + " policy's control rate) instead of the master camera")
     Double masterRate;
 
-    @Option(names = "--policy", paramLabel = "TOPIC=METHOD[:TOLERANCE_MS]", description = "alignment policy of one"
-            + " stream: nearest, asof or interpolate, e.g. /joint_states=asof:20 (repeatable)")
+    @Option(names = "--policy", paramLabel = "TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]", description = "alignment"
+            + " policy of one stream: nearest, asof or interpolate, tolerance in ms (default 50), and what a frame"
+            + " without a message within tolerance gets (default: --on-miss), e.g. /joint_states=asof:20:drop"
+            + " (repeatable; replaces the profile's align entry for that topic)")
     List<String> policies;
+
+    @Option(names = "--on-miss", paramLabel = "flag|drop", description = "when a stream has no message within"
+            + " tolerance: flag keeps the frame with a null value and the flag unmatched:<topic>; drop leaves the"
+            + " frame out. For every stream without its own setting (profile align entry or --policy)"
+            + " (default: flag)")
+    String onMiss;
 
     @Option(names = "--rules", paramLabel = "YAML", description = "quality rules (default: the built-in set)")
     Path rules;
@@ -64,7 +73,8 @@ final class IngestCommand implements Callable<Integer> {
         if (robot != null) {
             ob.robotId(robot);
         }
-        IngestJob.AlignConfig align = IngestJob.AlignConfig.defaults().withMasterRate(masterRate);
+        MissPolicy miss = onMiss == null ? null : parseMiss("--on-miss", onMiss);
+        IngestJob.AlignConfig align = IngestJob.AlignConfig.defaults().withMasterRate(masterRate).withOnMiss(miss);
         for (String p : policies == null ? List.<String>of() : policies) {
             align = withPolicy(align, p);
         }
@@ -170,22 +180,51 @@ final class IngestCommand implements Callable<Integer> {
         return out;
     }
 
+    /**
+     * @param align settings so far (its {@code onMiss} is the default of a spec without one)
+     * @param spec {@code TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]}
+     * @return {@code align} with the topic's policy
+     * @throws IllegalArgumentException naming the spec when a part is malformed
+     */
     static IngestJob.AlignConfig withPolicy(IngestJob.AlignConfig align, String spec) {
         int eq = spec.lastIndexOf('=');
         if (eq <= 0) {
-            throw new IllegalArgumentException("--policy '" + spec + "': expected TOPIC=METHOD[:TOLERANCE_MS]");
+            throw new IllegalArgumentException("--policy '" + spec + "': expected TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]");
         }
         String topic = spec.substring(0, eq);
-        String[] m = spec.substring(eq + 1).split(":");
-        AlignMethod method = AlignMethod.parse(m[0]);
+        String[] m = spec.substring(eq + 1).split(":", -1);
+        if (m.length > 3) {
+            throw new IllegalArgumentException("--policy '" + spec + "': expected TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]");
+        }
+        AlignMethod method;
+        try {
+            method = AlignMethod.parse(m[0]);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--policy '" + spec + "': " + e.getMessage());
+        }
         long tol = 50_000_000L;
         if (m.length > 1) {
+            double ms;
             try {
-                tol = Math.round(Double.parseDouble(m[1]) * 1e6);
+                ms = Double.parseDouble(m[1]);
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("--policy '" + spec + "': tolerance '" + m[1] + "' is not a number of ms");
             }
+            if (!(ms >= 0) || Double.isInfinite(ms)) {
+                throw new IllegalArgumentException("--policy '" + spec + "': tolerance must be >= 0 ms, got " + m[1]);
+            }
+            tol = Math.round(ms * 1e6);
         }
-        return align.withPolicy(topic, StreamPolicy.of(method, tol));
+        MissPolicy miss = m.length > 2 ? parseMiss("--policy '" + spec + "'", m[2])
+                : align.onMiss() != null ? align.onMiss() : MissPolicy.FLAG;
+        return align.withPolicy(topic, StreamPolicy.builder().method(method).toleranceNs(tol).onMiss(miss).build());
+    }
+
+    private static MissPolicy parseMiss(String where, String value) {
+        try {
+            return MissPolicy.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(where + ": " + e.getMessage());
+        }
     }
 }

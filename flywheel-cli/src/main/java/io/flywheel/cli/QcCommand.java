@@ -18,7 +18,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code flywheel qc report LAKE}: the quality status and flags stored on {@code episodes}. */
+/**
+ * {@code flywheel qc report LAKE}: the quality status and flags stored on {@code episodes}; with {@code --rules}, the
+ * stored episode metrics re-evaluated with another rule file (no re-ingest), and with {@code --apply} the new
+ * status and flags committed to {@code episodes} as a new version.
+ */
 @Command(name = "qc", mixinStandardHelpOptions = true, description = "Quality rules over episodes.",
         subcommands = {QcCommand.Report.class})
 final class QcCommand implements Runnable {
@@ -32,7 +36,8 @@ final class QcCommand implements Runnable {
 
     @Command(name = "report", mixinStandardHelpOptions = true,
             description = "Per episode: source file, robot, task, status (pass / warn / fail), failed rules, duration and"
-                    + " frames; then totals.")
+                    + " frames; then totals. With --rules: the stored metrics re-evaluated with that rule file, old and new"
+                    + " status side by side (read-only unless --apply).")
     static final class Report implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
         String lake;
@@ -40,11 +45,28 @@ final class QcCommand implements Runnable {
         @Option(names = "--status", description = "only episodes with this status: pass, warn or fail")
         String status;
 
+        @Option(names = "--rules", paramLabel = "YAML", description = "re-evaluate the episode metrics stored in the"
+                + " lake with this rule file instead of showing the stored status; nothing is re-ingested")
+        java.nio.file.Path rules;
+
+        @Option(names = "--apply", description = "with --rules: commit the new quality_status, quality_flags and rule"
+                + " results to episodes as a new table version (default: read-only)")
+        boolean apply;
+
         @Option(names = "--json", description = "machine-readable output")
         boolean json;
 
         @Override
-        public Integer call() {
+        public Integer call() throws java.io.IOException {
+            if (apply && rules == null) {
+                throw new IllegalArgumentException("--apply needs --rules: it commits a re-evaluation");
+            }
+            if (status != null && !status.matches("pass|warn|fail")) {
+                throw new IllegalArgumentException("--status '" + status + "': expected pass, warn or fail");
+            }
+            if (rules != null) {
+                return reevaluate(io.flywheel.quality.RuleSet.load(rules));
+            }
             List<EpisodeRow> rows;
             try (Lake l = Lake.open(lake); LakeTable t = l.table("episodes")) {
                 ScanRequest.Builder b = ScanRequest.builder();
@@ -112,6 +134,117 @@ final class QcCommand implements Runnable {
             }
             System.out.println(rows.size() + " episode(s): " + byStatus + (byRule.isEmpty() ? "" : "; rules fired: " + byRule));
             return 0;
+        }
+
+        /** Reads the stored metrics (written by the ingest with Jackson's default, camelCase field names). */
+        private static final com.fasterxml.jackson.databind.ObjectMapper METRICS = new com.fasterxml.jackson.databind.ObjectMapper()
+                .configure(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+        /**
+         * One episode re-evaluated.
+         *
+         * @param episodeId the episode
+         * @param sourceFiles its raw file names
+         * @param oldStatus status stored in the lake
+         * @param status status under the new rules
+         * @param oldFlags flags stored
+         * @param flags flags under the new rules
+         * @param changed status or flags differ
+         * @param messages one line per rule that fired under the new rules (the rule's message with the value)
+         */
+        record Reevaluated(String episodeId, List<String> sourceFiles, String oldStatus, String status,
+                           List<String> oldFlags, List<String> flags, boolean changed, List<String> messages) {}
+
+        private int reevaluate(io.flywheel.quality.RuleSet ruleSet) throws java.io.IOException {
+            List<Reevaluated> out = new ArrayList<>();
+            List<EpisodeRow> updated = new ArrayList<>();
+            Map<String, Long> byStatus = new TreeMap<>();
+            Map<String, Long> transitions = new TreeMap<>();
+            Long fromVersion = null;
+            Long toVersion = null;
+            try (Lake l = Lake.open(lake)) {
+                List<EpisodeRow> rows;
+                try (LakeTable t = l.table("episodes")) {
+                    rows = new ArrayList<>(t.episodes(ScanRequest.all()));
+                    fromVersion = t.version();
+                }
+                rows.sort((a, b) -> a.episodeId().compareTo(b.episodeId()));
+                for (EpisodeRow r : rows) {
+                    JsonNode stored;
+                    io.flywheel.quality.EpisodeMetrics m;
+                    try {
+                        stored = METRICS.readTree(r.qualityMetricsJson() == null ? "" : r.qualityMetricsJson());
+                        if (stored == null || !stored.has("metrics")) {
+                            throw new IllegalStateException("no \"metrics\" object");
+                        }
+                        m = METRICS.treeToValue(stored.get("metrics"), io.flywheel.quality.EpisodeMetrics.class);
+                    } catch (java.io.IOException | RuntimeException e) {
+                        throw new java.io.IOException(lake + ": episode " + r.episodeId() + ": stored quality_metrics"
+                                + " cannot be read as episode metrics (" + e.getMessage().lines().findFirst().orElse("")
+                                + "); re-ingest it", e);
+                    }
+                    io.flywheel.quality.QualityReport q = ruleSet.evaluate(m);
+                    String status = q.status().name().toLowerCase(Locale.ROOT);
+                    List<String> oldFlags = r.qualityFlags() == null ? List.of() : r.qualityFlags();
+                    boolean changed = !status.equals(r.qualityStatus()) || !q.flags().equals(oldFlags);
+                    List<String> msgs = new ArrayList<>();
+                    for (io.flywheel.quality.RuleResult rr : q.results()) {
+                        if (rr.outcome() == io.flywheel.quality.RuleResult.Outcome.FAIL) {
+                            msgs.add(rr.message());
+                        }
+                    }
+                    byStatus.merge(status, 1L, Long::sum);
+                    if (!status.equals(r.qualityStatus())) {
+                        transitions.merge(r.qualityStatus() + " -> " + status, 1L, Long::sum);
+                    }
+                    Reevaluated e = new Reevaluated(r.episodeId(), sourceFiles(r), r.qualityStatus(), status, oldFlags,
+                            q.flags(), changed, msgs);
+                    if (this.status == null || this.status.equals(status)) {
+                        out.add(e);
+                    }
+                    Map<String, Object> qm = new LinkedHashMap<>();
+                    qm.put("metrics", stored.get("metrics"));
+                    qm.put("results", q.results());
+                    qm.put("rules", ruleSet.source());
+                    updated.add(new EpisodeRow(r.episodeId(), r.recordingId(), r.robotId(), r.task(), r.scene(),
+                            r.operator(), r.outcome(), r.startNs(), r.endNs(), r.durationNs(), r.masterTopic(),
+                            r.frameCount(), status, q.flags(), METRICS.writeValueAsString(qm), r.metadataJson()));
+                }
+                if (apply && !updated.isEmpty()) {
+                    toVersion = l.begin().upsertEpisodes(updated).commit().table("episodes").toVersion();
+                }
+            }
+            long changed = out.stream().filter(Reevaluated::changed).count();
+            if (json) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("rules", ruleSet.source());
+                m.put("episodes", out);
+                m.put("by_status", byStatus);
+                m.put("status_changes", transitions);
+                m.put("changed", changed);
+                m.put("applied", apply);
+                m.put("episodes_version", apply ? toVersion : fromVersion);
+                Json.print(System.out, m);
+                return 0;
+            }
+            int w = Math.max(7, out.stream().mapToInt(e -> e.episodeId().length()).max().orElse(7));
+            System.out.printf(Locale.ROOT, "%-" + w + "s  %-6s    %-6s  %s%n", "episode", "stored", "new", "new flags");
+            for (Reevaluated e : out) {
+                System.out.printf(Locale.ROOT, "%-" + w + "s  %-6s -> %-6s  %s%s%n", e.episodeId(), e.oldStatus(), e.status(),
+                        String.join(", ", e.flags()), e.changed() ? "" : "  (unchanged)");
+                for (String msg : e.messages()) {
+                    System.out.println("    " + msg);
+                }
+            }
+            System.out.println(rows(out.size()) + " re-evaluated with " + ruleSet.source() + ": " + changed
+                    + " changed; status changes " + transitions + "; now " + byStatus + "; "
+                    + (apply ? "committed to episodes (version " + fromVersion + " -> " + toVersion + ")"
+                    : "read-only (--apply commits it)"));
+            return 0;
+        }
+
+        private static String rows(int n) {
+            return n + " episode(s)";
         }
 
         /** @return the file names (no folder) of the episode's {@code source_files} metadata, in order; empty if none */

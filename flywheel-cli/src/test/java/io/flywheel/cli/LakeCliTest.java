@@ -241,7 +241,7 @@ class LakeCliTest {
                         assertTrue(Math.abs(m.residualNs()) <= 5_000_000L, m.toString());
                     } else {
                         nearestUnmatched++;
-                        assertTrue(f.flags().contains("no_value:" + m.stream()), f.flags().toString());
+                        assertTrue(f.flags().contains("unmatched:" + m.stream()), f.flags().toString());
                     }
                 }
             }

@@ -25,9 +25,11 @@ import io.flywheel.ros.cdr.CdrFastPaths;
  */
 final class McapSource {
     /** How a channel's messages are handled. */
-    private enum Kind { CDR_COMPRESSED_IMAGE, CDR_IMAGE, CDR_JOINT_STATE, CDR_HEADER, TREE, LOG_ONLY }
+    private enum Kind { CDR_COMPRESSED_IMAGE, CDR_IMAGE, CDR_JOINT_STATE, CDR_HEADER, TREE, LOG_ONLY, PROTOBUF_IMAGE,
+        JSON_IMAGE }
 
-    private record Plan(StreamBuilder stream, Kind kind, MessageDecoder decoder, boolean raw) {}
+    /** @param dataField protobuf images: the field number of the {@code data} bytes field */
+    private record Plan(StreamBuilder stream, Kind kind, MessageDecoder decoder, boolean raw, int dataField) {}
 
     private final Path path;
     private final String uri;
@@ -164,8 +166,22 @@ final class McapSource {
                 }
             }
         }
-        if (kind != Kind.LOG_ONLY && kind != Kind.TREE) sb.hasHeader(true);
-        plans.put(c.id(), new Plan(sb, kind, dec, kind == Kind.CDR_IMAGE));
+        int dataField = 0;
+        if (kind == Kind.TREE && sb.role == StreamRole.CAMERA) {
+            if (dec instanceof io.flywheel.decode.protobuf.ProtobufDecoder pd) {
+                com.google.protobuf.Descriptors.FieldDescriptor f = pd.descriptor().findFieldByName("data");
+                if (f != null && !f.isRepeated() && f.getType() == com.google.protobuf.Descriptors.FieldDescriptor.Type.BYTES) {
+                    kind = Kind.PROTOBUF_IMAGE;
+                    dataField = f.getNumber();
+                }
+            } else if (enc.equals("json")) {
+                kind = Kind.JSON_IMAGE;
+            }
+        }
+        if (kind != Kind.LOG_ONLY && kind != Kind.TREE && kind != Kind.PROTOBUF_IMAGE && kind != Kind.JSON_IMAGE) {
+            sb.hasHeader(true);
+        }
+        plans.put(c.id(), new Plan(sb, kind, dec, kind == Kind.CDR_IMAGE, dataField));
     }
 
     /** @return true when a ros2msg schema's first field is a std_msgs/Header */
@@ -216,6 +232,7 @@ final class McapSource {
                     int i = sb.add(m.logTime(), Values.stamp(tree));
                     tree(sb, i, tree);
                 }
+                case PROTOBUF_IMAGE, JSON_IMAGE -> encodedImage(p, m, data, chunkOffset, compression, dataOffset);
             }
         } catch (DecodeException e) {
             throw new IngestException(name, chunkOffset >= 0 ? chunkOffset : where, "message on " + sb.topic + " ("
@@ -251,6 +268,48 @@ final class McapSource {
                 im.width(), im.height()));
     }
 
+    /**
+     * A protobuf or JSON camera image (e.g. {@code foxglove.CompressedImage}): decoded for its timestamp and
+     * format, and located without a copy. Protobuf: the wire format keeps a bytes field's value as is (protobuf
+     * encoding guide, "Length-delimited records"), so the locator is the {@code data} field's value. JSON: the
+     * {@code data} string holds base64 (Foxglove's JSON encoding of bytes); the locator is the string's contents
+     * with payload {@code base64}, or the whole message with payload {@code json:data} when the string has escapes.
+     */
+    private void encodedImage(Plan p, Record.Message m, ByteBuffer data, long chunkOffset, String compression,
+                              long dataOffset) throws DecodeException {
+        StreamBuilder sb = p.stream;
+        Object tree = p.decoder.decode(data);
+        if (Values.hasStamp(tree)) sb.hasHeader(true);
+        int i = sb.add(m.logTime(), Values.stamp(tree));
+        String format = "";
+        int w = 0;
+        int h = 0;
+        if (tree instanceof Map<?, ?> t) {
+            Object f = t.containsKey("format") ? t.get("format") : t.get("encoding");
+            format = t.containsKey("format") ? normaliseFormat(String.valueOf(f)) : f == null ? "" : String.valueOf(f);
+            w = t.get("width") instanceof Number x ? x.intValue() : 0;
+            h = t.get("height") instanceof Number x ? x.intValue() : 0;
+        }
+        long loc = p.kind == Kind.PROTOBUF_IMAGE ? EncodedImageLayout.protobufField(data, p.dataField)
+                : EncodedImageLayout.jsonString(data, "data");
+        if (loc == EncodedImageLayout.NOT_FOUND) {
+            return; // no data field in this message: times only
+        }
+        String payload = "";
+        int off;
+        int len;
+        if (loc == EncodedImageLayout.ESCAPED) {
+            off = 0;
+            len = data.remaining();
+            payload = "json:data";
+        } else {
+            off = (int) (loc >>> 32);
+            len = (int) loc;
+            payload = p.kind == Kind.JSON_IMAGE ? "base64" : "";
+        }
+        sb.locator(i, new RawLocator(uri, chunkOffset, dataOffset + off, len, compression, format, w, h, payload));
+    }
+
     private static void jointState(StreamBuilder sb, Record.Message m, ByteBuffer data) throws DecodeException {
         CdrFastPaths.JointState js = CdrFastPaths.jointState(data);
         int i = sb.add(m.logTime(), js.stampNs());
@@ -277,7 +336,7 @@ final class McapSource {
                 sb.value(i, v.values().length == 0 ? new double[0] : new double[] {v.values()[0]});
             }
             case TASK, OUTCOME -> sb.text(i, Values.text(tree));
-            case CAMERA -> { } // JSON / protobuf / ROS 1 images: times only, no raw locator
+            case CAMERA -> { } // images: located by their readers (CDR, protobuf, JSON, ROS 1), no values
         }
     }
 

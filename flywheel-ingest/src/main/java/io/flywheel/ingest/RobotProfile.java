@@ -46,7 +46,12 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  *   x: [0.1, 0.4]
  * nominal_rates_hz:
  *   /camera0/image/compressed: 5
+ * align:                                 # per-topic alignment; every field optional
+ *   /joint_states: {method: asof, tolerance_ms: 20, on_miss: drop}   # on_miss: flag (default) or drop
  * }</pre>
+ * An {@code align} entry overrides, field by field, the ingest's defaults for that topic (method by role,
+ * tolerance, and the run's {@code --on-miss}); a {@code --policy} given on the command line for the same
+ * topic overrides the entry.
  * When a profile names at least one role, topics it does not name are {@link StreamRole#OTHER}; when it
  * names none, roles are detected ({@link #guess}).
  *
@@ -59,6 +64,34 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * lowest channel id).
  */
 public final class RobotProfile {
+
+    /**
+     * Per-topic alignment settings from a profile's {@code align} section; a null field keeps the ingest's
+     * default for it.
+     *
+     * @param method nearest, asof or interpolate; null: the default for the topic's role
+     * @param toleranceNs tolerance in ns, &ge; 0; null: the default
+     * @param onMiss flag the frame (value null) or drop it when the topic has no message within tolerance;
+     *     null: the run's default
+     */
+    public record AlignSetting(io.flywheel.align.AlignMethod method, Long toleranceNs,
+                               io.flywheel.align.MissPolicy onMiss) {
+        public AlignSetting {
+            if (toleranceNs != null && toleranceNs < 0) {
+                throw new IllegalArgumentException("tolerance must be >= 0 ns, got " + toleranceNs);
+            }
+        }
+
+        /**
+         * @param base the policy otherwise in force
+         * @return {@code base} with this setting's non-null fields
+         */
+        public io.flywheel.align.StreamPolicy applyTo(io.flywheel.align.StreamPolicy base) {
+            return base.toBuilder().method(method != null ? method : base.method())
+                    .toleranceNs(toleranceNs != null ? toleranceNs : base.toleranceNs())
+                    .onMiss(onMiss != null ? onMiss : base.onMiss()).build();
+        }
+    }
 
     /**
      * A topic as found in a recording, for role detection.
@@ -77,6 +110,7 @@ public final class RobotProfile {
     private final Map<String, Long> clockOffsetsNs;
     private final Map<String, double[]> jointLimits;
     private final Map<String, Double> nominalRatesHz;
+    private final Map<String, AlignSetting> align;
 
     private RobotProfile(Builder b) {
         source = b.source;
@@ -89,6 +123,7 @@ public final class RobotProfile {
         b.jointLimits.forEach((k, v) -> jl.put(k, v.clone()));
         jointLimits = Collections.unmodifiableMap(jl);
         nominalRatesHz = Collections.unmodifiableMap(new LinkedHashMap<>(b.nominalRatesHz));
+        align = Collections.unmodifiableMap(new LinkedHashMap<>(b.align));
     }
 
     /** @return a builder for an empty profile */
@@ -131,6 +166,12 @@ public final class RobotProfile {
 
     /** @return topic -> nominal rate in Hz */
     public Map<String, Double> nominalRatesHz() { return nominalRatesHz; }
+
+    /** @return topic -> alignment settings from the profile's {@code align} section, in file order */
+    public Map<String, AlignSetting> align() { return align; }
+
+    /** @return the alignment settings of a topic, if the profile has any */
+    public Optional<AlignSetting> align(String topic) { return Optional.ofNullable(align.get(topic)); }
 
     /** @return the role of a topic: the one named, else OTHER */
     public StreamRole role(String topic) {
@@ -281,6 +322,11 @@ public final class RobotProfile {
         jointLimits.forEach((k, v) -> sb.append("  joint limit ").append(k).append(": [").append(v[0]).append(", ")
                 .append(v[1]).append("]\n"));
         nominalRatesHz.forEach((k, v) -> sb.append("  nominal rate ").append(k).append(": ").append(v).append(" Hz\n"));
+        align.forEach((k, v) -> sb.append("  align ").append(k).append(":")
+                .append(v.method() == null ? "" : " " + v.method().name().toLowerCase(Locale.ROOT))
+                .append(v.toleranceNs() == null ? "" : " tolerance " + v.toleranceNs() / 1e6 + " ms")
+                .append(v.onMiss() == null ? "" : " on miss " + (v.onMiss() == io.flywheel.align.MissPolicy.FLAG
+                        ? "flag" : "drop")).append('\n'));
         return sb.toString();
     }
 
@@ -300,6 +346,7 @@ public final class RobotProfile {
         b.clockOffsetsNs.putAll(clockOffsetsNs);
         b.jointLimits.putAll(jointLimits);
         b.nominalRatesHz.putAll(nominalRatesHz);
+        b.align.putAll(align);
         return b;
     }
 
@@ -400,12 +447,44 @@ public final class RobotProfile {
                         b.nominalRateHz(topic, hz);
                     }
                 }
+                case "align" -> {
+                    for (NodeTuple rt : mapping(v, name, key).getValue()) {
+                        String topic = scalar(rt.getKeyNode(), name, "a topic under align");
+                        b.align(topic, alignSetting(rt.getValueNode(), name, topic));
+                    }
+                }
                 default -> throw error(name, t.getKeyNode(), "unknown key '" + key + "'; expected robot_id, master,"
                         + " cameras, state, action, gripper, task, outcome, roles, clock_offsets_ns, joint_limits,"
-                        + " nominal_rates_hz");
+                        + " nominal_rates_hz, align");
             }
         }
         return b.build();
+    }
+
+    private static AlignSetting alignSetting(Node n, String file, String topic) throws IngestException {
+        io.flywheel.align.AlignMethod method = null;
+        Long tol = null;
+        io.flywheel.align.MissPolicy miss = null;
+        for (NodeTuple ft : mapping(n, file, "align of " + topic).getValue()) {
+            String k = scalar(ft.getKeyNode(), file, "a key under align of " + topic);
+            Node fv = ft.getValueNode();
+            try {
+                switch (k) {
+                    case "method" -> method = io.flywheel.align.AlignMethod.parse(scalar(fv, file, "method of " + topic));
+                    case "tolerance_ms" -> {
+                        double ms = number(fv, file, "tolerance_ms of " + topic);
+                        if (!(ms >= 0)) throw error(file, fv, "tolerance_ms of " + topic + " must be >= 0, found " + ms);
+                        tol = Math.round(ms * 1e6);
+                    }
+                    case "on_miss" -> miss = io.flywheel.align.MissPolicy.parse(scalar(fv, file, "on_miss of " + topic));
+                    default -> throw error(file, ft.getKeyNode(), "unknown key '" + k + "' under align of " + topic
+                            + "; expected method, tolerance_ms, on_miss");
+                }
+            } catch (IllegalArgumentException e) {
+                throw error(file, fv, topic + ": " + e.getMessage());
+            }
+        }
+        return new AlignSetting(method, tol, miss);
     }
 
     private static IngestException error(String file, Node at, String problem) {
@@ -451,6 +530,7 @@ public final class RobotProfile {
         private final Map<String, Long> clockOffsetsNs = new LinkedHashMap<>();
         private final Map<String, double[]> jointLimits = new LinkedHashMap<>();
         private final Map<String, Double> nominalRatesHz = new LinkedHashMap<>();
+        private final Map<String, AlignSetting> align = new LinkedHashMap<>();
 
         private Builder() {}
 
@@ -471,6 +551,11 @@ public final class RobotProfile {
             return this;
         }
         public Builder nominalRateHz(String topic, double hz) { nominalRatesHz.put(topic, hz); return this; }
+        /** Alignment settings of one topic (see {@link AlignSetting}). */
+        public Builder align(String topic, AlignSetting setting) {
+            align.put(topic, java.util.Objects.requireNonNull(setting, "setting"));
+            return this;
+        }
 
         public RobotProfile build() { return new RobotProfile(this); }
     }

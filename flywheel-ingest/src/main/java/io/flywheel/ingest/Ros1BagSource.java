@@ -1,6 +1,8 @@
 package io.flywheel.ingest;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,13 +17,77 @@ import io.flywheel.ros.ros1.Ros1Decoder;
 /**
  * Reads a ROS 1 bag (format 2.0) into a {@link Collector} with {@link BagReader} (log-time order through
  * the index; file order when the bag has no index) and {@link Ros1Decoder}. Header stamps come from
- * {@code header.stamp}; camera images get no raw locator (bag chunks are not addressed yet).
+ * {@code header.stamp}. A camera image ({@code sensor_msgs/CompressedImage} or {@code sensor_msgs/Image}) gets a
+ * {@link RawLocator} at its {@code data} bytes: a plain file range when the message lies uncompressed in the
+ * file (no chunk, or chunk compression {@code none}); else the bag chunk record's offset with the offset inside
+ * the decompressed chunk and the chunk's compression ({@code bz2}, {@code lz4}). ROS 1 serialization has no
+ * padding (ROS wiki, "ROS/Technical Overview", message serialization): the header is uint32 seq, time stamp
+ * (2 x uint32), string frame_id (uint32 length + bytes); then CompressedImage: string format, uint8[] data;
+ * Image: uint32 height, uint32 width, string encoding, uint8 is_bigendian, uint32 step, uint8[] data.
  */
 final class Ros1BagSource {
     private Ros1BagSource() {}
 
+    /** Stores the locator of a CompressedImage / Image message's data bytes; other camera types get none. */
+    private static void locate(StreamBuilder sb, int i, BagMessage m, Object tree, String uri, Path path)
+            throws IngestException {
+        String type = Values.shortType(sb.messageType);
+        boolean raw = type.equals("Image");
+        if (!raw && !type.equals("CompressedImage") || !(tree instanceof Map<?, ?> t)) {
+            return;
+        }
+        ByteBuffer d = m.data().duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int base = d.position();
+        int end = d.limit();
+        int[] p = {base + 12}; // header: seq, stamp.sec, stamp.nsec
+        skipString(d, p, end, m, path);  // header.frame_id
+        if (raw) {
+            p[0] += 8;                   // height, width
+            skipString(d, p, end, m, path); // encoding
+            p[0] += 5;                   // is_bigendian, step
+        } else {
+            skipString(d, p, end, m, path); // format
+        }
+        if (p[0] + 4 > end) {
+            throw new IngestException(path.toString(), m.chunkPosition(), "image message on " + sb.topic
+                    + " at log time " + m.logTime() + " ends before its data length");
+        }
+        long len = Integer.toUnsignedLong(d.getInt(p[0]));
+        int off = p[0] + 4 - base;
+        if (len > end - p[0] - 4) {
+            throw new IngestException(path.toString(), m.chunkPosition(), "image message on " + sb.topic + " at log time "
+                    + m.logTime() + " declares " + len + " data bytes, " + (end - p[0] - 4) + " remain");
+        }
+        String format = raw ? String.valueOf(t.get("encoding")) : McapSource.normaliseFormat(String.valueOf(t.get("format")));
+        int w = raw && t.get("width") instanceof Number x ? x.intValue() : 0;
+        int h = raw && t.get("height") instanceof Number x ? x.intValue() : 0;
+        RawLocator loc;
+        if (m.fileOffset() >= 0) {
+            loc = new RawLocator(uri, -1, m.fileOffset() + off, (int) len, "", format, w, h);
+        } else if (m.chunkPosition() >= 0) {
+            loc = new RawLocator(uri, m.chunkPosition(), m.offsetInChunk() + off, (int) len, m.compression(), format, w, h);
+        } else {
+            return; // position unknown
+        }
+        sb.locator(i, loc);
+    }
+
+    private static void skipString(ByteBuffer d, int[] p, int end, BagMessage m, Path path) throws IngestException {
+        if (p[0] + 4 > end) {
+            throw new IngestException(path.toString(), m.chunkPosition(), "image message on " + m.topic()
+                    + " at log time " + m.logTime() + " ends inside its header");
+        }
+        long n = Integer.toUnsignedLong(d.getInt(p[0]));
+        if (n > end - p[0] - 4) {
+            throw new IngestException(path.toString(), m.chunkPosition(), "image message on " + m.topic()
+                    + " at log time " + m.logTime() + ": a string declares " + n + " bytes, " + (end - p[0] - 4) + " remain");
+        }
+        p[0] += 4 + (int) n;
+    }
+
     static void read(Path path, Collector out) throws IOException {
         Map<Integer, MessageDecoder> decoders = new HashMap<>();
+        String uri = path.toAbsolutePath().normalize().toUri().toString();
         try (BagReader r = BagReader.open(path)) {
             for (Connection c : r.connections().values()) {
                 out.stream(c.topic(), c.id(), c.type());
@@ -50,6 +116,9 @@ final class Ros1BagSource {
                 if (Values.hasStamp(tree)) sb.hasHeader(true);
                 int i = sb.add(m.logTime(), Values.stamp(tree));
                 McapSource.tree(sb, i, tree);
+                if (sb.role == StreamRole.CAMERA) {
+                    locate(sb, i, m, tree, uri, path);
+                }
             });
         }
     }

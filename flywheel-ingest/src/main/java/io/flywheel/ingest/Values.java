@@ -87,7 +87,8 @@ final class Values {
 
     /**
      * @return header.stamp ({@code {sec, nanosec}} or ROS 1 {@code {sec, nsec}}), else a top-level
-     *     {@code timestamp} of the same shape (foxglove / labelbox JSON), in ns; 0 when absent
+     *     {@code timestamp} of the same shape (foxglove / labelbox JSON) or a protobuf
+     *     {@code google.protobuf.Timestamp} ({@code {seconds, nanos}}), in ns; 0 when absent
      */
     static long stamp(Object tree) {
         if (!(tree instanceof Map<?, ?> m)) return 0;
@@ -105,8 +106,8 @@ final class Values {
     }
 
     private static long time(Map<?, ?> st) {
-        Object s = st.get("sec");
-        Object ns = st.containsKey("nanosec") ? st.get("nanosec") : st.get("nsec");
+        Object s = st.containsKey("sec") ? st.get("sec") : st.get("seconds"); // google.protobuf.Timestamp: seconds, nanos
+        Object ns = st.containsKey("nanosec") ? st.get("nanosec") : st.containsKey("nsec") ? st.get("nsec") : st.get("nanos");
         if (!(s instanceof Number sec)) return 0;
         long n = ns instanceof Number x ? x.longValue() : 0;
         return sec.longValue() * 1_000_000_000L + n;

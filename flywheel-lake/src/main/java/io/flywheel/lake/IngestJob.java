@@ -19,6 +19,7 @@ import io.flywheel.align.AlignOptions;
 import io.flywheel.align.Aligner;
 import io.flywheel.align.Alignment;
 import io.flywheel.align.MasterClock;
+import io.flywheel.align.MissPolicy;
 import io.flywheel.align.ResidualStats;
 import io.flywheel.align.StreamAlignment;
 import io.flywheel.align.StreamPolicy;
@@ -48,8 +49,16 @@ import io.flywheel.quality.StreamMetrics;
  * policy; one frame row per master tick carries the state, action and gripper values, one raw-file
  * image locator per camera, and each stream's residual. Defaults, by role: cameras {@code nearest}
  * within 20 ms, state and gripper {@code asof} within 50 ms (no future leak), action
- * {@code nearest} within 50 ms; per-device clock offsets from the profile are applied first. The
- * quality rules run on the episode's metrics; failing episodes are stored, flagged.
+ * {@code nearest} within 50 ms; per-device clock offsets from the profile are applied first. A stream
+ * with no message within tolerance leaves the frame's value null and flags the frame
+ * {@code unmatched:<topic>}, or, when its miss policy is {@link MissPolicy#DROP_FRAME}, drops the
+ * frame (counted in the episode metadata's {@code dropped_frames}). A stream's policy is, from weakest
+ * to strongest: the role default, the run's miss policy ({@link AlignConfig#onMiss()}), the robot
+ * profile's {@code align} entry for the topic, and a per-topic policy of the run
+ * ({@link AlignConfig#policies()}), which replaces the others. For {@code interpolate}, state, action
+ * and gripper values are the linear interpolation of the two neighbours (never across a gap larger than
+ * the tolerance: null and flagged there). The quality rules run on the episode's metrics; failing
+ * episodes are stored, flagged.
  *
  * <p>Idempotent by content: a recording whose files' SHA-256s are all in {@code raw_files} is
  * skipped. The tables are committed in the order frames, episodes, raw_files, each atomically, so a
@@ -59,8 +68,22 @@ import io.flywheel.quality.StreamMetrics;
 public final class IngestJob {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** Alignment settings for one run. */
-    public record AlignConfig(Double masterRateHz, Map<String, StreamPolicy> policies, Map<StreamRole, StreamPolicy> byRole) {
+    /**
+     * Alignment settings for one run.
+     *
+     * @param masterRateHz fixed master clock rate in Hz, or null for the master camera
+     * @param policies per-topic policies that replace every other setting for the topic
+     * @param byRole default policy per role
+     * @param onMiss the run's miss policy for every stream without its own (profile {@code align} entry or
+     *     {@code policies}); null keeps the role defaults' ({@link MissPolicy#FLAG})
+     */
+    public record AlignConfig(Double masterRateHz, Map<String, StreamPolicy> policies, Map<StreamRole, StreamPolicy> byRole,
+                              MissPolicy onMiss) {
+        /** Settings without a run-wide miss policy. */
+        public AlignConfig(Double masterRateHz, Map<String, StreamPolicy> policies, Map<StreamRole, StreamPolicy> byRole) {
+            this(masterRateHz, policies, byRole, null);
+        }
+
         /** The defaults stated in the class Javadoc. */
         public static AlignConfig defaults() {
             Map<StreamRole, StreamPolicy> r = new LinkedHashMap<>();
@@ -75,12 +98,43 @@ public final class IngestJob {
         public AlignConfig withPolicy(String topic, StreamPolicy policy) {
             Map<String, StreamPolicy> p = new LinkedHashMap<>(policies);
             p.put(topic, policy);
-            return new AlignConfig(masterRateHz, p, byRole);
+            return new AlignConfig(masterRateHz, p, byRole, onMiss);
         }
 
         /** @return the same settings with a fixed-rate master clock */
         public AlignConfig withMasterRate(Double hz) {
-            return new AlignConfig(hz, policies, byRole);
+            return new AlignConfig(hz, policies, byRole, onMiss);
+        }
+
+        /** @return the same settings with the run's miss policy (null: the role defaults') */
+        public AlignConfig withOnMiss(MissPolicy miss) {
+            return new AlignConfig(masterRateHz, policies, byRole, miss);
+        }
+
+        /**
+         * The policy of one stream, as the class comment orders the settings.
+         *
+         * @param topic the stream's topic
+         * @param role its role
+         * @param profile the robot profile applied, or null
+         * @return the policy, without the profile's clock offset
+         */
+        public StreamPolicy policyFor(String topic, StreamRole role, RobotProfile profile) {
+            StreamPolicy own = policies.get(topic);
+            if (own != null) {
+                return own;
+            }
+            StreamPolicy p = byRole.getOrDefault(role, StreamPolicy.of(AlignMethod.NEAREST, 50_000_000L));
+            if (onMiss != null && onMiss != p.onMiss()) {
+                p = p.toBuilder().onMiss(onMiss).build();
+            }
+            if (profile != null) {
+                RobotProfile.AlignSetting a = profile.align().get(topic);
+                if (a != null) {
+                    p = a.applyTo(p);
+                }
+            }
+            return p;
         }
     }
 
@@ -346,11 +400,17 @@ public final class IngestJob {
             if (usable.length == 0) {
                 continue;
             }
-            streams.add(TopicStream.builder(s.topic()).timestamps(times.usableTimesNs()).payload(usable)
-                    .sortIfNeeded(true).build());
+            StreamPolicy p = cfg.policyFor(s.topic(), s.role(), profile);
+            TopicStream.Builder tb = TopicStream.builder(s.topic()).timestamps(times.usableTimesNs()).payload(usable)
+                    .sortIfNeeded(true);
+            if (p.method() == AlignMethod.INTERPOLATE && s.role() != StreamRole.CAMERA) {
+                double[] flat = interpolationValues(s, usable);
+                if (flat != null) {
+                    tb.values(flat, flat.length / usable.length);
+                }
+            }
+            streams.add(tb.build());
             aligned.add(s);
-            StreamPolicy p = cfg.policies().getOrDefault(s.topic(), cfg.byRole().getOrDefault(s.role(),
-                    StreamPolicy.of(AlignMethod.NEAREST, 50_000_000L)));
             long offset = profile == null ? 0 : profile.clockOffsetNs(s.topic());
             if (offset != 0) {
                 p = StreamPolicy.builder().method(p.method()).toleranceNs(p.toleranceNs()).clockOffsetNs(offset)
@@ -421,6 +481,27 @@ public final class IngestJob {
     }
 
     /**
+     * @return the vectors of the usable messages as one flat array for interpolation, or null when they are not
+     *     all present with one common, non-zero length (then the lower neighbour's vector is stored)
+     */
+    private static double[] interpolationValues(StreamData s, int[] usable) {
+        double[][] v = s.values();
+        if (v == null || usable.length == 0 || v[usable[0]] == null || v[usable[0]].length == 0) {
+            return null;
+        }
+        int dim = v[usable[0]].length;
+        double[] flat = new double[Math.multiplyExact(usable.length, dim)];
+        for (int i = 0; i < usable.length; i++) {
+            double[] x = v[usable[i]];
+            if (x == null || x.length != dim) {
+                return null;
+            }
+            System.arraycopy(x, 0, flat, i * dim, dim);
+        }
+        return flat;
+    }
+
+    /**
      * One aligned frame (kept out of {@link #episode} so that the JIT compiles two small methods rather than one
      * huge one: on one core its compile time was taken from the ingest itself).
      */
@@ -441,7 +522,7 @@ public final class IngestJob {
             if (!sa.isMaster()) {
                 matches.add(new StreamMatch(s.topic(), msg >= 0, residual));
                 if (msg < 0) {
-                    flags.add("no_value:" + s.topic());
+                    flags.add("unmatched:" + s.topic());
                 }
             }
             if (msg < 0) {
@@ -450,17 +531,25 @@ public final class IngestJob {
             if (s.role() == StreamRole.CAMERA && s.locators() != null && s.locators()[msg] != null) {
                 RawLocator l = s.locators()[msg];
                 images.add(new ImageLocator(s.topic(), l.uri(), l.chunkOffset(), l.offset(), l.length(),
-                        l.compression(), residual));
+                        l.storedCompression(), residual));
             }
             if (s == state) {
-                st = s.values()[msg];
+                st = value(s, sa, f, msg);
             } else if (s == action) {
-                ac = s.values()[msg];
-            } else if (s == gripper && s.values()[msg].length > 0) {
-                gr = s.values()[msg][0];
+                ac = value(s, sa, f, msg);
+            } else if (s == gripper) {
+                double[] v = value(s, sa, f, msg);
+                if (v.length > 0) {
+                    gr = v[0];
+                }
             }
         }
         return new FrameRow(ep.episodeId(), f, timeNs, st, ac, gr, images, matches, flags);
+    }
+
+    /** @return the stream's vector for frame {@code f}: the interpolated one when there is one, else message {@code msg}'s */
+    private static double[] value(StreamData s, StreamAlignment sa, int f, int msg) {
+        return sa.values() == null ? s.values()[msg] : Arrays.copyOfRange(sa.values(), f * sa.dim(), (f + 1) * sa.dim());
     }
 
     /** The state vector of a frame: the master stream when it is a state stream, else a JointState, else the first. */

@@ -52,7 +52,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *   <li>images: list&lt;struct&gt;, one per camera (N cameras fit): topic, raw_uri,
  *       chunk_offset (absolute file offset of the MCAP Chunk record, -1 when the range is plain),
  *       offset and length (bytes inside the decompressed chunk, or absolute file range when
- *       plain), compression (the chunk's: {@code ""}, {@code zstd}, {@code lz4}), residual_ns
+ *       plain), compression (the chunk's: {@code ""}, {@code zstd}, {@code lz4}, {@code bz2}; then
+ *       {@code +base64} or {@code +json:<path>} for JSON-encoded images), residual_ns
  *       (|image time - frame time|)</li>
  *   <li>streams: list&lt;struct&lt;stream utf8, matched bool, residual_ns int64&gt;&gt;: one entry
  *       per aligned stream; residual_ns null when unmatched</li>
@@ -136,7 +137,8 @@ public final class TableSchemas {
                     "absolute file offset of the MCAP Chunk record; -1 when offset/length are a plain file range"),
             field("offset", I64, false, "bytes: inside the decompressed chunk, or absolute file offset when plain"),
             field("length", I64, false, "bytes of the message data"),
-            field("compression", UTF8, false, "chunk compression: empty, zstd or lz4"),
+            field("compression", UTF8, false, "chunk compression: empty, zstd, lz4 or bz2 (ROS 1 bag chunk);"
+                    + " then +base64 or +json:<field path> when the range holds base64 text or a JSON message"),
             field("residual_ns", I64, true, "|image time - frame time|, int64 ns"));
 
     /** Struct fields of one stream match inside {@code frames.streams}. */

@@ -463,7 +463,7 @@ public final class BagReader implements Closeable {
                 case RecordHeader.OP_MESSAGE_DATA -> {
                     r.requireComplete();
                     deliver(r.header, ByteBuffer.wrap(readBytes(r.dataPos, (int) r.dataLen)), conns, options,
-                            visitor, r.pos);
+                            visitor, r.pos, null, r.dataPos);
                 }
                 default -> r.requireComplete(); // bag header, index data, chunk info, unknown: skipped
             }
@@ -491,14 +491,18 @@ public final class BagReader implements Closeable {
                 Connection c = connection(r.header, data, chunk.pos);
                 conns.putIfAbsent(c.id(), c);
             } else if (r.op == RecordHeader.OP_MESSAGE_DATA) {
-                deliver(r.header, b.slice(r.dataPos, r.dataLen), conns, options, visitor, chunk.pos);
+                deliver(r.header, b.slice(r.dataPos, r.dataLen), conns, options, visitor, chunk.pos, chunk, r.dataPos);
             }
             p = r.end;
         }
     }
 
+    /**
+     * @param chunk the chunk holding the record, or null for a record outside any chunk
+     * @param dataAt offset of the data's first byte: in the chunk's uncompressed bytes, or absolute when no chunk
+     */
     private void deliver(RecordHeader h, ByteBuffer data, Map<Integer, Connection> conns, ReadOptions options,
-                         MessageVisitor visitor, long pos) throws IOException {
+                         MessageVisitor visitor, long pos, Chunk chunk, long dataAt) throws IOException {
         int id = connId(h.u32("conn"), pos);
         Connection c = conns.get(id);
         if (c == null) {
@@ -507,8 +511,16 @@ public final class BagReader implements Closeable {
         }
         long time = h.time("time");
         if (options.wants(c.topic(), time)) {
-            visitor.accept(new BagMessage(c, time, data.asReadOnlyBuffer()));
+            visitor.accept(message(c, time, data.asReadOnlyBuffer(), chunk, dataAt));
         }
+    }
+
+    private static BagMessage message(Connection c, long time, ByteBuffer data, Chunk chunk, long dataAt) {
+        if (chunk == null) {
+            return new BagMessage(c, time, data, -1, "", -1, dataAt);
+        }
+        return new BagMessage(c, time, data, chunk.pos, chunk.compression, dataAt,
+                "none".equals(chunk.compression) ? chunk.dataPos + dataAt : -1);
     }
 
     // ---------------------------------------------------------------- log-time order
@@ -566,7 +578,7 @@ public final class BagReader implements Closeable {
             if (--e.chunk().pending == 0) {
                 e.chunk().chunk = null; // let the chunk's bytes go once its last message is out
             }
-            visitor.accept(new BagMessage(indexConnections.get(id), r.header.time("time"), data));
+            visitor.accept(message(indexConnections.get(id), r.header.time("time"), data, chunk, r.dataPos));
         }
     }
 
@@ -708,7 +720,7 @@ public final class BagReader implements Closeable {
     }
 
     /** A chunk's uncompressed bytes. */
-    private record Chunk(long pos, byte[] bytes, int length, boolean truncated) {}
+    private record Chunk(long pos, byte[] bytes, int length, boolean truncated, String compression, long dataPos) {}
 
     /**
      * Reads and decompresses a chunk record.
@@ -734,7 +746,7 @@ public final class BagReader implements Closeable {
                     throw new BagFormatException(file, r.pos, "uncompressed chunk declares size=" + declared
                             + " but holds " + raw.length + " bytes");
                 }
-                return new Chunk(r.pos, raw, raw.length, truncated);
+                return new Chunk(r.pos, raw, raw.length, truncated, compression, r.dataPos);
             }
             case "bz2", "lz4" -> {
                 if ("lz4".equals(compression) && raw.length >= 5 && (raw[4] & 0x20) == 0) {
@@ -777,7 +789,7 @@ public final class BagReader implements Closeable {
                     throw new BagFormatException(file, r.pos, compression + " chunk decompresses to " + n
                             + " bytes, its header declares size=" + declared);
                 }
-                return new Chunk(r.pos, out, n, truncated);
+                return new Chunk(r.pos, out, n, truncated, compression, r.dataPos);
             }
             default -> throw new BagFormatException(file, r.pos, "unknown chunk compression '" + compression
                     + "' (expected none, bz2 or lz4)");
