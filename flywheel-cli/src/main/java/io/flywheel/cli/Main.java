@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "flywheel", mixinStandardHelpOptions = true, version = "flywheel 0.1.0",
         description = "The data closed loop for robot recordings, on Lance.",
-        subcommands = {InitCommand.class, IngestCommand.class, QcCommand.class, AlignCommand.class, McapCommand.class, SimCommand.class,
+        subcommands = {InitCommand.class, IngestCommand.class, QcCommand.class, AlignCommand.class, EnrichCommand.class, McapCommand.class, SimCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
