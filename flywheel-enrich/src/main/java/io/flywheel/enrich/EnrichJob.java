@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flywheel.enrich.image.FrameAnalysis;
 import io.flywheel.enrich.image.FrameAnalyzer;
 import io.flywheel.enrich.image.ImageDecodeException;
+import io.flywheel.enrich.image.ImageDecoder;
 import io.flywheel.enrich.image.ImageFormat;
 import io.flywheel.enrich.image.ImageMetrics;
 import io.flywheel.enrich.image.PerceptualHash;
@@ -52,8 +53,8 @@ import io.flywheel.lake.TableSchemas;
  *   <li>per camera, in frame order: the mean absolute thumbnail difference to the previous frame of the same
  *       camera topic, and the blurry and static flags by the thresholds;</li>
  *   <li>per frame: gripper state and phase ({@link MotionLabeler});</li>
- *   <li>with an {@link Embedder}: the hot-resolution images of the frames the {@link Stride} selects, every
- *       camera, in batches of {@link EnrichOptions#embedBatch()} on the calling thread; the episode embedding is
+ *   <li>with an {@link Embedder}: the hot copies (what a trainer reads) of the frames the {@link Stride} selects,
+ *       decoded again (so only the small JPEGs are held in memory), every camera, in batches of {@link EnrichOptions#embedBatch()} on the calling thread; the episode embedding is
  *       the L2-normalised mean of the master camera's embeddings (the profile's master topic when it is a camera
  *       of the frames, else the first camera);</li>
  *   <li>one commit for the batch: the frames by merge-insert on {@code (episode_id, frame_index)}, then the
@@ -62,8 +63,9 @@ import io.flywheel.lake.TableSchemas;
  *       killed at any moment leaves every episode either enriched (both committed) or not marked (and redone by
  *       the next run, whose frame upsert replaces the same rows).</li>
  * </ol>
- * An image that cannot be decoded keeps a {@code decode_error} (and the frame a flag-free row); a raw file that
- * cannot be read stops the run with the file and offset in the message, leaving earlier batches committed.
+ * An image that cannot be decoded gets only a {@code decode_error} (the message names the raw file, the locator
+ * and what was expected) and is counted in {@link Result#decodeErrors()}; a raw file that cannot be read stops the
+ * run with the file and offset in the message, leaving earlier batches committed.
  * Memory is bounded by one batch of hot copies and thumbnails.
  */
 public final class EnrichJob {
@@ -155,7 +157,7 @@ public final class EnrichJob {
         }
         Counts counts = new Counts();
         List<CommitResult> commits = new ArrayList<>();
-        FrameAnalyzer.Options imageOptions = options.image().withKeepRgb(embedder != null);
+        FrameAnalyzer.Options imageOptions = options.image().withKeepRgb(false);
         ConcurrentLinkedQueue<AutoCloseable> resources = new ConcurrentLinkedQueue<>();
         ThreadLocal<Worker> workers = ThreadLocal.withInitial(() -> {
             Worker w = new Worker(new FrameAnalyzer(imageOptions), new LocatorReader());
@@ -170,13 +172,15 @@ public final class EnrichJob {
         long episodesDone = 0;
         int done = 0;
         boolean stopped = false;
+        ImageDecoder hotDecoder = new ImageDecoder(); // hot copies for the embedder, on this thread
+        resources.add(hotDecoder);
         try {
             for (List<EpisodeRow> batch : batches) {
                 if (options.stopAfterBatches() > 0 && done >= options.stopAfterBatches()) {
                     stopped = true;
                     break;
                 }
-                commits.add(batch(lake, batch, embedder, options, pool, workers, counts));
+                commits.add(batch(lake, batch, embedder, options, pool, workers, counts, hotDecoder));
                 done++;
                 episodesDone += batch.size();
                 double secs = (System.nanoTime() - start) / 1e9;
@@ -221,7 +225,8 @@ public final class EnrichJob {
     private record Cell(FrameAnalysis analysis, String error) {}
 
     private static CommitResult batch(Lake lake, List<EpisodeRow> batch, Embedder embedder, EnrichOptions o,
-                                      ExecutorService pool, ThreadLocal<Worker> workers, Counts counts)
+                                      ExecutorService pool, ThreadLocal<Worker> workers, Counts counts,
+                                      ImageDecoder hotDecoder)
             throws IOException {
         Map<String, List<FrameRow>> byEpisode = new LinkedHashMap<>();
         for (EpisodeRow e : batch) {
@@ -275,7 +280,7 @@ public final class EnrichJob {
         long now = System.currentTimeMillis() * 1_000_000L;
         for (EpisodeRow ep : batch) {
             List<FrameRow> frames = byEpisode.get(ep.episodeId());
-            Episode e = episode(ep, frames, cells.get(ep.episodeId()), embedder, o, counts);
+            Episode e = episode(ep, frames, cells.get(ep.episodeId()), embedder, o, counts, hotDecoder);
             outFrames.addAll(e.frames);
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("blur_threshold", o.blurThreshold());
@@ -321,7 +326,7 @@ public final class EnrichJob {
     private record Episode(List<FrameRow> frames, float[] embedding, String master, Map<String, Object> stats) {}
 
     private static Episode episode(EpisodeRow ep, List<FrameRow> frames, Cell[][] cells, Embedder embedder,
-                                   EnrichOptions o, Counts counts) {
+                                   EnrichOptions o, Counts counts, ImageDecoder hotDecoder) {
         int n = frames.size();
         long[] times = new long[n];
         Double[] gripper = new Double[n];
@@ -336,11 +341,8 @@ public final class EnrichJob {
         String master = null;
         for (FrameRow f : frames) {
             for (ImageLocator l : f.images()) {
-                if (l.topic().equals(ep.masterTopic())) {
+                if (master == null || l.topic().equals(ep.masterTopic())) {
                     master = l.topic();
-                }
-                if (master == null && !f.images().isEmpty()) {
-                    master = f.images().get(0).topic();
                 }
             }
         }
@@ -412,7 +414,13 @@ public final class EnrichJob {
                 List<int[]> part = at.subList(from, Math.min(at.size(), from + o.embedBatch()));
                 List<RgbImage> imgs = new ArrayList<>(part.size());
                 for (int[] p : part) {
-                    imgs.add(cells[p[0]][p[1]].analysis().hotRgb());
+                    byte[] hot = cells[p[0]][p[1]].analysis().hotJpeg();
+                    try {
+                        imgs.add(hotDecoder.decode(hot, ImageFormat.JPEG, "hot copy of " + ep.episodeId() + " frame "
+                                + frames.get(p[0]).frameIndex()).rgb());
+                    } catch (ImageDecodeException e) {
+                        throw new IllegalStateException("the hot copy just written does not decode: " + e.getMessage(), e);
+                    }
                 }
                 float[][] v = embedder.embed(imgs);
                 if (v.length != imgs.size()) {

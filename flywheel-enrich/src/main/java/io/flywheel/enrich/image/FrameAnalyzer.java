@@ -1,5 +1,10 @@
 package io.flywheel.enrich.image;
 
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_COLOR;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_GRAYSCALE;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_REDUCED_COLOR_2;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_REDUCED_COLOR_4;
+import static org.bytedeco.opencv.global.opencv_imgcodecs.IMREAD_REDUCED_COLOR_8;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.IMWRITE_JPEG_QUALITY;
 import static org.bytedeco.opencv.global.opencv_imgcodecs.imencode;
 import static org.bytedeco.opencv.global.opencv_imgproc.COLOR_BGR2GRAY;
@@ -18,7 +23,9 @@ import io.flywheel.enrich.RgbImage;
 
 /**
  * The per-image work of enrichment in one pass over native memory: decode, grey, sharpness, pHash, thumbnail and
- * the hot copy. Not thread-safe (it reuses native buffers): one analyzer per worker thread; close it.
+ * the hot copy. For JPEG the grey image is libjpeg's decoded Y (BT.601 luma) plane ({@code IMREAD_GRAYSCALE},
+ * as {@link ImageDecoder#decodeGrey} with reduction 1), so no colour conversion is paid for the metrics; other
+ * formats use the luma of the decoded colour ({@code COLOR_BGR2GRAY}). Not thread-safe (it reuses native buffers): one analyzer per worker thread; close it.
  */
 public final class FrameAnalyzer implements AutoCloseable {
     /**
@@ -68,8 +75,13 @@ public final class FrameAnalyzer implements AutoCloseable {
     private final IntPointer params;
     private final byte[] px32 = new byte[PerceptualHash.SIDE * PerceptualHash.SIDE];
 
-    /** @param options what to produce */
+    /**
+     * @param options what to produce. Sets OpenCV's own thread count to 1 for the process
+     *     ({@code cv::setNumThreads(1)}): enrich runs one analyzer per core, and OpenCV's inner threads would only
+     *     compete with them.
+     */
     public FrameAnalyzer(Options options) {
+        org.bytedeco.opencv.global.opencv_core.setNumThreads(1);
         this.options = options;
         this.params = new IntPointer(IMWRITE_JPEG_QUALITY, options.hotQuality());
     }
@@ -87,6 +99,9 @@ public final class FrameAnalyzer implements AutoCloseable {
      * @throws ImageDecodeException when the bytes do not decode as {@code format}
      */
     public FrameAnalysis analyze(byte[] data, ImageFormat format, String where) throws ImageDecodeException {
+        if (!format.raw() && format.encoding().equals("jpeg")) {
+            return analyzeJpeg(data, format, where);
+        }
         try (ImageDecoder.Native n = decoder.decodeNative(data, format, where, true)) {
             Mat m = n.mat();
             boolean colour = m.channels() == 3;
@@ -137,6 +152,82 @@ public final class FrameAnalyzer implements AutoCloseable {
             }
             return new FrameAnalysis(w, h, sharp, phash, thumbnail, jpeg, hw, hh, out);
         }
+    }
+
+    /**
+     * The JPEG fast path: the metrics from libjpeg's grey (Y plane) decode, and a colour decode only when the hot
+     * copy must be re-encoded, then at the largest DCT-domain reduction (1/2, 1/4, 1/8) that still leaves the
+     * hot copy's size or more.
+     */
+    private FrameAnalysis analyzeJpeg(byte[] data, ImageFormat format, String where) throws ImageDecodeException {
+        try (Mat g = decoder.compressed(data, format, where, IMREAD_GRAYSCALE)) {
+            int w = g.cols();
+            int h = g.rows();
+            double sharp = ImageMetrics.sharpness(g, lap, mean, sd);
+            long phash = PerceptualHash.of(g, small, px32);
+            GreyImage thumbnail = thumbnail(g, w, h);
+            int longest = Math.max(w, h);
+            boolean keep = longest <= options.hotMaxSide();
+            double hs = keep ? 1 : (double) options.hotMaxSide() / longest;
+            int hw = keep ? w : Math.max(1, (int) Math.round(w * hs));
+            int hh = keep ? h : Math.max(1, (int) Math.round(h * hs));
+            byte[] jpeg = data;
+            RgbImage out = null;
+            if (!keep || options.keepRgb()) {
+                int r = 1;
+                while (r < 8 && (longest + 2 * r - 1) / (2 * r) >= options.hotMaxSide()) {
+                    r *= 2;
+                }
+                int flags = switch (r) {
+                    case 2 -> IMREAD_REDUCED_COLOR_2;
+                    case 4 -> IMREAD_REDUCED_COLOR_4;
+                    case 8 -> IMREAD_REDUCED_COLOR_8;
+                    default -> IMREAD_COLOR;
+                };
+                try (Mat c = decoder.compressed(data, format, where, flags)) {
+                    Mat src = c;
+                    if (c.cols() != hw || c.rows() != hh) {
+                        try (Size s = new Size(hw, hh)) {
+                            resize(c, hot, s, 0, 0, INTER_AREA);
+                        }
+                        src = hot;
+                    }
+                    if (!keep) {
+                        jpeg = encode(src, hw, hh, where);
+                    }
+                    if (options.keepRgb()) {
+                        out = rgbOf(src, true, hw, hh);
+                    }
+                }
+            }
+            return new FrameAnalysis(w, h, sharp, phash, thumbnail, jpeg, hw, hh, out);
+        }
+    }
+
+    private GreyImage thumbnail(Mat g, int w, int h) {
+        double ts = (double) options.thumbnailSide() / Math.max(w, h);
+        int tw = Math.max(1, (int) Math.round(w * Math.min(1, ts)));
+        int th = Math.max(1, (int) Math.round(h * Math.min(1, ts)));
+        try (Size s = new Size(tw, th)) {
+            resize(g, thumb, s, 0, 0, INTER_AREA);
+        }
+        return ImageDecoder.toGrey(thumb);
+    }
+
+    private byte[] encode(Mat src, int hw, int hh, String where) throws ImageDecodeException {
+        if (!imencode(".jpg", src, encoded, params)) {
+            throw new ImageDecodeException(where, "OpenCV could not encode the " + hw + "x" + hh + " hot copy");
+        }
+        byte[] jpeg = new byte[(int) encoded.limit()];
+        encoded.get(jpeg);
+        return jpeg;
+    }
+
+    private RgbImage rgbOf(Mat src, boolean colour, int hw, int hh) {
+        cvtColor(src, rgb, colour ? COLOR_BGR2RGB : COLOR_GRAY2RGB);
+        byte[] px = new byte[hw * hh * 3];
+        rgb.data().get(px);
+        return new RgbImage(hw, hh, px);
     }
 
     /** Frees the native buffers. */

@@ -212,7 +212,8 @@ public final class ImageDecoder implements AutoCloseable {
                 + " 16-bit grey/colour");
     }
 
-    private Mat compressed(byte[] data, ImageFormat format, String where, int flags) throws ImageDecodeException {
+    /** Decodes a compressed image with explicit imdecode flags (caller closes the Mat). */
+    Mat compressed(byte[] data, ImageFormat format, String where, int flags) throws ImageDecodeException {
         int off = 0;
         boolean png = format.encoding().equals("png");
         if (format.compressedDepth() && !isPng(data, 0) && isPng(data, 12)) {
