@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
                 McapCommand.class,
                 SimCommand.class,
                 ModelsCommand.class,
+                EnrichCommand.class,
                 TrainsetCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
