@@ -1,6 +1,15 @@
 package io.flywheel.cli;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import io.flywheel.enrich.Embedder;
+import io.flywheel.enrich.model.BuiltinModel;
+import io.flywheel.enrich.model.ModelCache;
+import io.flywheel.enrich.model.NsfwjsPackage;
+import io.flywheel.enrich.model.OnnxEmbedder;
+import io.flywheel.enrich.model.Preprocessing;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,6 +75,16 @@ final class EnrichCommand implements Callable<Integer> {
             description = "stop after this many committed batches (0: all); run again to continue")
     int stopAfter;
 
+    @Option(names = "--model", paramLabel = "NAME|FILE|none", defaultValue = "mobilenet_v2",
+            description = "embedding model: a built-in (mobilenet_v2, inception_v3; pulled into the per-user cache"
+                    + " on first use), an ONNX file, or none (default ${DEFAULT-VALUE})")
+    String model;
+
+    @Option(names = "--preprocessing", paramLabel = "unit|clip", defaultValue = "unit",
+            description = "input scaling of an ONNX file given by --model: unit (RGB/255) or clip (CLIP mean/std)"
+                    + " (default ${DEFAULT-VALUE})")
+    String preprocessing;
+
     @Option(names = "--json", description = "machine-readable summary on stdout")
     boolean json;
 
@@ -82,8 +101,8 @@ final class EnrichCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter out = spec.commandLine().getOut();
         EnrichJob.Result r;
-        try (Lake l = Lake.open(lake)) {
-            r = EnrichJob.run(l, null, options, p -> {
+        try (Lake l = Lake.open(lake); Embedder embedder = embedder(err)) {
+            r = EnrichJob.run(l, embedder, options, p -> {
                 err.println("enrich: " + p.line());
                 err.flush();
             });
@@ -128,5 +147,25 @@ final class EnrichCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /** @return the embedder --model names, pulling a missing built-in model; null for none */
+    private Embedder embedder(PrintWriter err) throws IOException {
+        if ("none".equals(model)) {
+            return null;
+        }
+        Path file = Path.of(model);
+        if (model.endsWith(".onnx") || Files.isRegularFile(file)) {
+            return OnnxEmbedder.builder(file).preprocessing(Preprocessing.byName(preprocessing)).build();
+        }
+        BuiltinModel m = BuiltinModel.byName(model);
+        ModelCache cache = ModelCache.user();
+        if (cache.find(m).isEmpty()) {
+            err.println("enrich: model " + m.id() + " is not in " + cache.dir() + "; pulling it from "
+                    + NsfwjsPackage.TARBALL_URL + " (once per user)");
+            err.flush();
+            cache.install(m, ModelCache.download(NsfwjsPackage.TARBALL_URL));
+        }
+        return cache.open(m, 1);
     }
 }

@@ -36,9 +36,14 @@ class EnrichCliTest {
     @Test
     void enrichesEveryFrameOnceAndSaysSo(@TempDir Path tmp) throws Exception {
         Path lake = bridgeLake(tmp);
-        CliRun r = CliRun.of("enrich", lake.toString(), "--json", "--threads", "2", "--batch-episodes", "10");
+        String model = SharedData.shared("models/mobilenet_v2_block10_gap.onnx").toString();
+        CliRun r = CliRun.of("enrich", lake.toString(), "--json", "--threads", "2", "--batch-episodes", "10",
+                "--model", model);
         assertEquals(0, r.exitCode(), r.err());
         JsonNode s = JSON.readTree(r.out());
+        // stride 5: frames 0 and 5 of each episode, every camera: 25 x 2 x 3
+        assertEquals(150, s.get("embedded").asLong());
+        assertEquals("mobilenet_v2_block10_gap", s.get("embedding_model").asText());
         assertEquals(25, s.get("episodes_enriched").asLong());
         assertEquals(250, s.get("frames").asLong());
         assertEquals(750, s.get("images").asLong());
@@ -46,10 +51,13 @@ class EnrichCliTest {
         assertEquals(3, s.get("batches").asLong());
         assertTrue(r.err().contains("enrich: 250/250 frames (100%), 25/25 episodes"), r.err());
 
-        CliRun again = CliRun.of("enrich", lake.toString());
+        CliRun again = CliRun.of("enrich", lake.toString(), "--model", "none");
         assertEquals(0, again.exitCode(), again.err());
         assertTrue(again.out().contains("0 episode(s) enriched, 25 already enriched"), again.out());
 
+        CliRun badModel = CliRun.of("enrich", lake.toString(), "--model", "resnet9000");
+        assertEquals(2, badModel.exitCode());
+        assertTrue(badModel.err().contains("unknown model 'resnet9000'"), badModel.err());
         CliRun bad = CliRun.of("enrich", lake.toString(), "--stride", "often");
         assertEquals(2, bad.exitCode());
         assertTrue(bad.err().contains("--stride 'often': expected a positive integer k"), bad.err());
@@ -70,13 +78,13 @@ class EnrichCliTest {
         Process p = new ProcessBuilder(java, "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Djava.io.tmpdir=" + tmp,
                 "-Dorg.bytedeco.javacpp.cachedir=" + System.getProperty("org.bytedeco.javacpp.cachedir", tmp.toString()),
                 "-cp", System.getProperty("java.class.path"), "io.flywheel.cli.Main", "enrich", lake.toString(),
-                "--batch-episodes", "2", "--threads", "1")
+                "--batch-episodes", "2", "--threads", "1", "--model", "none")
                 .redirectErrorStream(true).redirectOutput(tmp.resolve("enrich.log").toFile()).start();
         Thread.sleep(3_000 + new java.util.Random(11).nextInt(6_000));
         p.destroyForcibly();
         p.waitFor();
         long marked = assertConsistent(lake);
-        CliRun rest = CliRun.of("enrich", lake.toString(), "--json");
+        CliRun rest = CliRun.of("enrich", lake.toString(), "--json", "--model", "none");
         assertEquals(0, rest.exitCode(), rest.err());
         JsonNode s = JSON.readTree(rest.out());
         assertEquals(marked, s.get("episodes_already_enriched").asLong());
