@@ -24,6 +24,8 @@ import picocli.CommandLine.Command;
                 SimCommand.class,
                 ModelsCommand.class,
                 EnrichCommand.class,
+                DedupCommand.class,
+                MineCommand.class,
                 TrainsetCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {

@@ -39,7 +39,7 @@ public final class DedupJob {
 
     /**
      * @param episodeThreshold cosine distance, in [0, 2]: episodes within it of a representative are its duplicates
-     * @param frameHamming bits, in [0, 64]: master-camera frames within it of a representative are its duplicates;
+     * @param frameHamming bits, in [0, 63]: master-camera frames within it of a representative are its duplicates;
      *     negative skips frames
      */
     public record Options(double episodeThreshold, int frameHamming) {
@@ -47,8 +47,8 @@ public final class DedupJob {
             if (!(episodeThreshold >= 0 && episodeThreshold <= 2)) {
                 throw new IllegalArgumentException("episode threshold is a cosine distance in [0, 2], got " + episodeThreshold);
             }
-            if (frameHamming > 64) {
-                throw new IllegalArgumentException("frame threshold is a Hamming distance in [0, 64] bits, got " + frameHamming);
+            if (frameHamming > 63) {
+                throw new IllegalArgumentException("frame threshold is a Hamming distance in [0, 63] bits, got " + frameHamming);
             }
         }
     }
