@@ -23,6 +23,9 @@ import picocli.CommandLine.Command;
                 McapCommand.class,
                 SimCommand.class,
                 ModelsCommand.class,
+                EnrichCommand.class,
+                DedupCommand.class,
+                MineCommand.class,
                 TrainsetCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {

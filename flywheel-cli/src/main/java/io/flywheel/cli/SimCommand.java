@@ -58,6 +58,14 @@ final class SimCommand implements Callable<Integer> {
     @Option(names = "--duplicate-rate", paramLabel = "P", description = "share of teleop near-duplicate episodes")
     Double duplicateRate;
 
+    @Option(names = "--hard-objects", paramLabel = "N",
+            description = "episodes with a transparent or reflective object (default: the preset's share, 4%)")
+    Integer hardObjects;
+
+    @Option(names = "--glass-failures", paramLabel = "N",
+            description = "failed episodes on glass cups, at most --hard-objects (default: the preset's)")
+    Integer glassFailures;
+
     @Option(names = "--jpeg", paramLabel = "ENCODER", description = "auto, opencv or imageio (default: ${DEFAULT-VALUE})")
     String jpeg = "auto";
 
@@ -72,9 +80,12 @@ final class SimCommand implements Callable<Integer> {
     boolean json;
 
     /** Option names of the {@link SimOptions} fields whose range errors a user can cause. */
-    private static final Map<String, String> OPTION_OF_FIELD = Map.of("episodes", "--episodes", "robots", "--robots",
-            "episodeSeconds", "--duration", "resolution", "--resolution", "duplicateRate", "--duplicate-rate",
-            "messageDropRate", "--message-drop-rate", "frameDropRate", "--frame-drop-rate", "threads", "--threads");
+    private static final Map<String, String> OPTION_OF_FIELD = Map.ofEntries(Map.entry("episodes", "--episodes"),
+            Map.entry("robots", "--robots"), Map.entry("episodeSeconds", "--duration"),
+            Map.entry("resolution", "--resolution"), Map.entry("duplicateRate", "--duplicate-rate"),
+            Map.entry("messageDropRate", "--message-drop-rate"), Map.entry("frameDropRate", "--frame-drop-rate"),
+            Map.entry("threads", "--threads"), Map.entry("hardObjects", "--hard-objects"),
+            Map.entry("glassFailures", "--glass-failures"));
 
     @Override
     public Integer call() throws Exception {
@@ -100,6 +111,12 @@ final class SimCommand implements Callable<Integer> {
         }
         if (messageDropRate != null) {
             b.messageDropRate(messageDropRate);
+        }
+        if (hardObjects != null) {
+            b.hardObjects(hardObjects);
+        }
+        if (glassFailures != null) {
+            b.glassFailures(glassFailures);
         }
         if (duplicateRate != null) {
             b.duplicateRate(duplicateRate);

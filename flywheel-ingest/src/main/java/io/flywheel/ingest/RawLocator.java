@@ -79,12 +79,26 @@ public record RawLocator(String uri, long chunkOffset, long offset, int length, 
      * @throws IllegalArgumentException when a field is out of range
      */
     public static RawLocator fromStored(String uri, long chunkOffset, long offset, long length, String storedCompression) {
+        return fromStored(uri, chunkOffset, offset, length, storedCompression, "", 0, 0);
+    }
+
+    /**
+     * {@link #fromStored(String, long, long, long, String)} with the image's format and size (lake
+     * image rows keep them in their own fields).
+     *
+     * @param format image format or raw encoding, "" or null when unknown
+     * @param width pixels per row, 0 or null when unknown
+     * @param height rows, 0 or null when unknown
+     */
+    public static RawLocator fromStored(String uri, long chunkOffset, long offset, long length, String storedCompression,
+                                        String format, Integer width, Integer height) {
         String c = storedCompression == null ? "" : storedCompression;
         int plus = c.indexOf('+');
         if (length > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("locator length " + length + " in " + uri + " exceeds 2^31-1 bytes");
         }
-        return new RawLocator(uri, chunkOffset, offset, (int) length, plus < 0 ? c : c.substring(0, plus), "", 0, 0,
+        return new RawLocator(uri, chunkOffset, offset, (int) length, plus < 0 ? c : c.substring(0, plus),
+                format == null ? "" : format, width == null ? 0 : width, height == null ? 0 : height,
                 plus < 0 ? "" : c.substring(plus + 1));
     }
 }

@@ -90,7 +90,7 @@ public final class TrainsetBuilder {
         Map<String, EpisodeInfo> all;
         try (LakeTable t = lake.table("episodes")) {
             episodesVersion = t.version();
-            all = Trainsets.episodeInfos(t);
+            all = Trainsets.episodeInfos(lake, t);
         }
         Set<String> pool = new LinkedHashSet<>();
         for (EpisodeInfo e : all.values()) {
@@ -176,7 +176,11 @@ public final class TrainsetBuilder {
         lineage.put("pool_size", pool.size());
         lineage.put("mined_requested", spec.mined().size());
         lineage.put("mined_outside_pool", outside);
-        lineage.put("source_versions", Map.of("episodes", episodesVersion, "frames", framesVersion));
+        Map<String, Object> sources = new LinkedHashMap<>();
+        sources.put("episodes", episodesVersion);
+        sources.put("frames", framesVersion);
+        io.flywheel.curate.pool.DedupTables.latestVersion(lake).ifPresent(v -> sources.put("episode_groups", v));
+        lineage.put("source_versions", sources);
         long minedCount = minedBy.size();
         Trainset set = new Trainset(spec.tag(), System.currentTimeMillis() * 1_000_000L, samplesVersion,
                 trainsetEpisodesVersion, members.size(), totalSamples, base.size(), minedCount, lineage);

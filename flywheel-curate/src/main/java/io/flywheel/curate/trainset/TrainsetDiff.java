@@ -92,7 +92,7 @@ public record TrainsetDiff(String from, String to, List<String> added, List<Stri
         Set<String> objects = new TreeSet<>();
         if (q instanceof List<?> list && !list.isEmpty()) {
             try (var t = lake.table("episodes")) {
-                Map<String, EpisodeInfo> all = Trainsets.episodeInfos(t);
+                Map<String, EpisodeInfo> all = Trainsets.episodeInfos(lake, t);
                 for (Object id : list) {
                     EpisodeInfo e = all.get(String.valueOf(id));
                     if (e != null && !e.object().isEmpty()) {

@@ -110,22 +110,19 @@ public final class Trainsets {
 
     /**
      * Reads the descriptive fields of every episode of an episodes table (the object comes from
-     * the metadata JSON key {@code object}; duplicate_of is read when a dedup added that column).
+     * the metadata JSON key {@code object}); duplicate_of comes from the lake's
+     * {@code episode_groups} table when a dedup ran.
      */
-    static Map<String, EpisodeInfo> episodeInfos(LakeTable episodes) {
-        boolean dedup = episodes.schema().getFields().stream().anyMatch(f -> f.getName().equals("duplicate_of"));
-        List<String> cols = new ArrayList<>(List.of("episode_id", "robot_id", "task", "scene", "outcome",
-                "quality_status", "metadata"));
-        if (dedup) {
-            cols.add("duplicate_of");
-        }
+    public static Map<String, EpisodeInfo> episodeInfos(Lake lake, LakeTable episodes) {
+        Map<String, String> dup = io.flywheel.curate.pool.DedupTables.representatives(lake);
         Map<String, EpisodeInfo> out = new LinkedHashMap<>();
-        episodes.scan(ScanRequest.builder().columns(cols).build(), batch -> {
+        episodes.scan(ScanRequest.builder().columns("episode_id", "robot_id", "task", "scene", "outcome", "quality_status",
+                "metadata").build(), batch -> {
             for (int i = 0; i < batch.getRowCount(); i++) {
                 String id = str(batch, "episode_id", i);
                 out.put(id, new EpisodeInfo(id, str(batch, "robot_id", i), str(batch, "task", i),
                         str(batch, "scene", i), object(str(batch, "metadata", i)), str(batch, "outcome", i),
-                        str(batch, "quality_status", i), dedup ? nullable(batch, "duplicate_of", i) : null));
+                        str(batch, "quality_status", i), dup.get(id)));
             }
         });
         return out;
@@ -210,7 +207,7 @@ public final class Trainsets {
         return s == null ? "" : s;
     }
 
-    private static String nullable(VectorSchemaRoot b, String col, int i) {
+    static String nullable(VectorSchemaRoot b, String col, int i) {
         FieldVector v = b.getVector(col);
         return v.isNull(i) ? null : new String(((VarCharVector) v).get(i), StandardCharsets.UTF_8);
     }

@@ -1,0 +1,171 @@
+package io.flywheel.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import io.flywheel.enrich.Embedder;
+import io.flywheel.enrich.model.BuiltinModel;
+import io.flywheel.enrich.model.ModelCache;
+import io.flywheel.enrich.model.NsfwjsPackage;
+import io.flywheel.enrich.model.OnnxEmbedder;
+import io.flywheel.enrich.model.Preprocessing;
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import io.flywheel.enrich.EnrichJob;
+import io.flywheel.enrich.EnrichOptions;
+import io.flywheel.enrich.Stride;
+import io.flywheel.enrich.image.FrameAnalyzer;
+import io.flywheel.lake.CommitResult;
+import io.flywheel.lake.Lake;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code flywheel enrich LAKE}: decode every camera image of the episodes not yet enriched and add sharpness,
+ * blurry, static, pHash, size, hot JPEG (and embeddings, with a model) per camera and gripper state and phase per
+ * frame, as new versions of frames and episodes. Resumable: a killed run is continued by running it again.
+ */
+@Command(name = "enrich", mixinStandardHelpOptions = true,
+        description = "Add image metrics, pHash, hot JPEG copies, gripper state and phase to frames (new table versions);"
+                + " episodes already enriched are skipped, so a killed run resumes.")
+final class EnrichCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
+    String lake;
+
+    @Option(names = "--stride", paramLabel = "K|keyframes", defaultValue = "5",
+            description = "frames to embed: every K-th plus phase changes, or keyframes only (default ${DEFAULT-VALUE})")
+    String stride;
+
+    @Option(names = "--threads", paramLabel = "N", description = "decode threads (default: every core)")
+    Integer threads;
+
+    @Option(names = "--batch-episodes", paramLabel = "N", defaultValue = "16",
+            description = "episodes per commit (default ${DEFAULT-VALUE})")
+    int batchEpisodes;
+
+    @Option(names = "--blur-threshold", paramLabel = "VAR", defaultValue = "100",
+            description = "variance of the Laplacian below which an image is blurry (default ${DEFAULT-VALUE})")
+    double blur;
+
+    @Option(names = "--static-threshold", paramLabel = "LEVELS", defaultValue = "1.0",
+            description = "mean |difference| to the previous frame (grey levels) below which an image is static"
+                    + " (default ${DEFAULT-VALUE})")
+    double staticThreshold;
+
+    @Option(names = "--hot-size", paramLabel = "PX", defaultValue = "320",
+            description = "longest side of the hot JPEG copy (default ${DEFAULT-VALUE})")
+    int hotSize;
+
+    @Option(names = "--hot-quality", paramLabel = "Q", defaultValue = "90",
+            description = "JPEG quality of the hot copy, 1-100 (default ${DEFAULT-VALUE})")
+    int hotQuality;
+
+    @Option(names = "--stop-after", paramLabel = "BATCHES", defaultValue = "0",
+            description = "stop after this many committed batches (0: all); run again to continue")
+    int stopAfter;
+
+    @Option(names = "--model", paramLabel = "NAME|FILE|none", defaultValue = "mobilenet_v2",
+            description = "embedding model: a built-in (mobilenet_v2, inception_v3; pulled into the per-user cache"
+                    + " on first use), an ONNX file, or none (default ${DEFAULT-VALUE})")
+    String model;
+
+    @Option(names = "--preprocessing", paramLabel = "unit|clip", defaultValue = "unit",
+            description = "input scaling of an ONNX file given by --model: unit (RGB/255) or clip (CLIP mean/std)"
+                    + " (default ${DEFAULT-VALUE})")
+    String preprocessing;
+
+    @Option(names = "--json", description = "machine-readable summary on stdout")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException {
+        Stride s = Stride.parse(stride);
+        EnrichOptions.Builder b = EnrichOptions.builder().stride(s).batchEpisodes(batchEpisodes).blurThreshold(blur)
+                .staticThreshold(staticThreshold).stopAfterBatches(stopAfter)
+                .image(FrameAnalyzer.Options.defaults().withHot(hotSize, hotQuality));
+        if (threads != null) {
+            b.threads(threads);
+        }
+        EnrichOptions options = b.build();
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = spec.commandLine().getOut();
+        EnrichJob.Result r;
+        try (Lake l = Lake.open(lake); Embedder embedder = embedder(err)) {
+            r = EnrichJob.run(l, embedder, options, p -> {
+                err.println("enrich: " + p.line());
+                err.flush();
+            });
+        }
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("lake", lake);
+            m.put("episodes_pending", r.episodesPending());
+            m.put("episodes_already_enriched", r.episodesAlreadyEnriched());
+            m.put("episodes_enriched", r.episodesEnriched());
+            m.put("frames", r.frames());
+            m.put("images", r.images());
+            m.put("decode_errors", r.decodeErrors());
+            m.put("blurry", r.blurry());
+            m.put("static", r.staticImages());
+            m.put("embedded", r.embedded());
+            m.put("embedding_model", r.embeddingModel());
+            m.put("batches", r.batches());
+            m.put("stopped_early", r.stoppedEarly());
+            m.put("seconds", r.seconds());
+            m.put("stride", s.toString());
+            m.put("commits", r.commits().stream().map(c -> c.tables().stream().map(t -> Map.of("table", t.table(),
+                    "from_version", t.fromVersion(), "to_version", t.toVersion(), "rows", t.rowsWritten())).toList())
+                    .toList());
+            out.println(Json.MAPPER.writeValueAsString(m));
+        } else {
+            out.printf("enrich %s: %d episode(s) enriched, %d already enriched%s%n", lake, r.episodesEnriched(),
+                    r.episodesAlreadyEnriched(), r.stoppedEarly() ? ", stopped early (" + (r.episodesPending()
+                            - r.episodesEnriched()) + " left: run again to continue)" : "");
+            out.printf("  %d frames, %d images in %d batch(es), %.1f s (%.0f frames/s)%n", r.frames(), r.images(),
+                    r.batches(), r.seconds(), r.frames() / Math.max(r.seconds(), 1e-9));
+            out.printf("  decode errors %d, blurry %d, static %d, embedded %d (%s)%n", r.decodeErrors(), r.blurry(),
+                    r.staticImages(), r.embedded(), r.embeddingModel() == null ? "no model" : r.embeddingModel());
+            if (!r.commits().isEmpty()) {
+                List<CommitResult.TableCommit> last = r.commits().get(r.commits().size() - 1).tables();
+                StringBuilder v = new StringBuilder("  now at");
+                for (CommitResult.TableCommit t : last) {
+                    v.append(' ').append(t.table()).append(" v").append(t.toVersion());
+                }
+                out.println(v);
+            }
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** @return the embedder --model names, pulling a missing built-in model; null for none */
+    private Embedder embedder(PrintWriter err) throws IOException {
+        if ("none".equals(model)) {
+            return null;
+        }
+        Path file = Path.of(model);
+        if (model.endsWith(".onnx") || Files.isRegularFile(file)) {
+            return OnnxEmbedder.builder(file).preprocessing(Preprocessing.byName(preprocessing)).build();
+        }
+        BuiltinModel m = BuiltinModel.byName(model);
+        ModelCache cache = ModelCache.user();
+        if (cache.find(m).isEmpty()) {
+            err.println("enrich: model " + m.id() + " is not in " + cache.dir() + "; pulling it from "
+                    + NsfwjsPackage.TARBALL_URL + " (once per user)");
+            err.flush();
+            cache.install(m, ModelCache.download(NsfwjsPackage.TARBALL_URL));
+        }
+        return cache.open(m, 1);
+    }
+}

@@ -1,0 +1,158 @@
+package io.flywheel.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import io.flywheel.curate.pool.EpisodeVectors;
+import io.flywheel.curate.pool.MiningJob;
+import io.flywheel.curate.trainset.MinedEpisode;
+import io.flywheel.enrich.EnrichJob;
+import io.flywheel.enrich.EnrichOptions;
+import io.flywheel.enrich.Stride;
+import io.flywheel.enrich.model.BuiltinModel;
+import io.flywheel.enrich.model.ModelCache;
+import io.flywheel.ingest.IngestOptions;
+import io.flywheel.lake.IngestJob;
+import io.flywheel.lake.Lake;
+import io.flywheel.quality.RuleSet;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code flywheel mine LAKE}: the episodes most like the robot's failures (or given episodes or recordings). */
+@Command(name = "mine", mixinStandardHelpOptions = true,
+        description = "Find the k nearest episodes of the deduplicated, QC-passing, successful pool to each query"
+                + " (failure episodes, episode ids, or new MCAP recordings) through a Lance vector index; prints them"
+                + " and writes the neighbours file `trainset build --mined` takes.")
+final class MineCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder")
+    String lake;
+
+    @Option(names = "--failures", description = "query with every episode whose outcome is a failure")
+    boolean failures;
+
+    @Option(names = "--episode", paramLabel = "ID", description = "query with this episode (repeatable)")
+    List<String> episodes = new ArrayList<>();
+
+    @Option(names = "--recording", paramLabel = "FILE", description = "query with a new recording (MCAP, bag, RLDS; not"
+            + " added to the lake: it is ingested and embedded in a scratch lake with the lake's model) (repeatable)")
+    List<Path> recordings = new ArrayList<>();
+
+    @Option(names = "-k", defaultValue = "8", description = "neighbours per query (default ${DEFAULT-VALUE})")
+    int k;
+
+    @Option(names = "--robot", description = "only episodes of this robot id")
+    String robot;
+
+    @Option(names = "--task", description = "only episodes with this task text")
+    String task;
+
+    @Option(names = "--nprobes", defaultValue = "20", description = "IVF partitions searched (default ${DEFAULT-VALUE})")
+    int nprobes;
+
+    @Option(names = "--refine-factor", defaultValue = "10",
+            description = "candidates re-ranked exactly, times k (default ${DEFAULT-VALUE})")
+    int refineFactor;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "write the neighbours file here (JSON)")
+    Path out;
+
+    @Option(names = "--json", description = "machine-readable output")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException {
+        long t0 = System.nanoTime();
+        MiningJob.Result r;
+        try (Lake l = Lake.open(lake)) {
+            EpisodeVectors ev = EpisodeVectors.read(l);
+            List<MiningJob.Query> queries = new ArrayList<>();
+            if (failures) {
+                queries.addAll(MiningJob.failures(ev));
+                if (queries.isEmpty()) {
+                    throw new IllegalArgumentException("--failures: no episode of " + lake + " with an embedding has a"
+                            + " failure outcome");
+                }
+            }
+            for (String e : episodes) {
+                queries.add(MiningJob.episode(ev, e));
+            }
+            for (Path rec : recordings) {
+                queries.addAll(recordingQueries(rec, ev));
+            }
+            if (queries.isEmpty()) {
+                throw new IllegalArgumentException("nothing to mine for: give --failures, --episode ID or --recording FILE");
+            }
+            r = MiningJob.run(l, ev, queries, new MiningJob.Options(k, robot, task, nprobes, refineFactor));
+        }
+        double secs = (System.nanoTime() - t0) / 1e9;
+        Map<String, Object> file = new LinkedHashMap<>();
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (MinedEpisode m : r.neighbours()) {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("episode_id", m.episodeId());
+            x.put("query_episode_id", m.queryEpisodeId());
+            x.put("distance", m.distance());
+            x.put("rank", m.rank());
+            list.add(x);
+        }
+        file.put("neighbours", list);
+        Map<String, Object> lineage = new LinkedHashMap<>(r.lineage());
+        lineage.put("mine_command_line", "flywheel mine " + lake + (failures ? " --failures" : "") + " -k " + k);
+        file.put("lineage", lineage);
+        if (out != null) {
+            if (out.toAbsolutePath().getParent() != null) {
+                Files.createDirectories(out.toAbsolutePath().getParent());
+            }
+            Files.writeString(out, Json.MAPPER.writeValueAsString(file));
+        }
+        if (json) {
+            file.put("index", r.index().kind().name());
+            file.put("pool_size", r.poolSize());
+            file.put("seconds", secs);
+            Json.print(System.out, file);
+            return 0;
+        }
+        String current = null;
+        for (MinedEpisode m : r.neighbours()) {
+            if (!m.queryEpisodeId().equals(current)) {
+                current = m.queryEpisodeId();
+                System.out.println("query " + current + ":");
+            }
+            System.out.printf(Locale.ROOT, "  %2d. %-28s cosine distance %.4f%n", m.rank(), m.episodeId(), m.distance());
+        }
+        System.out.printf(Locale.ROOT, "%d queries, %d neighbours from a pool of %d (%s: %s); %.1f s%s%n",
+                r.queries().size(), r.neighbours().size(), r.poolSize(), r.index().kind(), r.index().reason(), secs,
+                out != null ? "; neighbours file " + out.toAbsolutePath() : "");
+        return 0;
+    }
+
+    /** Ingests and embeds a recording in a scratch lake with the lake's model; one query per episode. */
+    private static List<MiningJob.Query> recordingQueries(Path rec, EpisodeVectors ev) throws IOException {
+        BuiltinModel model = BuiltinModel.byName(ev.model());
+        Path scratch = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "mine-query");
+        List<MiningJob.Query> out = new ArrayList<>();
+        try (Lake q = Lake.init(scratch.resolve("lake"));
+                var embedder = ModelCache.user().open(model, 1)) {
+            IngestJob.Result in = IngestJob.run(q, List.of(rec), IngestOptions.defaults(), IngestJob.AlignConfig.defaults(),
+                    RuleSet.defaults(), line -> { });
+            if (!in.failed().isEmpty()) {
+                throw new IllegalArgumentException("--recording " + rec + ": " + in.failed().get(0).message());
+            }
+            EnrichJob.run(q, embedder, EnrichOptions.builder().stride(Stride.every(5)).build(), p -> { });
+            EpisodeVectors qv = EpisodeVectors.read(q);
+            for (int i = 0; i < qv.size(); i++) {
+                out.add(new MiningJob.Query(rec.getFileName() + "#" + qv.infos().get(i).episodeId(), qv.vectors()[i],
+                        "recording " + rec));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,233 @@
+package io.flywheel.curate.pool;
+
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import javax.imageio.ImageIO;
+
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.StructVector;
+
+import io.flywheel.curate.DedupSweep;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.ScanRequest;
+import io.flywheel.lake.Sql;
+
+/**
+ * The dedup threshold sweep with its contact sheet: for each threshold, the group count and the
+ * pool size left, and the pairs merged just inside it (above the previous threshold), shown side
+ * by side (master-camera hot copies: the middle frame of each episode, or the frames themselves)
+ * in {@code sweep.html} and {@code sweep.png}, so that a person can see where merging starts to
+ * join different scenes.
+ */
+public final class ContactSheet {
+    private static final int THUMB = 96;
+
+    private ContactSheet() {}
+
+    /**
+     * @param episodes sweep over episode embeddings
+     * @param frames sweep over master-camera pHashes
+     * @param html the HTML contact sheet
+     * @param png the PNG contact sheet
+     */
+    public record Report(List<DedupSweep.Step> episodes, List<DedupSweep.Step> frames, Path html, Path png) {}
+
+    private record FrameKey(String episodeId, int frameIndex) {}
+
+    private record Row(String kind, double threshold, FrameKey a, FrameKey b, String labelA, String labelB,
+                       float distance) {}
+
+    /**
+     * @throws IllegalArgumentException when the lake has no embeddings
+     * @throws IOException when the output cannot be written
+     */
+    public static Report sweep(Lake lake, double[] episodeThresholds, int[] frameThresholds, int pairs, Path outDir)
+            throws IOException {
+        EpisodeVectors ev = EpisodeVectors.read(lake);
+        List<DedupSweep.Step> es = DedupSweep.embeddings(ev.vectors(), episodeThresholds,
+                DedupJob.episodePriority(ev.infos()), pairs);
+        DedupJob.MasterFrames mf = DedupJob.MasterFrames.read(lake);
+        List<DedupSweep.Step> fs = mf.size() == 0 ? List.of()
+                : DedupSweep.phash(mf.phash(), frameThresholds, mf.sharpness(), pairs);
+        Map<String, Integer> middle = middleFrames(lake);
+        List<Row> rows = new ArrayList<>();
+        for (DedupSweep.Step s : es) {
+            for (DedupSweep.MergedPair p : s.justInside()) {
+                String a = ev.infos().get(p.representative()).episodeId();
+                String b = ev.infos().get(p.member()).episodeId();
+                rows.add(new Row("episodes", s.threshold(), new FrameKey(a, middle.getOrDefault(a, 0)),
+                        new FrameKey(b, middle.getOrDefault(b, 0)), label(ev, p.representative()), label(ev, p.member()),
+                        p.distance()));
+            }
+        }
+        for (DedupSweep.Step s : fs) {
+            for (DedupSweep.MergedPair p : s.justInside()) {
+                FrameKey a = new FrameKey(mf.episode()[p.representative()], mf.frameIndex()[p.representative()]);
+                FrameKey b = new FrameKey(mf.episode()[p.member()], mf.frameIndex()[p.member()]);
+                rows.add(new Row("frames", s.threshold(), a, b, a.episodeId() + " #" + a.frameIndex(),
+                        b.episodeId() + " #" + b.frameIndex(), p.distance()));
+            }
+        }
+        Set<FrameKey> keys = new HashSet<>();
+        rows.forEach(r -> {
+            keys.add(r.a());
+            keys.add(r.b());
+        });
+        Map<FrameKey, byte[]> thumbs = thumbnails(lake, keys);
+        Files.createDirectories(outDir);
+        Path html = outDir.resolve("sweep.html");
+        Path png = outDir.resolve("sweep.png");
+        Files.writeString(html, html(es, fs, rows, thumbs), StandardCharsets.UTF_8);
+        ImageIO.write(png(rows, thumbs), "png", png.toFile());
+        return new Report(es, fs, html, png);
+    }
+
+    private static String label(EpisodeVectors ev, int i) {
+        var e = ev.infos().get(i);
+        return e.episodeId() + (e.scene().isEmpty() ? "" : " · " + e.scene()) + (e.object().isEmpty() ? "" : " · " + e.object());
+    }
+
+    /** @return per episode, the frame index in the middle of its frames */
+    private static Map<String, Integer> middleFrames(Lake lake) {
+        Map<String, Integer> out = new HashMap<>();
+        try (LakeTable t = lake.table("episodes")) {
+            t.scan(ScanRequest.builder().columns("episode_id", "frame_count").build(), b -> {
+                for (int i = 0; i < b.getRowCount(); i++) {
+                    FieldVector fc = b.getVector("frame_count");
+                    long n = fc.isNull(i) ? 0 : ((org.apache.arrow.vector.BigIntVector) fc).get(i);
+                    out.put(DedupJob.text(b.getVector("episode_id"), i), (int) (n / 2));
+                }
+            });
+        }
+        return out;
+    }
+
+    /** @return the first camera's hot copy (JPEG) of each frame asked for, where enrich wrote one */
+    private static Map<FrameKey, byte[]> thumbnails(Lake lake, Set<FrameKey> keys) {
+        Map<FrameKey, byte[]> out = new HashMap<>();
+        if (keys.isEmpty()) {
+            return out;
+        }
+        List<String> eps = keys.stream().map(FrameKey::episodeId).distinct().sorted().toList();
+        try (LakeTable t = lake.table("frames")) {
+            t.scan(ScanRequest.builder().columns("episode_id", "frame_index", "images").filter(Sql.in("episode_id", eps))
+                    .build(), b -> {
+                ListVector images = (ListVector) b.getVector("images");
+                StructVector s = (StructVector) images.getDataVector();
+                FieldVector hot = s.getChild("hot_jpeg");
+                for (int r = 0; r < b.getRowCount(); r++) {
+                    FrameKey k = new FrameKey(DedupJob.text(b.getVector("episode_id"), r),
+                            ((IntVector) b.getVector("frame_index")).get(r));
+                    int first = images.getElementStartIndex(r);
+                    if (keys.contains(k) && hot != null && images.getElementEndIndex(r) > first && !hot.isNull(first)) {
+                        out.put(k, ((VarBinaryVector) hot).get(first));
+                    }
+                }
+            });
+        }
+        return out;
+    }
+
+    private static String html(List<DedupSweep.Step> es, List<DedupSweep.Step> fs, List<Row> rows,
+                               Map<FrameKey, byte[]> thumbs) {
+        StringBuilder h = new StringBuilder("<!doctype html><meta charset=utf-8><title>Flywheel dedup sweep</title>"
+                + "<style>body{font:14px sans-serif;margin:2em}td,th{padding:4px 8px;text-align:right}"
+                + "img{height:" + THUMB + "px}.pair td{text-align:left}</style><h1>Dedup sweep</h1>");
+        table(h, "Episodes (cosine distance of episode embeddings)", es);
+        table(h, "Frames (Hamming distance of master-camera pHash, bits)", fs);
+        h.append("<h2>Pairs merged just inside each threshold</h2><table class=pair>");
+        for (Row r : rows) {
+            h.append(String.format(Locale.ROOT, "<tr><td>%s &le; %s</td><td>%s</td><td>%s</td><td>distance %.4f<br>%s<br>%s</td></tr>",
+                    r.kind(), fmt(r.threshold()), img(thumbs.get(r.a())), img(thumbs.get(r.b())), r.distance(),
+                    esc(r.labelA()), esc(r.labelB())));
+        }
+        return h.append("</table>").toString();
+    }
+
+    private static void table(StringBuilder h, String title, List<DedupSweep.Step> steps) {
+        h.append("<h2>").append(title).append("</h2><table><tr><th>threshold</th><th>items</th><th>groups = pool size</th>"
+                + "<th>removed</th><th>pairs newly merged</th></tr>");
+        for (DedupSweep.Step s : steps) {
+            h.append("<tr><td>").append(fmt(s.threshold())).append("</td><td>").append(s.items()).append("</td><td>")
+                    .append(s.groups()).append("</td><td>").append(s.removed()).append("</td><td>")
+                    .append(s.justInsideTotal()).append("</td></tr>");
+        }
+        h.append("</table>");
+    }
+
+    private static String fmt(double t) {
+        return t == Math.rint(t) ? Long.toString((long) t) : String.format(Locale.ROOT, "%.4f", t);
+    }
+
+    private static String img(byte[] jpeg) {
+        return jpeg == null ? "(no hot copy)" : "<img src=\"data:image/jpeg;base64," + Base64.getEncoder().encodeToString(jpeg) + "\">";
+    }
+
+    private static String esc(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+
+    private static BufferedImage png(List<Row> rows, Map<FrameKey, byte[]> thumbs) throws IOException {
+        int w = 2 * (THUMB * 4 / 3) + 520;
+        int rowH = THUMB + 8;
+        BufferedImage img = new BufferedImage(w, Math.max(1, rows.size()) * rowH + 30, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = img.createGraphics();
+        try {
+            g.setRenderingHint(RenderingHints.KEY_INTERPOLATION, RenderingHints.VALUE_INTERPOLATION_BILINEAR);
+            g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+            g.setColor(Color.WHITE);
+            g.fillRect(0, 0, img.getWidth(), img.getHeight());
+            g.setColor(Color.BLACK);
+            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
+            g.drawString(rows.isEmpty() ? "no pairs merged at these thresholds" : "pairs merged just inside each threshold",
+                    8, 18);
+            g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+            int y = 26;
+            for (Row r : rows) {
+                int x = 8;
+                for (FrameKey k : List.of(r.a(), r.b())) {
+                    byte[] j = thumbs.get(k);
+                    BufferedImage t = j == null ? null : ImageIO.read(new ByteArrayInputStream(j));
+                    if (t != null) {
+                        int tw = t.getWidth() * THUMB / Math.max(1, t.getHeight());
+                        g.drawImage(t, x, y, tw, THUMB, null);
+                        x += tw + 6;
+                    } else {
+                        g.drawRect(x, y, THUMB, THUMB);
+                        x += THUMB + 6;
+                    }
+                }
+                g.setColor(Color.BLACK);
+                g.drawString(String.format(Locale.ROOT, "%s <= %s: distance %.4f", r.kind(), fmt(r.threshold()), r.distance()),
+                        x + 6, y + 20);
+                g.drawString(r.labelA(), x + 6, y + 40);
+                g.drawString(r.labelB(), x + 6, y + 58);
+                y += rowH;
+            }
+        } finally {
+            g.dispose();
+        }
+        return img;
+    }
+}

@@ -1,0 +1,232 @@
+package io.flywheel.curate.pool;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+import io.flywheel.curate.Grouping;
+import io.flywheel.curate.Groups;
+import io.flywheel.curate.trainset.EpisodeInfo;
+import io.flywheel.lake.BatchSource;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.ScanRequest;
+
+/**
+ * Finds near-duplicate episodes (episode embeddings within a cosine distance of a representative)
+ * and near-duplicate frames (master-camera pHash within a Hamming distance of a representative),
+ * and writes the groups to {@link DedupTables}. Nothing is deleted: the groups only steer what
+ * enters mining pools and training sets.
+ *
+ * <p>Representatives (see {@link Grouping}: greedy leader grouping, so a group never chains
+ * unrelated items through intermediate neighbours): for episodes the highest of quality status
+ * (pass over warn over fail), then success over other outcomes, then more frames, ties to the
+ * lower episode id; for frames the sharpest.
+ */
+public final class DedupJob {
+    private DedupJob() {}
+
+    /**
+     * @param episodeThreshold cosine distance, in [0, 2]: episodes within it of a representative are its duplicates
+     * @param frameHamming bits, in [0, 63]: master-camera frames within it of a representative are its duplicates;
+     *     negative skips frames
+     */
+    public record Options(double episodeThreshold, int frameHamming) {
+        public Options {
+            if (!(episodeThreshold >= 0 && episodeThreshold <= 2)) {
+                throw new IllegalArgumentException("episode threshold is a cosine distance in [0, 2], got " + episodeThreshold);
+            }
+            if (frameHamming > 63) {
+                throw new IllegalArgumentException("frame threshold is a Hamming distance in [0, 63] bits, got " + frameHamming);
+            }
+        }
+    }
+
+    /**
+     * @param episodes episodes with an embedding
+     * @param episodeGroups groups (kept episodes)
+     * @param episodesRemoved episodes that are a near-duplicate of another
+     * @param frames master-camera frames with a pHash
+     * @param frameGroups frame groups (kept frames)
+     * @param framesRemoved near-duplicate frames
+     * @param model embedding model of the episodes
+     * @param episodeGroupsVersion version of episode_groups written
+     * @param frameGroupsVersion version of frame_groups written (0 when frames were skipped)
+     */
+    public record Result(int episodes, int episodeGroups, int episodesRemoved, int frames, int frameGroups,
+                         int framesRemoved, String model, long episodeGroupsVersion, long frameGroupsVersion) {}
+
+    /**
+     * @throws IllegalArgumentException when the lake has no embeddings (run enrich first)
+     */
+    public static Result run(Lake lake, Options options) {
+        EpisodeVectors ev = EpisodeVectors.read(lake);
+        Groups eg = Grouping.embeddings(ev.vectors(), options.episodeThreshold(), episodePriority(ev.infos()));
+        long egVersion = writeEpisodes(lake, ev, eg, options.episodeThreshold());
+        int frames = 0;
+        int frameGroups = 0;
+        int framesRemoved = 0;
+        long fgVersion = 0;
+        if (options.frameHamming() >= 0) {
+            MasterFrames mf = MasterFrames.read(lake);
+            Groups fg = Grouping.phash(mf.phash(), options.frameHamming(), mf.sharpness());
+            frames = mf.size();
+            frameGroups = fg.groupCount();
+            framesRemoved = fg.removedCount();
+            fgVersion = writeFrames(lake, mf, fg, options.frameHamming());
+        }
+        return new Result(ev.size(), eg.groupCount(), eg.removedCount(), frames, frameGroups, framesRemoved, ev.model(),
+                egVersion, fgVersion);
+    }
+
+    /** @return the representative priority of each episode (higher is kept) */
+    static double[] episodePriority(List<EpisodeInfo> infos) {
+        double[] p = new double[infos.size()];
+        for (int i = 0; i < p.length; i++) {
+            EpisodeInfo e = infos.get(i);
+            int qc = switch (e.qualityStatus()) {
+                case "pass" -> 2;
+                case "warn" -> 1;
+                default -> 0;
+            };
+            p[i] = qc * 2 + (e.outcome().startsWith("success") ? 1 : 0);
+        }
+        return p;
+    }
+
+    /** The master camera's pHash and sharpness of every enriched frame. */
+    record MasterFrames(String[] episode, int[] frameIndex, long[] phash, double[] sharpness) {
+        int size() {
+            return phash.length;
+        }
+
+        static MasterFrames read(Lake lake) {
+            java.util.Map<String, String> master = new java.util.HashMap<>();
+            try (LakeTable t = lake.table("episodes")) {
+                t.scan(ScanRequest.builder().columns("episode_id", "master_topic").build(), b -> {
+                    for (int i = 0; i < b.getRowCount(); i++) {
+                        master.put(text(b.getVector("episode_id"), i), text(b.getVector("master_topic"), i));
+                    }
+                });
+            }
+            List<String> ep = new ArrayList<>();
+            List<Integer> idx = new ArrayList<>();
+            List<Long> hash = new ArrayList<>();
+            List<Double> sharp = new ArrayList<>();
+            try (LakeTable t = lake.table("frames")) {
+                t.scan(ScanRequest.builder().columns("episode_id", "frame_index", "images").build(), b -> {
+                    ListVector images = (ListVector) b.getVector("images");
+                    StructVector s = (StructVector) images.getDataVector();
+                    FieldVector topic = s.getChild("topic");
+                    BigIntVector ph = (BigIntVector) s.getChild("phash");
+                    Float8Vector sh = (Float8Vector) s.getChild("sharpness");
+                    for (int r = 0; r < b.getRowCount(); r++) {
+                        String e = text(b.getVector("episode_id"), r);
+                        String m = master.getOrDefault(e, "");
+                        int from = images.getElementStartIndex(r);
+                        int to = images.getElementEndIndex(r);
+                        int pick = -1;
+                        for (int i = from; i < to; i++) {
+                            if (text(topic, i).equals(m)) {
+                                pick = i;
+                            }
+                        }
+                        if (pick < 0 && to > from) {
+                            pick = from; // fixed-rate master clock: the first camera
+                        }
+                        if (pick < 0 || ph == null || ph.isNull(pick)) {
+                            continue;
+                        }
+                        ep.add(e);
+                        idx.add(((IntVector) b.getVector("frame_index")).get(r));
+                        hash.add(ph.get(pick));
+                        sharp.add(sh == null || sh.isNull(pick) ? 0 : sh.get(pick));
+                    }
+                });
+            }
+            return new MasterFrames(ep.toArray(new String[0]), idx.stream().mapToInt(Integer::intValue).toArray(),
+                    hash.stream().mapToLong(Long::longValue).toArray(), sharp.stream().mapToDouble(Double::doubleValue).toArray());
+        }
+    }
+
+    private static long writeEpisodes(Lake lake, EpisodeVectors ev, Groups g, double threshold) {
+        return write(lake, DedupTables.EPISODE_GROUPS, DedupTables.EPISODE_SCHEMA, ev.size(), (root, from, to) -> {
+            for (int i = from; i < to; i++) {
+                int r = i - from;
+                int rep = g.representative(g.groupOf(i));
+                str(root, "episode_id", r, ev.infos().get(i).episodeId());
+                str(root, "representative_id", r, ev.infos().get(rep).episodeId());
+                ((Float8Vector) root.getVector("distance")).setSafe(r, g.distanceToRepresentative(i));
+                ((IntVector) root.getVector("group_size")).setSafe(r, g.size(g.groupOf(i)));
+                ((Float8Vector) root.getVector("threshold")).setSafe(r, threshold);
+                str(root, "embedding_model", r, ev.model());
+            }
+        });
+    }
+
+    private static long writeFrames(Lake lake, MasterFrames mf, Groups g, int threshold) {
+        int[] members = java.util.stream.IntStream.range(0, mf.size()).filter(i -> !g.isRepresentative(i)).toArray();
+        return write(lake, DedupTables.FRAME_GROUPS, DedupTables.FRAME_SCHEMA, members.length, (root, from, to) -> {
+            for (int k = from; k < to; k++) {
+                int i = members[k];
+                int r = k - from;
+                int rep = g.representative(g.groupOf(i));
+                str(root, "episode_id", r, mf.episode()[i]);
+                ((IntVector) root.getVector("frame_index")).setSafe(r, mf.frameIndex()[i]);
+                str(root, "representative_episode_id", r, mf.episode()[rep]);
+                ((IntVector) root.getVector("representative_frame_index")).setSafe(r, mf.frameIndex()[rep]);
+                ((IntVector) root.getVector("hamming")).setSafe(r, Math.round(g.distanceToRepresentative(i)));
+                ((IntVector) root.getVector("threshold")).setSafe(r, threshold);
+            }
+        });
+    }
+
+    @FunctionalInterface
+    private interface Filler {
+        void fill(VectorSchemaRoot root, int from, int to);
+    }
+
+    /** Overwrites a table with n rows, 64k per batch (an empty table when n = 0). */
+    private static long write(Lake lake, String table, Schema schema, int n, Filler filler) {
+        int batch = 65_536;
+        try (BufferAllocator alloc = lake.newAllocator(table);
+                BatchSource rows = new BatchSource(schema, alloc) {
+                    private int next;
+                    private boolean emitted;
+
+                    @Override
+                    protected boolean fill(VectorSchemaRoot root) {
+                        if (next >= n && emitted) {
+                            return false;
+                        }
+                        int to = Math.min(n, next + batch);
+                        filler.fill(root, next, to);
+                        root.setRowCount(to - next);
+                        next = to;
+                        emitted = true;
+                        return true;
+                    }
+                }) {
+            return lake.writeTable(table, rows, true);
+        }
+    }
+
+    private static void str(VectorSchemaRoot root, String col, int i, String v) {
+        ((VarCharVector) root.getVector(col)).setSafe(i, v.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static String text(FieldVector v, int i) {
+        return v.isNull(i) ? "" : new String(((VarCharVector) v).get(i), StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,176 @@
+package io.flywheel.curate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class VectorSearchTest {
+    static final int N = 10_000;
+    static final int DIM = 32;
+    static float[] data;
+    static String[] ids;
+    static String[] quality;
+    static String[] robot;
+    static ExactSearch exact;
+    static String uri;
+
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void writeTable() {
+        data = SyntheticVectors.clustered(N, DIM, 100, 0.8, 42);
+        exact = ExactSearch.ofRows(data, DIM);
+        ids = new String[N];
+        quality = new String[N];
+        robot = new String[N];
+        for (int i = 0; i < N; i++) {
+            ids[i] = "ep-" + i;
+            quality[i] = i % 3 == 0 ? "fail" : "pass";
+            robot[i] = i % 2 == 0 ? "franka" : "ur5";
+        }
+        Map<String, String[]> scalars = new LinkedHashMap<>();
+        scalars.put("quality_status", quality);
+        scalars.put("robot_type", robot);
+        uri = dir.resolve("pool.lance").toString();
+        assertEquals(N, VectorTable.write(uri, ids, scalars, data, DIM));
+    }
+
+    static int row(String id) {
+        return Integer.parseInt(id.substring(3));
+    }
+
+    static float[] query(int i) {
+        // a perturbed copy of row i*97: near its cluster, not equal to any row
+        float[] q = exact.row((i * 97) % N);
+        for (int d = 0; d < DIM; d += 3) {
+            q[d] += 0.05f * ((i + d) % 5 - 2);
+        }
+        return ExactSearch.normalise(q);
+    }
+
+    @Test
+    void flatSearchEqualsExactSearch() {
+        try (VectorSearch s = VectorSearch.open(uri)) {
+            VectorSearch.IndexChoice c = s.buildIndex(VectorIndexOptions.builder().build());
+            assertEquals(VectorSearch.Kind.FLAT, c.kind()); // 10,000 < 50,000
+            assertTrue(s.indexes().isEmpty());
+            for (int i = 0; i < 5; i++) {
+                float[] q = query(i);
+                List<VectorSearch.Hit> hits = s.knn(KnnQuery.builder(q).k(10).build());
+                List<Neighbour> truth = exact.knn(q, 10);
+                assertEquals(10, hits.size());
+                for (int h = 0; h < 10; h++) {
+                    assertEquals(truth.get(h).distance(), hits.get(h).distance(), 1e-5, "query " + i + " hit " + h);
+                    int r = row(hits.get(h).id());
+                    assertEquals(ExactSearch.cosineDistance(q, exact.row(r)), hits.get(h).distance(), 1e-5);
+                }
+                // same rows (ties aside: distances are distinct floats here)
+                assertEquals(truth.stream().map(Neighbour::row).toList(),
+                        hits.stream().map(h -> row(h.id())).toList());
+            }
+        }
+    }
+
+    @Test
+    void prefilterExcludesFilteredRowsAndMatchesFilteredExactSearch() {
+        try (VectorSearch s = VectorSearch.open(uri)) {
+            String filter = "quality_status != 'fail' AND robot_type = 'franka'";
+            for (int i = 0; i < 5; i++) {
+                float[] q = query(i);
+                List<VectorSearch.Hit> hits = s.knn(KnnQuery.builder(q).k(10).filter(filter).exact(true).build());
+                assertEquals(10, hits.size());
+                for (VectorSearch.Hit h : hits) {
+                    int r = row(h.id());
+                    assertTrue(r % 3 != 0 && r % 2 == 0, "row " + r + " passes the filter");
+                }
+                List<Neighbour> truth = exact.knn(q, 10, r -> r % 3 != 0 && r % 2 == 0);
+                assertEquals(truth.stream().map(Neighbour::row).toList(),
+                        hits.stream().map(h -> row(h.id())).toList());
+            }
+        }
+    }
+
+    @Test
+    void ivfPqRecallAt10AgainstExactSearch() {
+        String copy = dir.resolve("indexed.lance").toString();
+        VectorTable.write(copy, ids, Map.of("quality_status", quality), data, DIM);
+        try (VectorSearch s = VectorSearch.open(copy)) {
+            VectorSearch.IndexChoice c = s.buildIndex(VectorIndexOptions.builder().flatBelowRows(5_000).build());
+            assertEquals(VectorSearch.Kind.IVF_PQ, c.kind());
+            assertEquals(100, c.partitions()); // round(sqrt(10,000))
+            assertEquals(4, c.subVectors()); // 32 / 8
+            assertEquals(1, s.indexes().size());
+            int queries = 50;
+            int found = 0;
+            int filteredOk = 0;
+            for (int i = 0; i < queries; i++) {
+                float[] q = query(i);
+                Set<Integer> truth = new HashSet<>();
+                exact.knn(q, 10).forEach(n -> truth.add(n.row()));
+                List<VectorSearch.Hit> hits = s.knn(KnnQuery.builder(q).k(10).nprobes(20).refineFactor(10).build());
+                assertEquals(10, hits.size());
+                for (VectorSearch.Hit h : hits) {
+                    if (truth.contains(row(h.id()))) {
+                        found++;
+                    }
+                    // refined distances are exact
+                    assertEquals(ExactSearch.cosineDistance(q, exact.row(row(h.id()))), h.distance(), 1e-4);
+                }
+                for (VectorSearch.Hit h : s.knn(KnnQuery.builder(q).k(10).filter("quality_status = 'pass'").build())) {
+                    assertTrue(row(h.id()) % 3 != 0);
+                    filteredOk++;
+                }
+            }
+            double recall = found / (queries * 10.0);
+            System.out.println("IVF-PQ recall@10 = " + recall + " (n=" + N + ", D=" + DIM + ", nprobes=20, refine=10)");
+            assertTrue(recall >= 0.9, "recall@10 " + recall);
+            assertEquals(queries * 10, filteredOk);
+        }
+    }
+
+    @Test
+    void choiceFollowsPoolSize() {
+        VectorIndexOptions o = VectorIndexOptions.builder().build();
+        assertEquals(VectorSearch.Kind.FLAT, VectorSearch.choose(49_999, 96, o).kind());
+        VectorSearch.IndexChoice big = VectorSearch.choose(1_000_000, 96, o);
+        assertEquals(VectorSearch.Kind.IVF_PQ, big.kind());
+        assertEquals(1000, big.partitions());
+        assertEquals(12, big.subVectors());
+        assertEquals(96, VectorSearch.choose(100_000, 768, o).subVectors());
+        assertEquals(5, VectorSearch.choose(100_000, 45, o).subVectors()); // largest divisor of 45 <= 5
+        assertThrows(IllegalArgumentException.class,
+                () -> VectorSearch.choose(100_000, 96, VectorIndexOptions.builder().subVectors(7).build()));
+    }
+
+    @Test
+    void badInputIsRejected() {
+        try (VectorSearch s = VectorSearch.open(uri)) {
+            IllegalArgumentException dim = assertThrows(IllegalArgumentException.class,
+                    () -> s.knn(KnnQuery.builder(new float[8]).build()));
+            assertTrue(dim.getMessage().contains("dimension 8"), dim.getMessage());
+            IllegalArgumentException sql = assertThrows(IllegalArgumentException.class,
+                    () -> s.knn(KnnQuery.builder(query(0)).filter("no_such_column = 1").build()));
+            assertTrue(sql.getMessage().contains(uri), sql.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> s.dimension("quality_status"));
+        }
+        IllegalArgumentException open = assertThrows(IllegalArgumentException.class,
+                () -> VectorSearch.open(dir.resolve("missing.lance").toString()));
+        assertTrue(open.getMessage().contains("missing.lance"));
+        assertThrows(IllegalArgumentException.class,
+                () -> VectorTable.write(dir.resolve("x.lance").toString(), new String[2], Map.of(), new float[3], 2));
+        assertThrows(IllegalArgumentException.class, () -> ExactSearch.ofRows(new float[] {1, 1}, 2));
+    }
+}
