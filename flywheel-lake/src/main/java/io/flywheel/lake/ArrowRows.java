@@ -9,8 +9,10 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.ListVector;
@@ -70,6 +72,11 @@ final class ArrowRows {
                 strList(flags, i, r.qualityFlags());
                 str(root, "quality_metrics", i, r.qualityMetricsJson());
                 str(root, "metadata", i, r.metadataJson());
+                f32List((ListVector) root.getVector("embedding"), i, r.embedding());
+                str(root, "embedding_model", i, r.embeddingModel());
+                str(root, "embedding_sha256", i, r.embeddingSha256());
+                i64(root, "enriched_at_ns", i, r.enrichedAtNs());
+                str(root, "enrichment", i, r.enrichmentJson());
             }
             root.setRowCount(rows.size());
             return root;
@@ -103,9 +110,11 @@ final class ArrowRows {
                 } else {
                     g.setSafe(i, r.gripper());
                 }
-                images(images, img, i, r.images());
+                images(images, img, i, r.images(), r.enrichment());
                 streams(streams, stm, i, r.streams());
                 strList(flags, i, r.flags());
+                str(root, "gripper_state", i, r.gripperState());
+                str(root, "phase", i, r.phase());
             }
             root.setRowCount(rows.size());
             return root;
@@ -117,9 +126,11 @@ final class ArrowRows {
 
     // Per-row list fields in their own methods: one huge frames() took C2 about a second to compile on one core.
 
-    private static void images(ListVector images, StructVector img, int i, List<ImageLocator> list) {
+    private static void images(ListVector images, StructVector img, int i, List<ImageLocator> list,
+                               List<ImageEnrichment> enrichment) {
         int at = images.startNewValue(i);
-        for (ImageLocator l : list) {
+        for (int k = 0; k < list.size(); k++) {
+            ImageLocator l = list.get(k);
             img.setIndexDefined(at);
             str(img.getChild("topic"), at, l.topic());
             str(img.getChild("raw_uri"), at, l.rawUri());
@@ -128,9 +139,69 @@ final class ArrowRows {
             i64(img.getChild("length"), at, l.length());
             str(img.getChild("compression"), at, l.compression());
             i64(img.getChild("residual_ns"), at, l.residualNs());
+            str(img.getChild("format"), at, l.format());
+            i32(img.getChild("width"), at, l.width());
+            i32(img.getChild("height"), at, l.height());
+            enrichment(img, at, enrichment.isEmpty() ? null : enrichment.get(k));
             at++;
         }
         images.endValue(i, list.size());
+    }
+
+    private static void enrichment(StructVector img, int at, ImageEnrichment e) {
+        f64(img.getChild("sharpness"), at, e == null ? null : e.sharpness());
+        bool(img.getChild("blurry"), at, e == null ? null : e.blurry());
+        f64(img.getChild("mean_abs_diff"), at, e == null ? null : e.meanAbsDiff());
+        bool(img.getChild("is_static"), at, e == null ? null : e.isStatic());
+        i64(img.getChild("phash"), at, e == null ? null : e.phash());
+        VarBinaryVector hot = (VarBinaryVector) img.getChild("hot_jpeg");
+        if (e == null || e.hotJpeg() == null) {
+            hot.setNull(at);
+        } else {
+            hot.setSafe(at, e.hotJpeg());
+        }
+        f32List((ListVector) img.getChild("embedding"), at, e == null ? null : e.embedding());
+        str(img.getChild("decode_error"), at, e == null ? null : e.decodeError());
+    }
+
+    private static void i32(FieldVector vec, int i, Integer v) {
+        IntVector b = (IntVector) vec;
+        if (v == null) {
+            b.setNull(i);
+        } else {
+            b.setSafe(i, v);
+        }
+    }
+
+    private static void f64(FieldVector vec, int i, Double v) {
+        Float8Vector b = (Float8Vector) vec;
+        if (v == null) {
+            b.setNull(i);
+        } else {
+            b.setSafe(i, v);
+        }
+    }
+
+    private static void bool(FieldVector vec, int i, Boolean v) {
+        BitVector b = (BitVector) vec;
+        if (v == null) {
+            b.setNull(i);
+        } else {
+            b.setSafe(i, v ? 1 : 0);
+        }
+    }
+
+    private static void f32List(ListVector lv, int i, float[] values) {
+        if (values == null) {
+            lv.setNull(i);
+            return;
+        }
+        Float4Vector data = (Float4Vector) lv.getDataVector();
+        int at = lv.startNewValue(i);
+        for (float f : values) {
+            data.setSafe(at++, f);
+        }
+        lv.endValue(i, values.length);
     }
 
     private static void streams(ListVector streams, StructVector stm, int i, List<StreamMatch> list) {
@@ -218,11 +289,15 @@ final class ArrowRows {
         return new EpisodeRow(c.str("episode_id"), c.str("recording_id"), c.str("robot_id"), c.str("task"),
                 c.str("scene"), c.str("operator"), c.str("outcome"), c.i64("start_ns"), c.i64("end_ns"),
                 c.i64("duration_ns"), c.str("master_topic"), c.i64("frame_count"), c.str("quality_status"),
-                c.strList("quality_flags"), c.str("quality_metrics"), c.str("metadata"));
+                c.strList("quality_flags"), c.str("quality_metrics"), c.str("metadata"),
+                f32List((ListVector) c.root.getVector("embedding"), c.row), c.str("embedding_model"),
+                c.str("embedding_sha256"), c.i64("enriched_at_ns"), c.str("enrichment"));
     }
 
     static FrameRow frame(Cursor c) {
         List<ImageLocator> images = new ArrayList<>();
+        List<ImageEnrichment> enrichment = new ArrayList<>();
+        boolean enriched = false;
         ListVector lv = (ListVector) c.root.getVector("images");
         if (!lv.isNull(c.row)) {
             StructVector sv = (StructVector) lv.getDataVector();
@@ -230,7 +305,11 @@ final class ArrowRows {
                 images.add(new ImageLocator(str(sv.getChild("topic"), k), str(sv.getChild("raw_uri"), k),
                         i64(sv.getChild("chunk_offset"), k), i64(sv.getChild("offset"), k),
                         i64(sv.getChild("length"), k), str(sv.getChild("compression"), k),
-                        i64(sv.getChild("residual_ns"), k)));
+                        i64(sv.getChild("residual_ns"), k), str(sv.getChild("format"), k), i32(sv.getChild("width"), k),
+                        i32(sv.getChild("height"), k)));
+                ImageEnrichment e = enrichment(sv, k);
+                enriched |= e != null;
+                enrichment.add(e);
             }
         }
         List<StreamMatch> streams = new ArrayList<>();
@@ -247,7 +326,43 @@ final class ArrowRows {
         Float8Vector g = (Float8Vector) c.root.getVector("gripper");
         return new FrameRow(c.str("episode_id"), ((IntVector) c.root.getVector("frame_index")).get(c.row),
                 c.i64("timestamp_ns"), c.f64List("state"), c.f64List("action"),
-                g.isNull(c.row) ? null : g.get(c.row), images, streams, flags == null ? List.of() : flags);
+                g.isNull(c.row) ? null : g.get(c.row), images, streams, flags == null ? List.of() : flags,
+                enriched ? enrichment : null, c.str("gripper_state"), c.str("phase"));
+    }
+
+    private static ImageEnrichment enrichment(StructVector sv, int k) {
+        Float8Vector sharp = (Float8Vector) sv.getChild("sharpness");
+        Float8Vector mad = (Float8Vector) sv.getChild("mean_abs_diff");
+        BitVector blurry = (BitVector) sv.getChild("blurry");
+        BitVector stat = (BitVector) sv.getChild("is_static");
+        VarBinaryVector hot = (VarBinaryVector) sv.getChild("hot_jpeg");
+        Long phash = i64(sv.getChild("phash"), k);
+        float[] emb = f32List((ListVector) sv.getChild("embedding"), k);
+        String err = str(sv.getChild("decode_error"), k);
+        if (sharp.isNull(k) && phash == null && emb == null && err == null && hot.isNull(k)) {
+            return null;
+        }
+        return new ImageEnrichment(sharp.isNull(k) ? null : sharp.get(k), blurry.isNull(k) ? null : blurry.get(k) == 1,
+                mad.isNull(k) ? null : mad.get(k), stat.isNull(k) ? null : stat.get(k) == 1, phash,
+                hot.isNull(k) ? null : hot.get(k), emb, err);
+    }
+
+    private static Integer i32(FieldVector v, int i) {
+        IntVector b = (IntVector) v;
+        return b.isNull(i) ? null : b.get(i);
+    }
+
+    private static float[] f32List(ListVector lv, int row) {
+        if (lv.isNull(row)) {
+            return null;
+        }
+        Float4Vector d = (Float4Vector) lv.getDataVector();
+        int s = lv.getElementStartIndex(row);
+        float[] out = new float[lv.getElementEndIndex(row) - s];
+        for (int k = 0; k < out.length; k++) {
+            out[k] = d.get(s + k);
+        }
+        return out;
     }
 
     private static String str(FieldVector v, int i) {

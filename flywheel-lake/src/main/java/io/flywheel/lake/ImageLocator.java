@@ -17,9 +17,24 @@ import java.util.Objects;
  * @param length bytes, &ge; 0
  * @param compression {@code ""}, {@code zstd} or {@code lz4}, not null
  * @param residualNs |image time - frame time| in ns, nullable
+ * @param format image format: {@code jpeg}, {@code png} (or the CompressedImage format string) or a raw
+ *     {@code sensor_msgs/Image} encoding such as {@code rgb8}; nullable (lakes ingested before it was recorded)
+ * @param width width in pixels: known at ingest for raw images, filled in by enrich for compressed ones; nullable
+ * @param height height in pixels; nullable
  */
 public record ImageLocator(String topic, String rawUri, long chunkOffset, long offset, long length,
-        String compression, Long residualNs) {
+        String compression, Long residualNs, String format, Integer width, Integer height) {
+    /** A locator without format and size (as before they were recorded). */
+    public ImageLocator(String topic, String rawUri, long chunkOffset, long offset, long length, String compression,
+            Long residualNs) {
+        this(topic, rawUri, chunkOffset, offset, length, compression, residualNs, null, null, null);
+    }
+
+    /** @return the same locator with the decoded size */
+    public ImageLocator withSize(int w, int h) {
+        return new ImageLocator(topic, rawUri, chunkOffset, offset, length, compression, residualNs, format, w, h);
+    }
+
     public ImageLocator {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(rawUri, "rawUri");

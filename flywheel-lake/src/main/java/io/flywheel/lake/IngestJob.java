@@ -450,7 +450,8 @@ public final class IngestJob {
             if (s.role() == StreamRole.CAMERA && s.locators() != null && s.locators()[msg] != null) {
                 RawLocator l = s.locators()[msg];
                 images.add(new ImageLocator(s.topic(), l.uri(), l.chunkOffset(), l.offset(), l.length(),
-                        l.compression(), residual));
+                        l.compression(), residual, l.format().isEmpty() ? null : l.format(),
+                        l.width() > 0 ? l.width() : null, l.height() > 0 ? l.height() : null));
             }
             if (s == state) {
                 st = s.values()[msg];

@@ -118,7 +118,8 @@ public final class Lake implements AutoCloseable {
      * @param location local directory or {@code s3://bucket/prefix}
      * @param options storage options
      * @return the open lake
-     * @throws LakeException when there is no lake catalog at the location
+     * @throws LakeException when there is no lake catalog at the location, or its schema version is not
+     *     {@link TableSchemas#SCHEMA_VERSION} (naming both)
      */
     public static Lake open(String location, Options options) {
         String root = normalize(location);
@@ -134,6 +135,20 @@ public final class Lake implements AutoCloseable {
             lake.close();
             throw new LakeException("no Flywheel lake at " + root + ": " + lake.tableUri(CATALOG)
                     + " is missing (run `flywheel init " + location + "` first)");
+        }
+        String version;
+        try {
+            version = lake.catalog().get("flywheel.schema_version");
+        } catch (RuntimeException e) {
+            lake.close();
+            throw e;
+        }
+        if (!Integer.toString(TableSchemas.SCHEMA_VERSION).equals(version)) {
+            lake.close();
+            throw new LakeException("the lake at " + root + " has table schema version " + version + "; this Flywheel"
+                    + " reads and writes version " + TableSchemas.SCHEMA_VERSION + " (version 2 added image format/size"
+                    + " and the enrichment columns to frames and episodes). Create a new lake with `flywheel init` and"
+                    + " ingest the raw files again: they were never changed");
         }
         return lake;
     }

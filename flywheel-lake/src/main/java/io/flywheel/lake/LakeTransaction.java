@@ -34,7 +34,8 @@ import org.lance.merge.MergeInsertResult;
  *       append commit. When some are (re-ingest after a crash), the old rows are deleted in one
  *       commit and the new ones appended in a second.</li>
  *   <li>{@link #upsertEpisodes}: Lance merge-insert on {@code episode_id} (update the matched rows,
- *       insert the others), one commit; for quality re-runs.</li>
+ *       insert the others), one commit; for quality re-runs and enrich.</li>
+ *   <li>{@link #upsertFrames}: the same on {@code (episode_id, frame_index)}; for enrich.</li>
  *   <li>{@link #addColumns}: new all-null columns (schema evolution for enrichment), one commit.</li>
  * </ul>
  *
@@ -75,6 +76,16 @@ public final class LakeTransaction {
     /** Adds raw_files rows (replacing rows with the same sha256). */
     public LakeTransaction putRawFiles(List<RawFileRow> rows) {
         return add(TableSchemas.RAW_FILES, Kind.PUT, rows, null);
+    }
+
+    /**
+     * Updates frames by {@code (episode_id, frame_index)}, inserting those not present, in one merge-insert commit
+     * (atomic: unlike {@link #putFrames}'s delete + append, no moment exists at which the episode's frames are
+     * gone). Used by enrich to rewrite enriched frames. Lance joins the new rows against the table, so the cost
+     * grows with the table, not only with the rows written.
+     */
+    public LakeTransaction upsertFrames(List<FrameRow> rows) {
+        return add(TableSchemas.FRAMES, Kind.UPSERT, rows, null);
     }
 
     /** Updates episodes by episode_id, inserting those not present, in one merge-insert commit. */
@@ -150,7 +161,9 @@ public final class LakeTransaction {
                         try (VectorSchemaRoot root = toArrow(table, op.rows(), alloc);
                                 ArrowArrayStream stream = ArrowArrayStream.allocateNew(alloc)) {
                             Data.exportArrayStream(alloc, new RootReader(root, alloc), stream);
-                            MergeInsertParams p = new MergeInsertParams(List.of(TableSchemas.REPLACE_KEY.get(table)))
+                            List<String> on = table.equals(TableSchemas.FRAMES) ? List.of("episode_id", "frame_index")
+                                    : List.of(TableSchemas.REPLACE_KEY.get(table));
+                            MergeInsertParams p = new MergeInsertParams(on)
                                     .withMatchedUpdateAll().withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll);
                             MergeInsertResult r = ds.mergeInsert(p, stream);
                             try (Dataset after = r.dataset()) {

@@ -37,7 +37,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * master_topic: utf8 (the master clock's topic, or {@code rate:<hz>} for a fixed rate);
  * frame_count: int64; quality_status: utf8 ({@code pass}, {@code warn}, {@code fail}, or null before
  * quality rules ran); quality_flags: list&lt;utf8&gt;; quality_metrics: utf8 JSON object;
- * metadata: utf8 JSON object for anything else.
+ * metadata: utf8 JSON object for anything else. Written by enrich (null before): embedding
+ * list&lt;float32&gt; (L2-normalised mean of the master camera's keyframe embeddings), embedding_model and
+ * embedding_sha256 (utf8: the model of every embedding of the episode), enriched_at_ns (int64; non-null marks the
+ * episode enriched), enrichment (utf8 JSON: settings and counts).
  *
  * <h2>frames</h2> One row per master-clock tick of an episode. Key: {@code (episode_id,
  * frame_index)}; replaced as a whole episode.
@@ -53,10 +56,15 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *       chunk_offset (absolute file offset of the MCAP Chunk record, -1 when the range is plain),
  *       offset and length (bytes inside the decompressed chunk, or absolute file range when
  *       plain), compression (the chunk's: {@code ""}, {@code zstd}, {@code lz4}), residual_ns
- *       (|image time - frame time|)</li>
+ *       (|image time - frame time|); format (utf8: jpeg, png or a raw encoding), width, height (int32
+ *       pixels); and, written by enrich (null before): sharpness (float64, variance of the Laplacian),
+ *       blurry (bool), mean_abs_diff (float64, to the previous frame of the camera), is_static (bool), phash
+ *       (int64 pHash), hot_jpeg (binary, JPEG at training resolution), embedding (list&lt;float32&gt;,
+ *       L2-normalised), decode_error (utf8)</li>
  *   <li>streams: list&lt;struct&lt;stream utf8, matched bool, residual_ns int64&gt;&gt;: one entry
  *       per aligned stream; residual_ns null when unmatched</li>
  *   <li>flags: list&lt;utf8&gt;: e.g. {@code unmatched:/joint_states}</li>
+ *   <li>gripper_state, phase: utf8, written by enrich (see {@code io.flywheel.enrich.motion.MotionLabeler})</li>
  * </ul>
  */
 public final class TableSchemas {
@@ -66,7 +74,7 @@ public final class TableSchemas {
     public static final String DOC_KEY = "flywheel.doc";
 
     /** Version of these schemas, stored in the lake catalog. */
-    public static final int SCHEMA_VERSION = 1;
+    public static final int SCHEMA_VERSION = 2;
 
     public static final String RAW_FILES = "raw_files";
     public static final String EPISODES = "episodes";
@@ -84,6 +92,8 @@ public final class TableSchemas {
     static final ArrowType I32 = new ArrowType.Int(32, true);
     static final ArrowType F64 = new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
     static final ArrowType BOOL = ArrowType.Bool.INSTANCE;
+    static final ArrowType F32 = new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
+    static final ArrowType BINARY = ArrowType.Binary.INSTANCE;
 
     static Field field(String name, ArrowType type, boolean nullable, String doc) {
         return new Field(name, new FieldType(nullable, type, null, Map.of(DOC_KEY, doc)), null);
@@ -126,7 +136,15 @@ public final class TableSchemas {
             field("quality_status", UTF8, true, "pass | warn | fail; null before quality rules ran"),
             list("quality_flags", field("item", UTF8, true, "flag"), "names of the quality rules that fired"),
             field("quality_metrics", UTF8, true, "JSON object of episode metrics"),
-            field("metadata", UTF8, true, "JSON object: anything else")));
+            field("metadata", UTF8, true, "JSON object: anything else"),
+            list("embedding", field("item", F32, true, "value"),
+                    "episode embedding: float32[D], L2-normalised mean of the master camera's keyframe embeddings;"
+                            + " null before enrich or without a model"),
+            field("embedding_model", UTF8, true, "model id of every embedding of this episode (frames and episode)"),
+            field("embedding_sha256", UTF8, true, "lower-case hex SHA-256 of the model file"),
+            field("enriched_at_ns", I64, true, "when enrich committed this episode, int64 ns since Unix epoch;"
+                    + " null = not enriched yet"),
+            field("enrichment", UTF8, true, "JSON object: enrich settings (thresholds, stride) and per-episode counts")));
 
     /** Struct fields of one camera image locator inside {@code frames.images}. */
     static final List<Field> IMAGE_FIELDS = List.of(
@@ -137,7 +155,21 @@ public final class TableSchemas {
             field("offset", I64, false, "bytes: inside the decompressed chunk, or absolute file offset when plain"),
             field("length", I64, false, "bytes of the message data"),
             field("compression", UTF8, false, "chunk compression: empty, zstd or lz4"),
-            field("residual_ns", I64, true, "|image time - frame time|, int64 ns"));
+            field("residual_ns", I64, true, "|image time - frame time|, int64 ns"),
+            field("format", UTF8, true, "image format: jpeg, png (CompressedImage format string) or a raw"
+                    + " sensor_msgs/Image encoding (rgb8, mono16, 16UC1, ...)"),
+            field("width", I32, true, "image width in pixels (raw images: from ingest; compressed: from enrich)"),
+            field("height", I32, true, "image height in pixels"),
+            field("sharpness", F64, true, "variance of the Laplacian of the grey image, grey levels^2 (enrich)"),
+            field("blurry", BOOL, true, "sharpness below the enrich blur threshold"),
+            field("mean_abs_diff", F64, true, "mean |grey - previous frame's grey| of 64-px thumbnails, grey levels"
+                    + " 0..255; null for the first frame"),
+            field("is_static", BOOL, true, "mean_abs_diff below the enrich static threshold"),
+            field("phash", I64, true, "64-bit DCT perceptual hash (pHash), compare by Hamming distance"),
+            field("hot_jpeg", BINARY, true, "hot copy: JPEG at training resolution (longest side per enrich)"),
+            list("embedding", field("item", F32, true, "value"),
+                    "image embedding: float32[D], L2-normalised (model on episodes.embedding_model); null when not embedded"),
+            field("decode_error", UTF8, true, "why the image could not be read or decoded; null when it was"));
 
     /** Struct fields of one stream match inside {@code frames.streams}. */
     static final List<Field> STREAM_FIELDS = List.of(
@@ -154,7 +186,9 @@ public final class TableSchemas {
             field("gripper", F64, true, "aligned gripper value; null when unmatched"),
             list("images", struct("item", IMAGE_FIELDS), "one image locator per camera"),
             list("streams", struct("item", STREAM_FIELDS), "per-stream match and residual"),
-            list("flags", field("item", UTF8, true, "flag"), "frame flags, e.g. unmatched:<stream>")));
+            list("flags", field("item", UTF8, true, "flag"), "frame flags, e.g. unmatched:<stream>"),
+            field("gripper_state", UTF8, true, "open | closing | closed | opening (enrich); null when unknown"),
+            field("phase", UTF8, true, "idle | approach | grasp | lift | place | retreat (enrich); null when unknown")));
 
     /** @return the schema of raw_files */
     public static Schema rawFiles() {

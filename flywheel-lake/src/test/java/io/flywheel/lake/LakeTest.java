@@ -39,7 +39,7 @@ class LakeTest {
                 }
             }
             Map<String, String> cat = lake.catalog();
-            assertEquals("1", cat.get("flywheel.schema_version"));
+            assertEquals("2", cat.get("flywheel.schema_version"));
             assertEquals("frames,episodes,raw_files", cat.get("commit_order"));
         }
         LakeException e = assertThrows(LakeException.class, () -> Lake.init(lakeDir));

@@ -39,7 +39,7 @@ class LanceDbCrossCheckTest {
         assertEquals(List.of(1L, 2L, 3L), longs(latest.get("versions")));
         assertEquals(7, latest.get("count").asLong());
         assertEquals(List.of("episode_id", "frame_index", "timestamp_ns", "state", "action", "gripper", "images",
-                "streams", "flags"), strings(latest.get("schema")));
+                "streams", "flags", "gripper_state", "phase"), strings(latest.get("schema")));
 
         JsonNode v2 = read(lakeDir, "frames", "2", 3);
         assertEquals(2, v2.get("version").asLong());

@@ -76,7 +76,7 @@ class S3LakeTest {
                 "AWS_ACCESS_KEY_ID", KEY, "AWS_SECRET_ACCESS_KEY", SECRET, "AWS_REGION", "us-east-1"));
         try (Lake lake = Lake.open("s3://lakebucket/fleet/lake1", fromEnv); LakeTable frames = lake.table("frames");
                 LakeTable v2 = lake.table("frames", TableRef.version(2))) {
-            assertEquals("1", lake.catalog().get("flywheel.schema_version"));
+            assertEquals("2", lake.catalog().get("flywheel.schema_version"));
             assertEquals(5, frames.countRows());
             assertEquals(3, frames.version());
             assertEquals(3, v2.countRows());

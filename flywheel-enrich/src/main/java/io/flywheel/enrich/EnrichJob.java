@@ -1,0 +1,509 @@
+package io.flywheel.enrich;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.flywheel.enrich.image.FrameAnalysis;
+import io.flywheel.enrich.image.FrameAnalyzer;
+import io.flywheel.enrich.image.ImageDecodeException;
+import io.flywheel.enrich.image.ImageFormat;
+import io.flywheel.enrich.image.ImageMetrics;
+import io.flywheel.enrich.image.PerceptualHash;
+import io.flywheel.enrich.motion.GripperState;
+import io.flywheel.enrich.motion.MotionLabeler;
+import io.flywheel.enrich.motion.Phase;
+import io.flywheel.ingest.LocatorReader;
+import io.flywheel.ingest.RawLocator;
+import io.flywheel.lake.CommitResult;
+import io.flywheel.lake.EpisodeRow;
+import io.flywheel.lake.FrameRow;
+import io.flywheel.lake.ImageEnrichment;
+import io.flywheel.lake.ImageLocator;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.ScanRequest;
+import io.flywheel.lake.TableSchemas;
+
+/**
+ * {@code flywheel enrich}: adds the enrichment columns to the {@code frames} and {@code episodes} tables, as new
+ * table versions.
+ *
+ * <p>For every episode whose {@code enriched_at_ns} is null, in batches ({@link EnrichOptions#batchEpisodes()},
+ * {@link EnrichOptions#batchFrames()}):
+ * <ol>
+ *   <li>each camera image of each frame is read through its raw locator ({@link LocatorReader}: the raw file is
+ *       never copied), decoded and measured by a pool of worker threads ({@link FrameAnalyzer}: sharpness, pHash,
+ *       thumbnail, hot JPEG at training resolution);</li>
+ *   <li>per camera, in frame order: the mean absolute thumbnail difference to the previous frame of the same
+ *       camera topic, and the blurry and static flags by the thresholds;</li>
+ *   <li>per frame: gripper state and phase ({@link MotionLabeler});</li>
+ *   <li>with an {@link Embedder}: the hot-resolution images of the frames the {@link Stride} selects, every
+ *       camera, in batches of {@link EnrichOptions#embedBatch()} on the calling thread; the episode embedding is
+ *       the L2-normalised mean of the master camera's embeddings (the profile's master topic when it is a camera
+ *       of the frames, else the first camera);</li>
+ *   <li>one commit for the batch: the frames by merge-insert on {@code (episode_id, frame_index)}, then the
+ *       episodes (with {@code enriched_at_ns}) by merge-insert on {@code episode_id}
+ *       ({@link io.flywheel.lake.LakeTransaction}). Each table commit is atomic and frames go first, so a run
+ *       killed at any moment leaves every episode either enriched (both committed) or not marked (and redone by
+ *       the next run, whose frame upsert replaces the same rows).</li>
+ * </ol>
+ * An image that cannot be decoded keeps a {@code decode_error} (and the frame a flag-free row); a raw file that
+ * cannot be read stops the run with the file and offset in the message, leaving earlier batches committed.
+ * Memory is bounded by one batch of hot copies and thumbnails.
+ */
+public final class EnrichJob {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Frames per worker task: one task reads a run of frames of one episode, all cameras, in order. */
+    private static final int SEGMENT = 32;
+
+    private EnrichJob() {}
+
+    /**
+     * Progress after each batch.
+     *
+     * @param framesDone frames enriched so far in this run
+     * @param framesTotal frames of the episodes pending at the start
+     * @param episodesDone episodes enriched so far
+     * @param episodesTotal episodes pending at the start
+     * @param framesPerSecond frames per second of wall time so far
+     * @param eta estimated time left at that rate
+     */
+    public record Progress(long framesDone, long framesTotal, long episodesDone, long episodesTotal,
+                           double framesPerSecond, Duration eta) {
+        /** @return e.g. {@code 120/250 frames (48%), 12/25 episodes, 310 frames/s, ETA 0:04} */
+        public String line() {
+            long s = eta.toSeconds();
+            return String.format("%d/%d frames (%d%%), %d/%d episodes, %.0f frames/s, ETA %d:%02d", framesDone,
+                    framesTotal, framesTotal == 0 ? 100 : framesDone * 100 / framesTotal, episodesDone, episodesTotal,
+                    framesPerSecond, s / 60, s % 60);
+        }
+    }
+
+    /**
+     * What a run did.
+     *
+     * @param episodesPending episodes not yet enriched at the start
+     * @param episodesAlreadyEnriched episodes skipped because an earlier run enriched them
+     * @param episodesEnriched episodes committed by this run
+     * @param frames frames committed
+     * @param images camera images decoded and measured
+     * @param decodeErrors images that could not be decoded (kept with decode_error)
+     * @param blurry images below the blur threshold
+     * @param staticImages images below the static threshold
+     * @param embedded images embedded
+     * @param batches batches committed
+     * @param stoppedEarly true when {@link EnrichOptions#stopAfterBatches()} ended the run with episodes left
+     * @param seconds wall time
+     * @param embeddingModel model id, null without an embedder
+     * @param commits one commit per batch
+     */
+    public record Result(long episodesPending, long episodesAlreadyEnriched, long episodesEnriched, long frames,
+                         long images, long decodeErrors, long blurry, long staticImages, long embedded, int batches,
+                         boolean stoppedEarly, double seconds, String embeddingModel, List<CommitResult> commits) {}
+
+    /**
+     * Runs the enrichment.
+     *
+     * @param lake the lake
+     * @param embedder the image model, or null for no embeddings
+     * @param options settings
+     * @param progress called after each batch
+     * @return what was committed
+     * @throws IOException when a raw file cannot be read (earlier batches stay committed)
+     */
+    public static Result run(Lake lake, Embedder embedder, EnrichOptions options, Consumer<Progress> progress)
+            throws IOException {
+        long start = System.nanoTime();
+        List<EpisodeRow> pending;
+        long already;
+        try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
+            pending = new ArrayList<>(t.episodes(ScanRequest.builder().filter("enriched_at_ns IS NULL").build()));
+            already = t.countRows() - pending.size();
+        }
+        pending.sort(Comparator.comparing(EpisodeRow::episodeId));
+        long framesTotal = pending.stream().mapToLong(e -> e.frameCount() == null ? 0 : e.frameCount()).sum();
+        List<List<EpisodeRow>> batches = new ArrayList<>();
+        List<EpisodeRow> cur = new ArrayList<>();
+        long curFrames = 0;
+        for (EpisodeRow e : pending) {
+            long f = e.frameCount() == null ? 0 : e.frameCount();
+            if (!cur.isEmpty() && (cur.size() >= options.batchEpisodes() || curFrames + f > options.batchFrames())) {
+                batches.add(cur);
+                cur = new ArrayList<>();
+                curFrames = 0;
+            }
+            cur.add(e);
+            curFrames += f;
+        }
+        if (!cur.isEmpty()) {
+            batches.add(cur);
+        }
+        Counts counts = new Counts();
+        List<CommitResult> commits = new ArrayList<>();
+        FrameAnalyzer.Options imageOptions = options.image().withKeepRgb(embedder != null);
+        ConcurrentLinkedQueue<AutoCloseable> resources = new ConcurrentLinkedQueue<>();
+        ThreadLocal<Worker> workers = ThreadLocal.withInitial(() -> {
+            Worker w = new Worker(new FrameAnalyzer(imageOptions), new LocatorReader());
+            resources.add(w);
+            return w;
+        });
+        ExecutorService pool = Executors.newFixedThreadPool(options.threads(), r -> {
+            Thread t = new Thread(r, "enrich-worker");
+            t.setDaemon(true);
+            return t;
+        });
+        long episodesDone = 0;
+        int done = 0;
+        boolean stopped = false;
+        try {
+            for (List<EpisodeRow> batch : batches) {
+                if (options.stopAfterBatches() > 0 && done >= options.stopAfterBatches()) {
+                    stopped = true;
+                    break;
+                }
+                commits.add(batch(lake, batch, embedder, options, pool, workers, counts));
+                done++;
+                episodesDone += batch.size();
+                double secs = (System.nanoTime() - start) / 1e9;
+                double rate = counts.frames / Math.max(secs, 1e-9);
+                long left = framesTotal - counts.frames;
+                progress.accept(new Progress(counts.frames, framesTotal, episodesDone, pending.size(), rate,
+                        Duration.ofSeconds(rate > 0 ? (long) Math.ceil(left / rate) : 0)));
+            }
+        } finally {
+            pool.shutdownNow();
+            for (AutoCloseable r : resources) {
+                try {
+                    r.close();
+                } catch (Exception e) {
+                    // closing native buffers and file channels of a finished run: nothing left to do on failure
+                }
+            }
+        }
+        return new Result(pending.size(), already, episodesDone, counts.frames, counts.images, counts.decodeErrors,
+                counts.blurry, counts.staticImages, counts.embedded, done, stopped,
+                (System.nanoTime() - start) / 1e9, embedder == null ? null : embedder.modelId(), List.copyOf(commits));
+    }
+
+    private static final class Counts {
+        long frames;
+        long images;
+        long decodeErrors;
+        long blurry;
+        long staticImages;
+        long embedded;
+    }
+
+    private record Worker(FrameAnalyzer analyzer, LocatorReader reader) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            analyzer.close();
+            reader.close();
+        }
+    }
+
+    /** One image's outcome: an analysis or an error message. */
+    private record Cell(FrameAnalysis analysis, String error) {}
+
+    private static CommitResult batch(Lake lake, List<EpisodeRow> batch, Embedder embedder, EnrichOptions o,
+                                      ExecutorService pool, ThreadLocal<Worker> workers, Counts counts)
+            throws IOException {
+        Map<String, List<FrameRow>> byEpisode = new LinkedHashMap<>();
+        for (EpisodeRow e : batch) {
+            byEpisode.put(e.episodeId(), new ArrayList<>());
+        }
+        try (LakeTable t = lake.table(TableSchemas.FRAMES)) {
+            List<String> quoted = batch.stream().map(e -> "'" + e.episodeId().replace("'", "''") + "'").toList();
+            for (FrameRow f : t.frames(ScanRequest.builder().filter("episode_id IN (" + String.join(", ", quoted) + ")")
+                    .build())) {
+                byEpisode.get(f.episodeId()).add(f);
+            }
+        }
+        Map<String, Cell[][]> cells = new HashMap<>();
+        List<Future<?>> futures = new ArrayList<>();
+        for (Map.Entry<String, List<FrameRow>> en : byEpisode.entrySet()) {
+            List<FrameRow> frames = en.getValue();
+            frames.sort(Comparator.comparingInt(FrameRow::frameIndex));
+            Cell[][] c = new Cell[frames.size()][];
+            cells.put(en.getKey(), c);
+            for (int s = 0; s < frames.size(); s += SEGMENT) {
+                int from = s;
+                int to = Math.min(frames.size(), s + SEGMENT);
+                futures.add(pool.submit(() -> {
+                    Worker w = workers.get();
+                    for (int i = from; i < to; i++) {
+                        c[i] = analyze(frames.get(i), w);
+                    }
+                    return null;
+                }));
+            }
+        }
+        for (Future<?> f : futures) {
+            try {
+                f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("enrich was interrupted", e);
+            } catch (ExecutionException e) {
+                Throwable c = e.getCause();
+                if (c instanceof IOException io) {
+                    throw io;
+                }
+                if (c instanceof RuntimeException re) {
+                    throw re;
+                }
+                throw new IOException(c);
+            }
+        }
+        List<FrameRow> outFrames = new ArrayList<>();
+        List<EpisodeRow> outEpisodes = new ArrayList<>();
+        long now = System.currentTimeMillis() * 1_000_000L;
+        for (EpisodeRow ep : batch) {
+            List<FrameRow> frames = byEpisode.get(ep.episodeId());
+            Episode e = episode(ep, frames, cells.get(ep.episodeId()), embedder, o, counts);
+            outFrames.addAll(e.frames);
+            Map<String, Object> json = new LinkedHashMap<>();
+            json.put("blur_threshold", o.blurThreshold());
+            json.put("static_threshold", o.staticThreshold());
+            json.put("stride", o.stride().toString());
+            json.put("hot_max_side", o.image().hotMaxSide());
+            json.put("hot_quality", o.image().hotQuality());
+            json.put("master_camera", e.master);
+            json.putAll(e.stats);
+            outEpisodes.add(ep.withEnrichment(e.embedding, embedder == null ? null : embedder.modelId(),
+                    embedder == null ? null : embedder.sha256(), now, json(json)));
+        }
+        counts.frames += outFrames.size();
+        var tx = lake.begin();
+        if (!outFrames.isEmpty()) {
+            tx.upsertFrames(outFrames);
+        }
+        return tx.upsertEpisodes(outEpisodes).commit();
+    }
+
+    private static Cell[] analyze(FrameRow f, Worker w) throws IOException {
+        Cell[] out = new Cell[f.images().size()];
+        for (int k = 0; k < out.length; k++) {
+            ImageLocator l = f.images().get(k);
+            String where = l.rawUri() + (l.plain() ? " bytes " + l.offset() : " chunk at " + l.chunkOffset()
+                    + " offset " + l.offset()) + " (" + l.topic() + ", episode " + f.episodeId() + " frame "
+                    + f.frameIndex() + ")";
+            byte[] data = w.reader().read(new RawLocator(l.rawUri(), l.chunkOffset(), l.offset(), (int) l.length(),
+                    l.compression(), l.format(), l.width() == null ? 0 : l.width(), l.height() == null ? 0 : l.height()));
+            try {
+                ImageFormat fmt = ImageFormat.of(l.format(), l.width() == null ? 0 : l.width(),
+                        l.height() == null ? 0 : l.height(), data);
+                out[k] = new Cell(w.analyzer().analyze(data, fmt, where), null);
+            } catch (ImageDecodeException e) {
+                out[k] = new Cell(null, e.getMessage());
+            } catch (IllegalArgumentException e) {
+                out[k] = new Cell(null, where + ": " + e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    private record Episode(List<FrameRow> frames, float[] embedding, String master, Map<String, Object> stats) {}
+
+    private static Episode episode(EpisodeRow ep, List<FrameRow> frames, Cell[][] cells, Embedder embedder,
+                                   EnrichOptions o, Counts counts) {
+        int n = frames.size();
+        long[] times = new long[n];
+        Double[] gripper = new Double[n];
+        double[][] state = new double[n][];
+        for (int i = 0; i < n; i++) {
+            times[i] = frames.get(i).timestampNs();
+            gripper[i] = frames.get(i).gripper();
+            state[i] = frames.get(i).state();
+        }
+        MotionLabeler.Labels labels = MotionLabeler.label(times, gripper, state, o.motion());
+        // master camera: the episode's master topic when it is a camera of the frames, else the first camera seen
+        String master = null;
+        for (FrameRow f : frames) {
+            for (ImageLocator l : f.images()) {
+                if (l.topic().equals(ep.masterTopic())) {
+                    master = l.topic();
+                }
+                if (master == null && !f.images().isEmpty()) {
+                    master = f.images().get(0).topic();
+                }
+            }
+        }
+        // per camera, in order: difference to the previous frame of that camera
+        Map<String, FrameAnalysis> previous = new HashMap<>();
+        List<List<ImageEnrichment>> enrich = new ArrayList<>();
+        long images = 0;
+        long errors = 0;
+        long blurry = 0;
+        long stat = 0;
+        for (int i = 0; i < n; i++) {
+            FrameRow f = frames.get(i);
+            List<ImageEnrichment> row = new ArrayList<>();
+            for (int k = 0; k < f.images().size(); k++) {
+                Cell c = cells[i][k];
+                String topic = f.images().get(k).topic();
+                if (c.analysis() == null) {
+                    row.add(ImageEnrichment.failed(c.error()));
+                    previous.remove(topic);
+                    errors++;
+                    continue;
+                }
+                FrameAnalysis a = c.analysis();
+                FrameAnalysis prev = previous.put(topic, a);
+                Double mad = prev == null || prev.thumbnail().width() != a.thumbnail().width()
+                        || prev.thumbnail().height() != a.thumbnail().height() ? null
+                        : ImageMetrics.meanAbsoluteDifference(prev.thumbnail(), a.thumbnail());
+                boolean isBlurry = a.sharpness() < o.blurThreshold();
+                Boolean isStatic = mad == null ? null : mad < o.staticThreshold();
+                images++;
+                blurry += isBlurry ? 1 : 0;
+                stat += Boolean.TRUE.equals(isStatic) ? 1 : 0;
+                row.add(new ImageEnrichment(a.sharpness(), isBlurry, mad, isStatic, a.phash(), a.hotJpeg(), null, null));
+            }
+            enrich.add(row);
+        }
+        // which frames are embedded
+        boolean[] selected = new boolean[n];
+        long lastKeyHash = 0;
+        boolean haveKey = false;
+        for (int i = 0; i < n; i++) {
+            boolean phaseChange = i > 0 && labels.phase()[i] != labels.phase()[i - 1];
+            if (o.stride().keyframesOnly()) {
+                Long h = hashOf(frames.get(i), cells[i], master);
+                boolean moved = h != null && haveKey && PerceptualHash.hammingDistance(h, lastKeyHash) > Stride.KEYFRAME_PHASH_BITS;
+                selected[i] = i == 0 || phaseChange || moved || (h != null && !haveKey);
+                if (selected[i] && h != null) {
+                    lastKeyHash = h;
+                    haveKey = true;
+                }
+            } else {
+                selected[i] = frames.get(i).frameIndex() % o.stride().every() == 0 || phaseChange;
+            }
+        }
+        float[] episodeEmbedding = null;
+        long embedded = 0;
+        if (embedder != null) {
+            List<int[]> at = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                for (int k = 0; selected[i] && k < cells[i].length; k++) {
+                    if (cells[i][k].analysis() != null) {
+                        at.add(new int[] {i, k});
+                    }
+                }
+            }
+            double[] sum = new double[embedder.dimension()];
+            int masterCount = 0;
+            for (int from = 0; from < at.size(); from += o.embedBatch()) {
+                List<int[]> part = at.subList(from, Math.min(at.size(), from + o.embedBatch()));
+                List<RgbImage> imgs = new ArrayList<>(part.size());
+                for (int[] p : part) {
+                    imgs.add(cells[p[0]][p[1]].analysis().hotRgb());
+                }
+                float[][] v = embedder.embed(imgs);
+                if (v.length != imgs.size()) {
+                    throw new Embedder.EmbeddingException("model " + embedder.modelId() + " returned " + v.length
+                            + " embeddings for " + imgs.size() + " images", null);
+                }
+                for (int j = 0; j < v.length; j++) {
+                    int fi = part.get(j)[0];
+                    int ci = part.get(j)[1];
+                    if (v[j].length != sum.length) {
+                        throw new Embedder.EmbeddingException("model " + embedder.modelId() + " returned a vector of "
+                                + v[j].length + " values; its dimension is " + sum.length, null);
+                    }
+                    ImageEnrichment old = enrich.get(fi).get(ci);
+                    enrich.get(fi).set(ci, new ImageEnrichment(old.sharpness(), old.blurry(), old.meanAbsDiff(),
+                            old.isStatic(), old.phash(), old.hotJpeg(), v[j], null));
+                    embedded++;
+                    if (frames.get(fi).images().get(ci).topic().equals(master)) {
+                        for (int d = 0; d < sum.length; d++) {
+                            sum[d] += v[j][d];
+                        }
+                        masterCount++;
+                    }
+                }
+            }
+            if (masterCount > 0) {
+                episodeEmbedding = normalise(sum);
+            }
+        }
+        List<FrameRow> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            FrameRow f = frames.get(i);
+            List<ImageLocator> locs = new ArrayList<>();
+            for (int k = 0; k < f.images().size(); k++) {
+                FrameAnalysis a = cells[i][k].analysis();
+                locs.add(a == null ? f.images().get(k) : f.images().get(k).withSize(a.width(), a.height()));
+            }
+            GripperState g = labels.gripper()[i];
+            Phase p = labels.phase()[i];
+            out.add(f.withEnrichment(locs, enrich.get(i), g == null ? null : g.label(), p == null ? null : p.label()));
+        }
+        counts.images += images;
+        counts.decodeErrors += errors;
+        counts.blurry += blurry;
+        counts.staticImages += stat;
+        counts.embedded += embedded;
+        Map<String, Object> stats = new LinkedHashMap<>();
+        stats.put("images", images);
+        stats.put("decode_errors", errors);
+        stats.put("blurry", blurry);
+        stats.put("static", stat);
+        stats.put("embedded", embedded);
+        int keyframes = 0;
+        for (boolean b : selected) {
+            keyframes += b ? 1 : 0;
+        }
+        stats.put("keyframes", keyframes);
+        return new Episode(out, episodeEmbedding, master, stats);
+    }
+
+    private static Long hashOf(FrameRow f, Cell[] cells, String master) {
+        for (int k = 0; k < cells.length; k++) {
+            if (f.images().get(k).topic().equals(master) && cells[k].analysis() != null) {
+                return cells[k].analysis().phash();
+            }
+        }
+        return null;
+    }
+
+    /** @return v / |v| as float32, or null for the zero vector */
+    static float[] normalise(double[] v) {
+        double s = 0;
+        for (double d : v) {
+            s += d * d;
+        }
+        if (s == 0) {
+            return null;
+        }
+        double n = Math.sqrt(s);
+        float[] out = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = (float) (v[i] / n);
+        }
+        return out;
+    }
+
+    private static String json(Object o) {
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package io.flywheel.enrich;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.flywheel.enrich.image.DecodedImage;
+import io.flywheel.enrich.image.ImageDecoder;
+import io.flywheel.enrich.image.ImageFormat;
+import io.flywheel.enrich.image.ImageMetrics;
+import io.flywheel.enrich.image.PerceptualHash;
+import io.flywheel.ingest.IngestOptions;
+import io.flywheel.lake.EpisodeRow;
+import io.flywheel.lake.FrameRow;
+import io.flywheel.lake.ImageEnrichment;
+import io.flywheel.lake.IngestJob;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.ScanRequest;
+import io.flywheel.quality.RuleSet;
+import io.flywheel.testkit.SharedData;
+
+/** Enrich a lake of the 25 real BridgeData episodes (10 frames x 3 cameras of 64 x 64 JPEG). */
+class EnrichJobTest {
+    private static final long BRIDGE_T0 = 1_700_000_000_000_000_000L;
+
+    private static Lake bridgeLake(Path tmp) throws IOException {
+        Lake lake = Lake.init(tmp.resolve("lake"));
+        IngestJob.Result r = IngestJob.run(lake, List.of(SharedData.data("camera/bridge-mcap")), IngestOptions.defaults(),
+                IngestJob.AlignConfig.defaults(), RuleSet.defaults(), line -> { });
+        assertEquals(250, r.frames());
+        return lake;
+    }
+
+    private static List<FrameRow> frames(Lake lake) {
+        try (LakeTable t = lake.table("frames")) {
+            List<FrameRow> f = new ArrayList<>(t.frames(ScanRequest.all()));
+            f.sort(Comparator.comparing(FrameRow::episodeId).thenComparingInt(FrameRow::frameIndex));
+            return f;
+        }
+    }
+
+    private static List<EpisodeRow> episodes(Lake lake) {
+        try (LakeTable t = lake.table("episodes")) {
+            return t.episodes(ScanRequest.all());
+        }
+    }
+
+    private static long[] versions(Lake lake) {
+        try (LakeTable f = lake.table("frames"); LakeTable e = lake.table("episodes")) {
+            return new long[] {f.version(), e.version()};
+        }
+    }
+
+    /** The JPEG file of camera {@code cam} at {@code step} of the episode starting at {@code startNs}. */
+    private static Path jpeg(long startNs, int cam, int step) {
+        long index = (startNs - BRIDGE_T0) / 100_000_000_000L;
+        return SharedData.data(String.format("camera/bridge-octo-rlds/frames_jpeg/ep%02d/image_%d/%02d.jpg", index, cam, step));
+    }
+
+    @Test
+    void everyImageGetsTheMetricsOfItsJpegAndARerunAddsNothing(@TempDir Path tmp) throws IOException {
+        try (Lake lake = bridgeLake(tmp); PixelEmbedder emb = new PixelEmbedder(); ImageDecoder dec = new ImageDecoder()) {
+            List<EnrichJob.Progress> progress = new ArrayList<>();
+            EnrichJob.Result r = EnrichJob.run(lake, emb, EnrichOptions.builder().threads(2).batchEpisodes(10)
+                    .stride(Stride.every(1)).embedBatch(8).build(), progress::add);
+            assertEquals(25, r.episodesEnriched());
+            assertEquals(250, r.frames());
+            assertEquals(750, r.images());
+            assertEquals(0, r.decodeErrors());
+            assertEquals(750, r.embedded(), "stride 1: every camera of every frame");
+            assertEquals(3, r.batches());
+            assertEquals(3, progress.size());
+            assertEquals(250, progress.get(2).framesDone());
+            assertTrue(emb.batches.stream().allMatch(b -> b <= 8) && emb.batches.contains(8), emb.batches.toString());
+
+            Map<String, Long> start = new HashMap<>();
+            List<FrameRow> frames = frames(lake);
+            assertEquals(250, frames.size());
+            for (FrameRow f : frames) {
+                start.merge(f.episodeId(), f.timestampNs(), Math::min);
+            }
+            double maxSharp = 0;
+            for (FrameRow f : frames) {
+                assertEquals(3, f.enrichment().size());
+                assertNotNull(f.gripperState() == null ? "" : f.gripperState());
+                for (int cam = 0; cam < 3; cam++) {
+                    assertEquals("/camera" + cam + "/image/compressed", f.images().get(cam).topic());
+                    byte[] bytes = Files.readAllBytes(jpeg(start.get(f.episodeId()), cam, f.frameIndex()));
+                    DecodedImage d = dec.decode(bytes, ImageFormat.JPEG, "expected");
+                    ImageEnrichment e = f.enrichment().get(cam);
+                    assertEquals(ImageMetrics.sharpness(d.grey()), e.sharpness(), 1e-9, f.episodeId() + "#" + f.frameIndex());
+                    assertEquals(PerceptualHash.of(d.grey()), e.phash());
+                    assertEquals(e.sharpness() < 100, e.blurry());
+                    assertArrayEquals(bytes, e.hotJpeg(), "64x64 JPEGs are their own hot copy");
+                    assertEquals(Integer.valueOf(64), f.images().get(cam).width());
+                    assertArrayEquals(PixelEmbedder.of(d.rgb()), e.embedding(), 0f);
+                    if (f.frameIndex() == 0) {
+                        assertNull(e.meanAbsDiff());
+                        assertNull(e.isStatic());
+                    } else {
+                        assertNotNull(e.meanAbsDiff());
+                        assertEquals(e.meanAbsDiff() < 1.0, e.isStatic());
+                    }
+                    maxSharp = Math.max(maxSharp, e.sharpness());
+                }
+            }
+            assertTrue(maxSharp > 0);
+            for (EpisodeRow ep : episodes(lake)) {
+                assertNotNull(ep.enrichedAtNs());
+                assertEquals("test_pixels_4x4", ep.embeddingModel());
+                float[] v = ep.embedding();
+                assertEquals(48, v.length);
+                // the mean of the master camera's 10 embeddings, normalised
+                double[] sum = new double[48];
+                for (FrameRow f : frames) {
+                    if (f.episodeId().equals(ep.episodeId())) {
+                        int m = f.images().get(0).topic().equals(ep.masterTopic()) ? 0 : -1;
+                        for (int c = 0; c < 3; c++) {
+                            if (f.images().get(c).topic().equals(ep.masterTopic())) {
+                                m = c;
+                            }
+                        }
+                        float[] x = f.enrichment().get(m).embedding();
+                        for (int k = 0; k < 48; k++) {
+                            sum[k] += x[k];
+                        }
+                    }
+                }
+                double n = 0;
+                for (double s : sum) {
+                    n += s * s;
+                }
+                for (int k = 0; k < 48; k++) {
+                    assertEquals(sum[k] / Math.sqrt(n), v[k], 1e-6);
+                }
+                assertTrue(ep.enrichmentJson().contains("\"images\":30"), ep.enrichmentJson());
+            }
+
+            long[] before = versions(lake);
+            EnrichJob.Result again = EnrichJob.run(lake, emb, EnrichOptions.defaults(), p -> { });
+            assertEquals(0, again.episodesPending());
+            assertEquals(25, again.episodesAlreadyEnriched());
+            assertEquals(0, again.frames());
+            assertArrayEquals(before, versions(lake), "a re-run commits nothing");
+        }
+    }
+
+    @Test
+    void anInterruptedRunResumesWhereItStopped(@TempDir Path tmp) throws IOException {
+        try (Lake lake = bridgeLake(tmp)) {
+            EnrichJob.Result first = EnrichJob.run(lake, null, EnrichOptions.builder().threads(2).batchEpisodes(4)
+                    .stopAfterBatches(2).build(), p -> { });
+            assertTrue(first.stoppedEarly());
+            assertEquals(8, first.episodesEnriched());
+            assertEquals(80, first.frames());
+            List<EpisodeRow> eps = episodes(lake);
+            assertEquals(25, eps.size());
+            assertEquals(8, eps.stream().filter(e -> e.enrichedAtNs() != null).count());
+            assertTrue(eps.stream().filter(e -> e.enrichedAtNs() != null).allMatch(e -> e.embedding() == null),
+                    "no embedder: no embedding");
+            List<FrameRow> fr = frames(lake);
+            assertEquals(250, fr.size(), "no frame lost or duplicated");
+            assertEquals(80, fr.stream().filter(f -> !f.enrichment().isEmpty()).count());
+
+            EnrichJob.Result rest = EnrichJob.run(lake, null, EnrichOptions.builder().threads(2).build(), p -> { });
+            assertEquals(17, rest.episodesPending());
+            assertEquals(8, rest.episodesAlreadyEnriched());
+            assertEquals(17, rest.episodesEnriched());
+            assertFalse(rest.stoppedEarly());
+            fr = frames(lake);
+            assertEquals(250, fr.size());
+            assertTrue(fr.stream().allMatch(f -> f.enrichment().size() == 3 && f.enrichment().get(0).phash() != null));
+        }
+    }
+}
