@@ -218,6 +218,12 @@ public final class TrainsetLoader implements AutoCloseable {
     @Override
     public void close() {
         pool.shutdownNow();
+        try {
+            // batches read ahead may still be inside a take: their table handles close after them
+            pool.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (Worker w : all) {
             w.close();
         }
