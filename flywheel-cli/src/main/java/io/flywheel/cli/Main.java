@@ -27,6 +27,7 @@ import picocli.CommandLine.Command;
                 DedupCommand.class,
                 MineCommand.class,
                 TrainsetCommand.class,
+                LoadCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

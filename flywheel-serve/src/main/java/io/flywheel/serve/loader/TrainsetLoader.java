@@ -1,0 +1,366 @@
+package io.flywheel.serve.loader;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.SplittableRandom;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.StructVector;
+
+import io.flywheel.curate.trainset.Trainset;
+import io.flywheel.curate.trainset.TrainsetTables;
+import io.flywheel.curate.trainset.Trainsets;
+import io.flywheel.enrich.image.ImageDecoder;
+import io.flywheel.enrich.image.ImageFormat;
+import io.flywheel.ingest.LocatorReader;
+import io.flywheel.ingest.RawLocator;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.TableRef;
+
+/**
+ * Reads a training set for a trainer: random access by sample index, epochs in an order shuffled
+ * by seed, batches read ahead by worker threads.
+ *
+ * <p>The set is the tagged version of {@code trainset_samples} (a standard Lance dataset; Python
+ * trainers can read the same rows with {@code lance.dataset(uri, version=tag)}). Rows are read
+ * with Lance {@code take} by row offset, indices sorted per batch for locality and handed back in
+ * the order asked. Images come from the hot copy ({@code images[].hot_jpeg}, written by enrich)
+ * when present, else from the raw file through the frame's locator.
+ *
+ * <p>Determinism: epoch {@code e}'s order is a Fisher-Yates shuffle driven by
+ * {@code SplittableRandom(seed).split()} advanced {@code e} times, so the same seed gives the same
+ * batches on any machine, independent of threads and prefetch. Memory: at most
+ * {@code prefetch} batches are in flight or queued. Thread safety: one consumer thread per loader;
+ * workers each own a table handle and a raw-file reader.
+ */
+public final class TrainsetLoader implements AutoCloseable {
+    private static final List<String> BASE_COLUMNS = List.of("sample_index", "episode_index", "episode_id",
+            "frame_index", "timestamp_ns", "state", "action", "gripper");
+
+    private final Lake lake;
+    private final Trainset set;
+    private final LoaderOptions options;
+    private final long size;
+    private final List<String> columns;
+    private final ExecutorService pool;
+    private final BlockingQueue<Worker> workers;
+    private final List<Worker> all = Collections.synchronizedList(new ArrayList<>());
+
+    private TrainsetLoader(Lake lake, Trainset set, LoaderOptions options) {
+        this.lake = lake;
+        this.set = set;
+        this.options = options;
+        this.size = set.sampleCount();
+        List<String> cols = new ArrayList<>(BASE_COLUMNS);
+        if (options.images() != LoaderOptions.Images.NONE) {
+            cols.add("images");
+        }
+        this.columns = List.copyOf(cols);
+        this.workers = new ArrayBlockingQueue<>(options.threads() + 1);
+        for (int i = 0; i < options.threads() + 1; i++) {
+            Worker w = new Worker();
+            all.add(w);
+            workers.add(w);
+        }
+        this.pool = Executors.newFixedThreadPool(options.threads(), r -> {
+            Thread t = new Thread(r, "trainset-loader");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * @param lake an open lake (stays open while the loader is used)
+     * @param tag the training set's tag
+     * @param options loader options
+     * @return the loader; close it
+     * @throws IllegalArgumentException when there is no such set
+     */
+    public static TrainsetLoader open(Lake lake, String tag, LoaderOptions options) {
+        return new TrainsetLoader(lake, Trainsets.open(lake, tag), options);
+    }
+
+    /** @return the set being read */
+    public Trainset trainset() {
+        return set;
+    }
+
+    /** @return number of samples */
+    public long size() {
+        return size;
+    }
+
+    /** @return batches per epoch */
+    public long batchesPerEpoch() {
+        long b = options.batchSize();
+        return options.dropLast() ? size / b : (size + b - 1) / b;
+    }
+
+    /**
+     * @param indices sample indices, each in [0, size)
+     * @return the samples, in the order asked (an index asked twice comes twice)
+     * @throws IndexOutOfBoundsException naming the first bad index
+     */
+    public List<Sample> get(long... indices) {
+        Worker w = take();
+        try {
+            return w.read(indices);
+        } finally {
+            workers.add(w);
+        }
+    }
+
+    /**
+     * @param epoch epoch number, &ge; 0
+     * @return the sample order of that epoch: a permutation of [0, size)
+     */
+    public long[] epochOrder(int epoch) {
+        SplittableRandom r = new SplittableRandom(options.seed());
+        for (int i = 0; i < epoch; i++) {
+            r = r.split();
+        }
+        r = r.split();
+        long[] order = new long[Math.toIntExact(size)];
+        Arrays.setAll(order, i -> i);
+        for (int i = order.length - 1; i > 0; i--) {
+            int j = r.nextInt(i + 1);
+            long t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        return order;
+    }
+
+    /**
+     * The batches of an epoch, read ahead by the worker threads.
+     *
+     * @param epoch epoch number, &ge; 0
+     * @return an iterator of batches (lists of {@code batchSize} samples; the last may be shorter
+     *     unless dropLast); a read failure surfaces from {@code next()} as an unchecked exception
+     */
+    public Iterator<List<Sample>> epoch(int epoch) {
+        long[] order = epochOrder(epoch);
+        long batches = batchesPerEpoch();
+        return new Iterator<>() {
+            private final ArrayBlockingQueue<Future<List<Sample>>> ahead = new ArrayBlockingQueue<>(options.prefetch());
+            private long submitted;
+            private long consumed;
+
+            private void fill() {
+                while (submitted < batches && ahead.remainingCapacity() > 0) {
+                    int from = Math.toIntExact(submitted * options.batchSize());
+                    int to = (int) Math.min(order.length, from + (long) options.batchSize());
+                    long[] idx = Arrays.copyOfRange(order, from, to);
+                    ahead.add(pool.submit(() -> get(idx)));
+                    submitted++;
+                }
+            }
+
+            @Override
+            public boolean hasNext() {
+                return consumed < batches;
+            }
+
+            @Override
+            public List<Sample> next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException("epoch " + epoch + " has " + batches + " batches");
+                }
+                fill();
+                try {
+                    List<Sample> b = ahead.remove().get();
+                    consumed++;
+                    fill();
+                    return b;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for batch " + consumed, e);
+                } catch (ExecutionException e) {
+                    Throwable c = e.getCause();
+                    throw c instanceof RuntimeException r ? r : new IllegalStateException(c.getMessage(), c);
+                }
+            }
+        };
+    }
+
+    private Worker take() {
+        try {
+            return workers.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        pool.shutdownNow();
+        try {
+            // batches read ahead may still be inside a take: their table handles close after them
+            pool.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (Worker w : all) {
+            w.close();
+        }
+    }
+
+    /** A table handle, a raw-file reader and an image decoder, used by one thread at a time. */
+    private final class Worker implements AutoCloseable {
+        private LakeTable table;
+        private LocatorReader raw;
+        private ImageDecoder decoder;
+
+        List<Sample> read(long[] indices) {
+            for (long i : indices) {
+                if (i < 0 || i >= size) {
+                    throw new IndexOutOfBoundsException("sample " + i + " is outside [0, " + size + ") of training set '"
+                            + set.tag() + "'");
+                }
+            }
+            if (table == null) {
+                table = lake.table(TrainsetTables.SAMPLES, TableRef.version(set.samplesVersion()));
+            }
+            long[] sorted = Arrays.stream(indices).distinct().sorted().toArray();
+            Map<Long, Sample> byIndex = new HashMap<>();
+            List<RuntimeException> failure = new ArrayList<>();
+            table.take(sorted, columns, batch -> {
+                for (int r = 0; r < batch.getRowCount(); r++) {
+                    try {
+                        Sample s = sample(batch, r);
+                        byIndex.put(s.sampleIndex(), s);
+                    } catch (IOException e) {
+                        failure.add(new UncheckedIOException(e.getMessage(), e));
+                        return;
+                    }
+                }
+            });
+            if (!failure.isEmpty()) {
+                throw failure.get(0);
+            }
+            List<Sample> out = new ArrayList<>(indices.length);
+            for (long i : indices) {
+                out.add(byIndex.get(i));
+            }
+            return out;
+        }
+
+        private Sample sample(VectorSchemaRoot b, int r) throws IOException {
+            List<CameraImage> images = options.images() == LoaderOptions.Images.NONE ? List.of()
+                    : images((ListVector) b.getVector("images"), r);
+            Float8Vector g = (Float8Vector) b.getVector("gripper");
+            return new Sample(((BigIntVector) b.getVector("sample_index")).get(r),
+                    ((IntVector) b.getVector("episode_index")).get(r),
+                    new String(((VarCharVector) b.getVector("episode_id")).get(r), StandardCharsets.UTF_8),
+                    ((IntVector) b.getVector("frame_index")).get(r), ((BigIntVector) b.getVector("timestamp_ns")).get(r),
+                    doubles((ListVector) b.getVector("state"), r), doubles((ListVector) b.getVector("action"), r),
+                    g.isNull(r) ? Double.NaN : g.get(r), images);
+        }
+
+        private List<CameraImage> images(ListVector list, int r) throws IOException {
+            if (list.isNull(r)) {
+                return List.of();
+            }
+            StructVector s = (StructVector) list.getDataVector();
+            FieldVector hot = s.getChild("hot_jpeg");
+            FieldVector fmt = s.getChild("format");
+            List<CameraImage> out = new ArrayList<>();
+            for (int i = list.getElementStartIndex(r); i < list.getElementEndIndex(r); i++) {
+                String topic = text(s.getChild("topic"), i);
+                byte[] bytes;
+                String source;
+                String format;
+                if (hot != null && !hot.isNull(i)) {
+                    bytes = ((VarBinaryVector) hot).get(i);
+                    source = "hot";
+                    format = "jpeg";
+                } else {
+                    format = fmt == null || fmt.isNull(i) ? "" : text(fmt, i);
+                    RawLocator loc = RawLocator.fromStored(text(s.getChild("raw_uri"), i),
+                            ((BigIntVector) s.getChild("chunk_offset")).get(i), ((BigIntVector) s.getChild("offset")).get(i),
+                            ((BigIntVector) s.getChild("length")).get(i), text(s.getChild("compression"), i), format,
+                            intOrZero(s.getChild("width"), i), intOrZero(s.getChild("height"), i));
+                    if (raw == null) {
+                        raw = new LocatorReader();
+                    }
+                    bytes = raw.read(loc);
+                    source = "raw";
+                }
+                io.flywheel.enrich.RgbImage decoded = null;
+                if (options.images() == LoaderOptions.Images.DECODED) {
+                    if (decoder == null) {
+                        decoder = new ImageDecoder();
+                    }
+                    decoded = decoder.decode(bytes, ImageFormat.of(format, intOrZero(s.getChild("width"), i),
+                            intOrZero(s.getChild("height"), i), bytes), topic + " of training set '" + set.tag() + "'").rgb();
+                }
+                out.add(new CameraImage(topic, source, format, bytes, decoded));
+            }
+            return out;
+        }
+
+        @Override
+        public void close() {
+            if (table != null) {
+                table.close();
+            }
+            if (decoder != null) {
+                decoder.close();
+            }
+            if (raw != null) {
+                try {
+                    raw.close();
+                } catch (IOException e) {
+                    // closing read-only files: nothing to recover
+                }
+            }
+        }
+    }
+
+    private static int intOrZero(FieldVector v, int i) {
+        return v == null || v.isNull(i) ? 0 : ((IntVector) v).get(i);
+    }
+
+    private static String text(FieldVector v, int i) {
+        return new String(((VarCharVector) v).get(i), StandardCharsets.UTF_8);
+    }
+
+    private static double[] doubles(ListVector l, int r) {
+        if (l.isNull(r)) {
+            return new double[0];
+        }
+        Float8Vector d = (Float8Vector) l.getDataVector();
+        int from = l.getElementStartIndex(r);
+        int to = l.getElementEndIndex(r);
+        double[] out = new double[to - from];
+        for (int i = from; i < to; i++) {
+            out[i - from] = d.isNull(i) ? Double.NaN : d.get(i);
+        }
+        return out;
+    }
+
+}
