@@ -400,8 +400,8 @@ public final class ConsoleApi {
                         int start = images.getElementStartIndex(0);
                         int n = images.getElementEndIndex(0) - start;
                         if (camera >= n) {
-                            throw ApiException.notFound("frame " + frame + " of episode '" + id + "' has " + n
-                                    + " camera(s); camera " + camera + " does not exist");
+                            found[0] = n; // reported after the scan, which wraps what its consumer throws
+                            return;
                         }
                         int j = start + camera;
                         byte[] hot = ArrowJson.binary(s.getChild("hot_jpeg"), j);
@@ -415,6 +415,10 @@ public final class ConsoleApi {
                                 (Long) ArrowJson.value(s.getChild("length"), j),
                                 (String) ArrowJson.value(s.getChild("compression"), j));
                     });
+        }
+        if (found[0] instanceof Integer n) {
+            throw ApiException.notFound("frame " + frame + " of episode '" + id + "' has " + n + " camera(s); camera "
+                    + camera + " does not exist");
         }
         if (found[0] != null) {
             return new Image((byte[]) found[0], "image/jpeg", "hot_jpeg");
@@ -444,7 +448,7 @@ public final class ConsoleApi {
     }
 
     /** @return the local path of a raw file the lake registers */
-    private Path rawFile(String uri) {
+    Path rawFile(String uri) {
         if (!registeredRaw.contains(uri)) {
             long n;
             try (LakeTable t = lake.table("raw_files")) {

@@ -187,7 +187,7 @@ public final class ConsoleServer implements AutoCloseable {
         }
     }
 
-    /** @return the path's segments; 400 for an empty or dot segment */
+    /** @return the path's segments, percent-decoded; 400 for an empty, dot or slash segment */
     static List<String> segments(String path) {
         if (path == null || !path.startsWith("/")) {
             throw ApiException.badRequest("bad path");
@@ -196,10 +196,18 @@ public final class ConsoleServer implements AutoCloseable {
             return List.of();
         }
         String[] parts = path.substring(1).split("/", -1);
-        for (String p : parts) {
-            if (p.isEmpty() && parts.length > 1 || p.equals(".") || p.equals("..")) {
-                throw ApiException.badRequest("bad path: empty or dot segment in '" + path + "'");
+        for (int i = 0; i < parts.length; i++) {
+            String p;
+            try {
+                p = org.eclipse.jetty.util.URIUtil.decodePath(parts[i]);
+            } catch (RuntimeException e) {
+                throw ApiException.badRequest("bad path: cannot decode '" + parts[i] + "'");
             }
+            if (p.isEmpty() && parts.length > 1 || p.equals(".") || p.equals("..") || p.contains("/")
+                    || p.contains("\\")) {
+                throw ApiException.badRequest("bad path: empty, dot or slash segment in '" + path + "'");
+            }
+            parts[i] = p;
         }
         return List.of(parts);
     }
@@ -254,6 +262,11 @@ public final class ConsoleServer implements AutoCloseable {
             return;
         }
         String first = s.get(0);
+        if (n == 1 && first.equals("favicon.ico")) {
+            response.setStatus(204);
+            cb.succeeded();
+            return;
+        }
         if (n == 2 && first.equals("static") && STATIC.containsKey(s.get(1))) {
             try (InputStream in = ConsoleServer.class.getResourceAsStream("static/" + s.get(1))) {
                 if (in == null) {

@@ -167,6 +167,7 @@ async function alignPage() {
       summary.textContent = e.message;
       summary.classList.add('error');
       document.body.dataset.ready = 'true';
+      document.body.dataset.computed = String(my);
       return;
     }
     if (my !== seq) return;
@@ -180,7 +181,7 @@ async function alignPage() {
       + `|residual| p50 ${fmt(s.p50_ms, 3)} ms, p99 ${fmt(s.p99_ms, 3)} ms, max ${fmt(s.max_ms, 3)} ms`;
     draw(a);
     document.body.dataset.ready = 'true';
-    document.body.dataset.computed = String(seq);
+    document.body.dataset.computed = String(my);
   }
   function draw(a) {
     clear(svg);
