@@ -24,6 +24,8 @@ import picocli.CommandLine.Command;
                 SimCommand.class,
                 ModelsCommand.class,
                 TrainsetCommand.class,
+                ServeCommand.class,
+                MapCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

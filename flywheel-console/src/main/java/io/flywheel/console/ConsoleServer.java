@@ -100,12 +100,14 @@ public final class ConsoleServer implements AutoCloseable {
         ConsoleServer s = new ConsoleServer(lake, options);
         try {
             s.server.start();
-        } catch (BindException e) {
-            s.close();
-            throw new IOException("cannot listen on " + options.host() + ":" + options.port() + ": "
-                    + (e.getMessage() == null ? "address in use" : e.getMessage().toLowerCase(Locale.ROOT)), e);
         } catch (Exception e) {
             s.close();
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof BindException b) {
+                    throw new IOException("cannot listen on " + options.host() + ":" + options.port() + ": "
+                            + (b.getMessage() == null ? "address in use" : b.getMessage().toLowerCase(Locale.ROOT)), e);
+                }
+            }
             throw new IOException("cannot start the console on " + options.host() + ":" + options.port() + ": "
                     + e.getMessage(), e);
         }

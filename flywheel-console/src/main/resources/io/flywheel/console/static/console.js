@@ -63,7 +63,7 @@ async function episodePage() {
     if (cameras.length === 0) return;
     for (let i = 0; i < frames.length; i += stripStep) {
       const t = el('img', {src: `/api/episodes/${enc(id)}/frames/${frames[i].frame_index}/image?camera=${camera}&thumb=96`,
-        'data-frame': frames[i].frame_index, alt: 'frame ' + frames[i].frame_index, loading: 'lazy'}, strip);
+        'data-frame': frames[i].frame_index, alt: 'frame ' + frames[i].frame_index}, strip);
       t.addEventListener('click', () => show(i));
     }
   }
@@ -185,7 +185,7 @@ async function alignPage() {
   }
   function draw(a) {
     clear(svg);
-    const W = 1200, H = 220, L = 150, R = 20, yM = 60, yS = 160;
+    const W = 1200, H = 220, L = 190, R = 20, yM = 60, yS = 160;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     const mt = a.master_times_ns, st = a.stream_times_ns;
     const all = mt.concat(st);
@@ -193,8 +193,8 @@ async function alignPage() {
     let lo = Math.min(...all), hi = Math.max(...all);
     if (hi <= lo) hi = lo + 1;
     const x = t => L + (W - L - R) * (t - lo) / (hi - lo);
-    el('text', {x: 4, y: yM + 4}, svg, a.master_topic.slice(-24));
-    el('text', {x: 4, y: yS + 4}, svg, a.stream.slice(-24));
+    el('text', {x: 4, y: yM + 4}, svg, a.master_topic.length > 30 ? '...' + a.master_topic.slice(-28) : a.master_topic);
+    el('text', {x: 4, y: yS + 4}, svg, a.stream.length > 30 ? '...' + a.stream.slice(-28) : a.stream);
     el('line', {x1: L, x2: W - R, y1: yM, y2: yM, stroke: '#ccd'}, svg);
     el('line', {x1: L, x2: W - R, y1: yS, y2: yS, stroke: '#ccd'}, svg);
     el('text', {x: L, y: H - 6}, svg, `${(lo / 1e9).toFixed(3)} s`);
