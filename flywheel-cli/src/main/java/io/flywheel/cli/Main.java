@@ -28,6 +28,8 @@ import picocli.CommandLine.Command;
                 MineCommand.class,
                 TrainsetCommand.class,
                 LoadCommand.class,
+                ServeCommand.class,
+                MapCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

@@ -1,0 +1,910 @@
+package io.flywheel.console;
+
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+
+import javax.imageio.ImageIO;
+
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.lance.Dataset;
+import org.lance.ReadOptions;
+import org.lance.ipc.ColumnOrdering;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.flywheel.align.AlignMethod;
+import io.flywheel.align.AlignOptions;
+import io.flywheel.align.Aligner;
+import io.flywheel.align.Alignment;
+import io.flywheel.align.MissPolicy;
+import io.flywheel.align.StreamAlignment;
+import io.flywheel.align.StreamPolicy;
+import io.flywheel.align.TopicStream;
+import io.flywheel.curate.map.EmbeddingMap;
+import io.flywheel.curate.trainset.CompositionChart;
+import io.flywheel.curate.trainset.EpisodeInfo;
+import io.flywheel.curate.trainset.MinedEpisode;
+import io.flywheel.curate.trainset.Trainset;
+import io.flywheel.curate.trainset.TrainsetDiff;
+import io.flywheel.curate.trainset.TrainsetEpisode;
+import io.flywheel.curate.trainset.Trainsets;
+import io.flywheel.ingest.Episode;
+import io.flywheel.ingest.Ingest;
+import io.flywheel.ingest.LocatorReader;
+import io.flywheel.ingest.RawLocator;
+import io.flywheel.ingest.Recording;
+import io.flywheel.ingest.StreamData;
+import io.flywheel.ingest.StreamRole;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeException;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.ScanRequest;
+import io.flywheel.lake.Sql;
+
+/**
+ * What the console shows, as plain values for JSON (maps with snake_case keys, lists, numbers,
+ * strings): the HTTP layer ({@link ConsoleServer}) only parses parameters and writes the results.
+ * Every method reads the latest committed version of the tables it needs, with a column projection
+ * and, for lists, a limit and offset, so no call reads a whole large lake. Columns a lake does not
+ * have (before enrichment or dedup) are reported as absent ({@code "enriched": false}), not errors.
+ *
+ * <p>Files: the only files read are the raw files the lake's {@code raw_files} table registers
+ * (images and alignment inputs are found through locators and episode metadata, never through a
+ * path in a request). Thread-safe: every call opens its own table handles.
+ */
+public final class ConsoleApi {
+    /** Most rows one page of episodes or frames may ask for. */
+    public static final int MAX_PAGE = 1000;
+    /** Episode ids, stream names and tags accepted in requests. */
+    static final Pattern ID = Pattern.compile("[A-Za-z0-9._:@+-]{1,200}");
+    static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._/~:@+-]{1,300}");
+
+    /** Filters of the episodes table: request parameter to column. */
+    public static final Map<String, String> FILTERS = orderedMap("robot", "robot_id", "task", "task", "scene", "scene",
+            "operator", "operator", "outcome", "outcome", "quality", "quality_status");
+    /** Columns the episodes table can be sorted by (when present). */
+    public static final List<String> SORTABLE = List.of("episode_id", "robot_id", "task", "scene", "outcome",
+            "duration_ns", "frame_count", "quality_status", "start_ns", "duplicate_of");
+    private static final List<String> LIST_COLUMNS = List.of("episode_id", "robot_id", "task", "scene", "operator",
+            "outcome", "start_ns", "duration_ns", "frame_count", "quality_status", "quality_flags", "duplicate_of",
+            "enriched_at_ns");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Lake lake;
+    private final int mapMaxPoints;
+    private final Set<String> registeredRaw = ConcurrentHashMap.newKeySet();
+    private final Map<String, EpisodeStreams> streamsCache = Collections.synchronizedMap(
+            new LinkedHashMap<>(16, 0.75f, true) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, EpisodeStreams> e) {
+                    return size() > 8;
+                }
+            });
+    private final Map<String, EmbeddingMap> mapCache = new ConcurrentHashMap<>();
+
+    /**
+     * @param lake an open lake; stays owned by the caller (close it after the console)
+     * @param mapMaxPoints most episodes drawn on the embedding map
+     */
+    public ConsoleApi(Lake lake, int mapMaxPoints) {
+        this.lake = lake;
+        this.mapMaxPoints = mapMaxPoints;
+    }
+
+    /** @return the lake served */
+    public Lake lake() {
+        return lake;
+    }
+
+    // ------------------------------------------------------------------ summary
+
+    /** @return lake location, table versions and row counts, and which optional columns exist */
+    public Map<String, Object> summary() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("lake", lake.location());
+        Map<String, Object> tables = new LinkedHashMap<>();
+        for (String t : List.of("raw_files", "episodes", "frames")) {
+            try (LakeTable table = lake.table(t)) {
+                tables.put(t, Map.of("version", table.version(), "rows", table.countRows()));
+            }
+        }
+        m.put("tables", tables);
+        Set<String> cols = episodeColumns();
+        m.put("enriched", cols.contains("embedding"));
+        m.put("deduplicated", cols.contains("duplicate_of"));
+        m.put("trainsets", Trainsets.list(lake).size());
+        return m;
+    }
+
+    private Set<String> episodeColumns() {
+        try (LakeTable t = lake.table("episodes")) {
+            return names(t.schema().getFields());
+        }
+    }
+
+    private static Set<String> names(List<Field> fields) {
+        Set<String> s = new TreeSet<>();
+        fields.forEach(f -> s.add(f.getName()));
+        return s;
+    }
+
+    // ------------------------------------------------------------------ episodes
+
+    /**
+     * One page of episodes, filtered and sorted by Lance (an ordered scan with limit and offset over
+     * the listed columns only).
+     *
+     * @param q the page: offset, limit (1..{@value #MAX_PAGE}), sort column and direction, filters
+     * @return {@code total} (rows matching the filters), {@code offset}, {@code limit}, {@code sort},
+     *     {@code order}, {@code columns}, {@code rows} (one map per episode: the listed columns it has)
+     * @throws ApiException 400 for an unknown sort column or a bad limit/offset
+     */
+    public Map<String, Object> episodes(EpisodeQuery q) {
+        try (LakeTable t = lake.table("episodes")) {
+            Set<String> have = names(t.schema().getFields());
+            String sort = q.sort() == null ? "episode_id" : q.sort();
+            if (!SORTABLE.contains(sort) || !have.contains(sort)) {
+                throw ApiException.badRequest("sort: unknown column '" + sort + "'; expected one of "
+                        + SORTABLE.stream().filter(have::contains).toList());
+            }
+            String filter = q.sqlFilter();
+            List<String> cols = LIST_COLUMNS.stream().filter(have::contains).toList();
+            long total = filter == null ? t.countRows() : t.countRows(filter);
+            List<Map<String, Object>> rows = new ArrayList<>();
+            ColumnOrdering.Builder ob = new ColumnOrdering.Builder();
+            ob.setColumnName(sort);
+            ob.setAscending(!q.descending());
+            ob.setNullFirst(false);
+            List<ColumnOrdering> order = new ArrayList<>(List.of(ob.build()));
+            if (!sort.equals("episode_id")) { // a stable order among equal values
+                ColumnOrdering.Builder tie = new ColumnOrdering.Builder();
+                tie.setColumnName("episode_id");
+                tie.setAscending(true);
+                tie.setNullFirst(false);
+                order.add(tie.build());
+            }
+            if (q.offset() < total) {
+                orderedScan(t, cols, filter, order, q.limit(), q.offset(), b -> {
+                    for (int i = 0; i < b.getRowCount(); i++) {
+                        rows.add(ArrowJson.row(b, i));
+                    }
+                });
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("total", total);
+            m.put("offset", q.offset());
+            m.put("limit", q.limit());
+            m.put("sort", sort);
+            m.put("order", q.descending() ? "desc" : "asc");
+            m.put("filters", q.filters());
+            m.put("columns", cols);
+            m.put("rows", rows);
+            return m;
+        }
+    }
+
+    /** A scan with an ORDER BY, pushed to Lance (top-k with limit), on the table's pinned version. */
+    private void orderedScan(LakeTable t, List<String> cols, String filter, List<ColumnOrdering> order, long limit,
+                             long offset, Consumer<VectorSchemaRoot> consumer) {
+        ReadOptions ro = new ReadOptions.Builder().setStorageOptions(lake.storage().options()).setVersion(t.version())
+                .build();
+        ScanOptions.Builder sb = new ScanOptions.Builder().columns(cols).setColumnOrderings(order).limit(limit)
+                .offset(offset);
+        if (filter != null) {
+            sb.filter(filter);
+        }
+        try (BufferAllocator alloc = lake.newAllocator("console-scan");
+                Dataset ds = Dataset.open().allocator(alloc).uri(t.uri()).readOptions(ro).build();
+                LanceScanner scanner = ds.newScan(sb.build());
+                ArrowReader reader = scanner.scanBatches()) {
+            while (reader.loadNextBatch()) {
+                consumer.accept(reader.getVectorSchemaRoot());
+            }
+        } catch (ApiException | LakeException e) {
+            throw e;
+        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
+            throw new LakeException("table " + t.uri() + ": ordered scan failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * One episode: every column but the embedding, the QC results and metrics parsed from
+     * {@code quality_metrics}, the metadata parsed, the cameras and streams (from its first frame), and
+     * per-stream residual statistics over all its frames.
+     *
+     * @throws ApiException 404 when there is no such episode
+     */
+    public Map<String, Object> episode(String id) {
+        Map<String, Object> m;
+        try (LakeTable t = lake.table("episodes")) {
+            List<String> cols = t.schema().getFields().stream().map(Field::getName).filter(c -> !c.equals("embedding"))
+                    .toList();
+            List<Map<String, Object>> rows = new ArrayList<>();
+            t.scan(ScanRequest.builder().columns(cols).filter("episode_id = " + Sql.quote(id)).limit(1).build(),
+                    b -> {
+                        for (int i = 0; i < b.getRowCount(); i++) {
+                            rows.add(ArrowJson.row(b, i));
+                        }
+                    });
+            if (rows.isEmpty()) {
+                throw ApiException.notFound("no episode '" + id + "' in " + lake.location());
+            }
+            m = rows.get(0);
+            boolean hasEmb = cols.size() < t.schema().getFields().size();
+            m.put("enriched", m.get("enriched_at_ns") != null);
+            m.put("enrichment_columns", hasEmb || m.containsKey("enriched_at_ns"));
+        }
+        Object qm = m.remove("quality_metrics");
+        Map<String, Object> quality = parse(qm);
+        m.put("quality_results", quality.getOrDefault("results", List.of()));
+        m.put("quality_metrics", quality.getOrDefault("metrics", Map.of()));
+        m.put("metadata", parse(m.get("metadata")));
+        // cameras and per-stream residuals from the frames table (two projected scans of this episode)
+        List<Map<String, Object>> cameras = new ArrayList<>();
+        try (LakeTable f = lake.table("frames")) {
+            f.scan(ScanRequest.builder().columns("frame_index", "images").filter(episodeFilter(id) + " AND frame_index = 0")
+                    .limit(1).build(), b -> {
+                        if (b.getRowCount() > 0) {
+                            ListVector images = (ListVector) b.getVector("images");
+                            StructVector s = (StructVector) images.getDataVector();
+                            for (int j = images.getElementStartIndex(0); j < images.getElementEndIndex(0); j++) {
+                                Map<String, Object> c = new LinkedHashMap<>();
+                                c.put("index", j - images.getElementStartIndex(0));
+                                c.put("topic", ArrowJson.value(s.getChild("topic"), j));
+                                c.put("format", s.getChild("format") == null ? null : ArrowJson.value(s.getChild("format"), j));
+                                c.put("hot_copy", s.getChild("hot_jpeg") != null && !s.getChild("hot_jpeg").isNull(j));
+                                cameras.add(c);
+                            }
+                        }
+                    });
+            Map<String, List<Long>> residuals = new TreeMap<>();
+            Map<String, long[]> counts = new TreeMap<>();
+            f.scan(ScanRequest.builder().columns("streams").filter(episodeFilter(id)).build(), b -> {
+                ListVector streams = (ListVector) b.getVector("streams");
+                StructVector s = (StructVector) streams.getDataVector();
+                for (int i = 0; i < b.getRowCount(); i++) {
+                    for (int j = streams.getElementStartIndex(i); j < streams.getElementEndIndex(i); j++) {
+                        String name = (String) ArrowJson.value(s.getChild("stream"), j);
+                        boolean matched = Boolean.TRUE.equals(ArrowJson.value(s.getChild("matched"), j));
+                        Object r = ArrowJson.value(s.getChild("residual_ns"), j);
+                        counts.computeIfAbsent(name, k -> new long[2])[matched ? 0 : 1]++;
+                        if (matched && r instanceof Long res) {
+                            residuals.computeIfAbsent(name, k -> new ArrayList<>()).add(Math.abs(res));
+                        }
+                    }
+                }
+            });
+            List<Map<String, Object>> stats = new ArrayList<>();
+            for (Map.Entry<String, long[]> e : counts.entrySet()) {
+                long[] r = residuals.getOrDefault(e.getKey(), List.of()).stream().mapToLong(Long::longValue).sorted()
+                        .toArray();
+                Map<String, Object> s = new LinkedHashMap<>();
+                s.put("stream", e.getKey());
+                s.put("matched", e.getValue()[0]);
+                s.put("unmatched", e.getValue()[1]);
+                s.put("p50_ms", pct(r, 50));
+                s.put("p99_ms", pct(r, 99));
+                s.put("max_ms", r.length == 0 ? null : r[r.length - 1] / 1e6);
+                stats.add(s);
+            }
+            m.put("residuals", stats);
+        }
+        m.put("cameras", cameras);
+        return m;
+    }
+
+    /**
+     * Frames of an episode: index, master time, state, action, gripper, per-stream matches and flags
+     * (and gripper_state / phase after enrichment); never the image bytes.
+     *
+     * @param id episode
+     * @param offset first frame index
+     * @param limit most frames, 1..{@value #MAX_PAGE}
+     * @return {@code frame_count} (all frames of the episode), {@code offset}, {@code frames}
+     * @throws ApiException 404 when the episode has no frames
+     */
+    public Map<String, Object> frames(String id, long offset, int limit) {
+        try (LakeTable f = lake.table("frames")) {
+            Set<String> have = names(f.schema().getFields());
+            long count = f.countRows(episodeFilter(id));
+            if (count == 0) {
+                throw ApiException.notFound("no frames of episode '" + id + "' in " + lake.location());
+            }
+            List<String> cols = new ArrayList<>(List.of("frame_index", "timestamp_ns", "state", "action", "gripper",
+                    "streams", "flags"));
+            for (String c : List.of("gripper_state", "phase")) {
+                if (have.contains(c)) {
+                    cols.add(c);
+                }
+            }
+            List<Map<String, Object>> rows = new ArrayList<>();
+            f.scan(ScanRequest.builder().columns(cols).filter(episodeFilter(id) + " AND frame_index >= " + offset
+                    + " AND frame_index < " + (offset + limit)).build(), b -> {
+                        for (int i = 0; i < b.getRowCount(); i++) {
+                            rows.add(ArrowJson.row(b, i));
+                        }
+                    });
+            rows.sort((a, b) -> Integer.compare((Integer) a.get("frame_index"), (Integer) b.get("frame_index")));
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("episode_id", id);
+            m.put("frame_count", count);
+            m.put("offset", offset);
+            m.put("limit", limit);
+            m.put("frames", rows);
+            return m;
+        }
+    }
+
+    /**
+     * An image to send: bytes and their media type.
+     *
+     * @param bytes the encoded image
+     * @param contentType {@code image/jpeg} or {@code image/png}
+     * @param source {@code hot_jpeg} (the enriched hot copy), {@code raw} (read through the locator) or
+     *     {@code thumbnail} (the raw image scaled down)
+     */
+    public record Image(byte[] bytes, String contentType, String source) {}
+
+    /**
+     * One camera image of one frame: the hot JPEG copy when enrichment wrote one, else the raw bytes read
+     * through the frame's locator from a raw file registered in {@code raw_files}.
+     *
+     * @param id episode
+     * @param frame frame index
+     * @param camera camera position in the frame's image list (0-based)
+     * @param thumbnailWidth when &gt; 0, raw images wider than this are scaled down to it (JPEG)
+     * @throws ApiException 404 when the frame or camera does not exist; 415 when the image is neither JPEG
+     *     nor PNG (a raw pixel encoding); 403 when the locator names a file not registered in raw_files
+     */
+    public Image image(String id, int frame, int camera, int thumbnailWidth) throws IOException {
+        Object[] found = new Object[2];
+        try (LakeTable f = lake.table("frames")) {
+            f.scan(ScanRequest.builder().columns("images").filter(episodeFilter(id) + " AND frame_index = " + frame)
+                    .limit(1).build(), b -> {
+                        if (b.getRowCount() == 0) {
+                            return;
+                        }
+                        ListVector images = (ListVector) b.getVector("images");
+                        StructVector s = (StructVector) images.getDataVector();
+                        int start = images.getElementStartIndex(0);
+                        int n = images.getElementEndIndex(0) - start;
+                        if (camera >= n) {
+                            found[0] = n; // reported after the scan, which wraps what its consumer throws
+                            return;
+                        }
+                        int j = start + camera;
+                        byte[] hot = ArrowJson.binary(s.getChild("hot_jpeg"), j);
+                        if (hot != null) {
+                            found[0] = hot;
+                            return;
+                        }
+                        found[1] = RawLocator.fromStored((String) ArrowJson.value(s.getChild("raw_uri"), j),
+                                (Long) ArrowJson.value(s.getChild("chunk_offset"), j),
+                                (Long) ArrowJson.value(s.getChild("offset"), j),
+                                (Long) ArrowJson.value(s.getChild("length"), j),
+                                (String) ArrowJson.value(s.getChild("compression"), j));
+                    });
+        }
+        if (found[0] instanceof Integer n) {
+            throw ApiException.notFound("frame " + frame + " of episode '" + id + "' has " + n + " camera(s); camera "
+                    + camera + " does not exist");
+        }
+        if (found[0] != null) {
+            return new Image((byte[]) found[0], "image/jpeg", "hot_jpeg");
+        }
+        if (found[1] == null) {
+            throw ApiException.notFound("episode '" + id + "' has no frame " + frame);
+        }
+        RawLocator loc = (RawLocator) found[1];
+        Path file = rawFile(loc.uri());
+        byte[] bytes;
+        try (LocatorReader r = new LocatorReader()) {
+            bytes = r.read(new RawLocator(file.toUri().toString(), loc.chunkOffset(), loc.offset(), loc.length(),
+                    loc.compression(), loc.format(), loc.width(), loc.height(), loc.payload()));
+        }
+        String type = mediaType(bytes);
+        if (type == null) {
+            throw new ApiException(415, "camera " + camera + " of frame " + frame + " of episode '" + id
+                    + "' is not a JPEG or PNG image (a raw pixel encoding); run flywheel enrich for a hot JPEG copy");
+        }
+        if (thumbnailWidth > 0) {
+            byte[] small = thumbnail(bytes, thumbnailWidth);
+            if (small != null) {
+                return new Image(small, "image/jpeg", "thumbnail");
+            }
+        }
+        return new Image(bytes, type, "raw");
+    }
+
+    /** @return the local path of a raw file the lake registers */
+    Path rawFile(String uri) {
+        if (!registeredRaw.contains(uri)) {
+            long n;
+            try (LakeTable t = lake.table("raw_files")) {
+                n = t.countRows("uri = " + Sql.quote(uri));
+            }
+            if (n == 0) {
+                throw new ApiException(403, "raw file " + uri + " is not registered in the lake's raw_files table");
+            }
+            registeredRaw.add(uri);
+        }
+        URI u = URI.create(uri);
+        if (u.getScheme() != null && !u.getScheme().equals("file")) {
+            throw new ApiException(422, "raw file " + uri + " is not a local file; the console reads local raw files");
+        }
+        return u.getScheme() == null ? Path.of(uri) : Path.of(u);
+    }
+
+    static String mediaType(byte[] b) {
+        if (b.length > 3 && (b[0] & 0xff) == 0xff && (b[1] & 0xff) == 0xd8) {
+            return "image/jpeg";
+        }
+        if (b.length > 8 && (b[0] & 0xff) == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G') {
+            return "image/png";
+        }
+        return null;
+    }
+
+    private static byte[] thumbnail(byte[] encoded, int width) throws IOException {
+        ImageIO.setUseCache(false);
+        BufferedImage img = ImageIO.read(new ByteArrayInputStream(encoded));
+        if (img == null || img.getWidth() <= width) {
+            return null;
+        }
+        int h = Math.max(1, Math.round(img.getHeight() * (float) width / img.getWidth()));
+        BufferedImage out = new BufferedImage(width, h, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = out.createGraphics();
+        g.setRenderingHint(RenderingHints.KEY_INTERPOLATION, RenderingHints.VALUE_INTERPOLATION_BILINEAR);
+        g.drawImage(img, 0, 0, width, h, null);
+        g.dispose();
+        ByteArrayOutputStream bo = new ByteArrayOutputStream();
+        ImageIO.write(out, "jpeg", bo);
+        return bo.toByteArray();
+    }
+
+    // ------------------------------------------------------------------ alignment
+
+    /** The message times of an episode's alignable streams, read once from its raw files. */
+    private record EpisodeStreams(String master, Map<String, TopicStream> streams, Map<String, String> roles) {}
+
+    /**
+     * Re-aligns one stream of an episode to its master camera with another policy, from the message times
+     * in the raw files (the lake keeps only the result of the policy used at ingest).
+     *
+     * @param id episode
+     * @param r stream, method, tolerance, clock offset, on-miss, and the master frames to return
+     * @return {@code master_topic}, {@code stream}, {@code streams} (the choices), {@code policy},
+     *     {@code t0_ns}, {@code master_times_ns} and {@code stream_times_ns} (relative to t0, the window
+     *     only), {@code pairs} (per master frame of the window: {@code frame} (master index),
+     *     {@code kept}, {@code message} (stream index or -1), {@code residual_ns}), and {@code summary}
+     *     ({@code frames}, {@code matched}, {@code unmatched}, {@code dropped}, residual p50/p99/max ms over
+     *     the whole episode)
+     * @throws ApiException 404 for an unknown episode or stream; 422 when the episode's master clock is not
+     *     a stream of its raw files
+     */
+    public Map<String, Object> align(String id, AlignRequest r) throws IOException {
+        EpisodeStreams es = streams(id);
+        TopicStream master = es.streams().get(es.master());
+        String stream = r.stream();
+        if (stream == null) {
+            stream = es.streams().keySet().stream().filter(s -> !s.equals(es.master())).findFirst()
+                    .orElseThrow(() -> new ApiException(422, "episode '" + id + "' has only its master stream"));
+        }
+        TopicStream other = es.streams().get(stream);
+        if (other == null || stream.equals(es.master())) {
+            throw ApiException.notFound("episode '" + id + "' has no stream '" + stream + "' to align; streams: "
+                    + es.streams().keySet().stream().filter(s -> !s.equals(es.master())).toList());
+        }
+        StreamPolicy policy = StreamPolicy.builder().method(r.method()).toleranceNs(r.toleranceNs())
+                .clockOffsetNs(r.clockOffsetNs()).onMiss(r.onMiss()).build();
+        Alignment a = Aligner.align(List.of(master, other), AlignOptions.builder().masterStream(es.master())
+                .policy(stream, policy).policy(es.master(), StreamPolicy.of(AlignMethod.NEAREST, 0)).build());
+        StreamAlignment sa = a.stream(stream);
+        int masterFrames = a.masterFrames();
+        int[] keptIndex = new int[masterFrames];
+        Arrays.fill(keptIndex, -1);
+        int[] mf = a.masterFrame();
+        for (int f = 0; f < mf.length; f++) {
+            keptIndex[mf[f]] = f;
+        }
+        long[] mt = master.timestampsNs();
+        long[] st = other.timestampsNs();
+        long t0 = mt.length == 0 ? 0 : Math.min(mt[0], st.length == 0 ? mt[0] : st[0]);
+        int from = (int) Math.min(r.fromFrame(), masterFrames);
+        int to = (int) Math.min((long) from + r.frameCount(), masterFrames);
+        List<Map<String, Object>> pairs = new ArrayList<>();
+        List<Long> residuals = new ArrayList<>();
+        int matched = 0;
+        int unmatched = 0;
+        for (int m = 0; m < masterFrames; m++) {
+            int f = keptIndex[m];
+            int msg = f < 0 ? -1 : sa.index()[f];
+            long res = f < 0 ? StreamAlignment.NO_RESIDUAL : sa.residualNs()[f];
+            if (f >= 0 && msg >= 0) {
+                matched++;
+                residuals.add(Math.abs(res));
+            } else if (f >= 0) {
+                unmatched++;
+            }
+            if (m >= from && m < to) {
+                Map<String, Object> p = new LinkedHashMap<>();
+                p.put("frame", m);
+                p.put("kept", f >= 0);
+                p.put("message", msg);
+                p.put("residual_ns", res == StreamAlignment.NO_RESIDUAL ? null : res);
+                pairs.add(p);
+            }
+        }
+        long lo = from < masterFrames ? mt[from] : 0;
+        long hi = to > from ? mt[to - 1] : 0;
+        long margin = Math.min(r.toleranceNs(), 1_000_000_000L) + Math.abs(r.clockOffsetNs());
+        List<Long> streamTimes = new ArrayList<>();
+        int firstMessage = -1;
+        for (int i = 0; i < st.length; i++) {
+            if (st[i] >= lo - margin && st[i] <= hi + margin) {
+                if (firstMessage < 0) {
+                    firstMessage = i;
+                }
+                streamTimes.add(st[i] - t0);
+            }
+        }
+        List<Long> masterTimes = new ArrayList<>();
+        for (int m = from; m < to; m++) {
+            masterTimes.add(mt[m] - t0);
+        }
+        long[] rs = residuals.stream().mapToLong(Long::longValue).sorted().toArray();
+        Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("frames", masterFrames);
+        summary.put("matched", matched);
+        summary.put("unmatched", unmatched);
+        summary.put("dropped", a.droppedFrames());
+        summary.put("p50_ms", pct(rs, 50));
+        summary.put("p99_ms", pct(rs, 99));
+        summary.put("max_ms", rs.length == 0 ? null : rs[rs.length - 1] / 1e6);
+        Map<String, Object> pol = new LinkedHashMap<>();
+        pol.put("method", r.method().name().toLowerCase(Locale.ROOT));
+        pol.put("tolerance_ms", r.toleranceNs() / 1e6);
+        pol.put("clock_offset_ms", r.clockOffsetNs() / 1e6);
+        pol.put("on_miss", r.onMiss() == MissPolicy.DROP_FRAME ? "drop" : "flag");
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("episode_id", id);
+        m.put("master_topic", es.master());
+        m.put("stream", stream);
+        m.put("stream_role", es.roles().get(stream));
+        m.put("streams", es.streams().keySet().stream().filter(s -> !s.equals(es.master())).toList());
+        m.put("policy", pol);
+        m.put("t0_ns", t0);
+        m.put("from_frame", from);
+        m.put("master_times_ns", masterTimes);
+        m.put("first_message", Math.max(0, firstMessage));
+        m.put("stream_times_ns", streamTimes);
+        m.put("pairs", pairs);
+        m.put("summary", summary);
+        return m;
+    }
+
+    private EpisodeStreams streams(String id) throws IOException {
+        EpisodeStreams cached = streamsCache.get(id);
+        if (cached != null) {
+            return cached;
+        }
+        Map<String, Object> meta;
+        String masterTopic;
+        try (LakeTable t = lake.table("episodes")) {
+            List<Object[]> rows = new ArrayList<>();
+            t.scan(ScanRequest.builder().columns("episode_id", "master_topic", "metadata")
+                    .filter("episode_id = " + Sql.quote(id)).limit(1).build(), b -> {
+                        for (int i = 0; i < b.getRowCount(); i++) {
+                            rows.add(new Object[] {ArrowJson.str(b, "master_topic", i), ArrowJson.str(b, "metadata", i)});
+                        }
+                    });
+            if (rows.isEmpty()) {
+                throw ApiException.notFound("no episode '" + id + "' in " + lake.location());
+            }
+            masterTopic = (String) rows.get(0)[0];
+            meta = parse(rows.get(0)[1]);
+        }
+        Object files = meta.get("source_files");
+        if (!(files instanceof List<?> list) || list.isEmpty()) {
+            throw new ApiException(422, "episode '" + id + "' has no source_files in its metadata");
+        }
+        Path first = rawFile(list.get(0).toString());
+        for (Object f : list) {
+            rawFile(f.toString());
+        }
+        Recording rec = Ingest.read(list.size() > 1 ? first.getParent() : first);
+        Episode ep = rec.episodes().stream().filter(e -> e.episodeId().equals(id)).findFirst().orElseThrow(
+                () -> new ApiException(422, "the raw files of episode '" + id + "' no longer hold it"));
+        Map<String, TopicStream> out = new LinkedHashMap<>();
+        Map<String, String> roles = new LinkedHashMap<>();
+        for (StreamData s : ep.streams()) {
+            boolean numeric = s.values() != null && s.values().length > 0 && s.values()[0] != null;
+            if (s.size() == 0 || !(s.role() == StreamRole.CAMERA || numeric && (s.role() == StreamRole.STATE
+                    || s.role() == StreamRole.ACTION || s.role() == StreamRole.GRIPPER))) {
+                continue;
+            }
+            int[] usable = s.timestamps().resolved().usable();
+            if (usable.length == 0) {
+                continue;
+            }
+            out.put(s.topic(), TopicStream.builder(s.topic()).timestamps(s.timestamps().resolved().usableTimesNs())
+                    .payload(usable).sortIfNeeded(true).build());
+            roles.put(s.topic(), s.role().name().toLowerCase(Locale.ROOT));
+        }
+        if (!out.containsKey(masterTopic)) {
+            throw new ApiException(422, "episode '" + id + "' is aligned to '" + masterTopic
+                    + "', which is not a stream of its raw files (a fixed-rate master clock): nothing to pair");
+        }
+        EpisodeStreams es = new EpisodeStreams(masterTopic, out, roles);
+        streamsCache.put(id, es);
+        return es;
+    }
+
+    // ------------------------------------------------------------------ embedding map
+
+    /**
+     * @param trainsetTag training set whose mined episodes are marked, or null for the newest
+     * @return {@code enriched}, {@code model}, {@code dimension}, {@code explained} [PC1, PC2],
+     *     {@code episodes_total}, {@code episodes_with_embedding}, {@code sample_stride},
+     *     {@code mined_from}, {@code scenes} (scene to colour), {@code points} (episode_id, scene,
+     *     outcome, failure, mined, x, y)
+     * @throws ApiException 404 when the training set does not exist
+     */
+    public Map<String, Object> map(String trainsetTag) {
+        EmbeddingMap em = embeddingMap(trainsetTag);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("enriched", em.enriched());
+        m.put("model", em.model());
+        m.put("dimension", em.dimension());
+        m.put("explained", em.explained());
+        m.put("episodes_total", em.episodesTotal());
+        m.put("episodes_with_embedding", em.episodesWithEmbedding());
+        m.put("sample_stride", em.sampleStride());
+        m.put("mined_from", em.minedFrom());
+        Map<String, String> scenes = new LinkedHashMap<>();
+        for (String s : em.sceneColours().keySet()) {
+            scenes.put(s, em.sceneColour(s));
+        }
+        m.put("scenes", scenes);
+        List<Map<String, Object>> pts = new ArrayList<>();
+        for (EmbeddingMap.Point p : em.points()) {
+            Map<String, Object> q = new LinkedHashMap<>();
+            q.put("episode_id", p.episodeId());
+            q.put("scene", p.scene());
+            q.put("outcome", p.outcome());
+            q.put("failure", p.failure());
+            q.put("mined", p.mined());
+            q.put("x", p.x());
+            q.put("y", p.y());
+            pts.add(q);
+        }
+        m.put("points", pts);
+        return m;
+    }
+
+    /** @return the map, cached per episodes and trainsets version */
+    public EmbeddingMap embeddingMap(String trainsetTag) {
+        String key;
+        try (LakeTable e = lake.table("episodes")) {
+            key = e.version() + "/" + trainsetsVersion() + "/" + trainsetTag;
+        }
+        EmbeddingMap em = mapCache.get(key);
+        if (em == null) {
+            try {
+                em = EmbeddingMap.read(lake, EmbeddingMap.Options.builder().maxPoints(mapMaxPoints)
+                        .trainsetTag(trainsetTag).build());
+            } catch (IllegalArgumentException ex) {
+                throw ApiException.notFound(ex.getMessage());
+            }
+            if (mapCache.size() > 8) {
+                mapCache.clear();
+            }
+            mapCache.put(key, em);
+        }
+        return em;
+    }
+
+    private long trainsetsVersion() {
+        if (!lake.hasTable("trainsets")) {
+            return 0;
+        }
+        try (LakeTable t = lake.table("trainsets")) {
+            return t.version();
+        }
+    }
+
+    // ------------------------------------------------------------------ training sets
+
+    /**
+     * @return {@code trainsets}: every set, oldest first: tag, created_at_ns, episode/sample/base/mined
+     *     counts, {@code parent} (the set committed before it, or null) and its lineage
+     */
+    public Map<String, Object> trainsets() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        String parent = null;
+        for (Trainset s : Trainsets.list(lake)) {
+            Map<String, Object> m = trainsetSummary(s);
+            m.put("parent", parent);
+            out.add(m);
+            parent = s.tag();
+        }
+        return Map.of("trainsets", out);
+    }
+
+    private static Map<String, Object> trainsetSummary(Trainset s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("tag", s.tag());
+        m.put("created_at_ns", s.createdAtNs());
+        m.put("episodes", s.episodeCount());
+        m.put("samples", s.sampleCount());
+        m.put("base", s.baseCount());
+        m.put("mined", s.minedCount());
+        m.put("samples_version", s.samplesVersion());
+        m.put("episodes_version", s.episodesVersion());
+        m.put("lineage", s.lineage());
+        return m;
+    }
+
+    /**
+     * @param tag a training set
+     * @param limit most episodes listed
+     * @return the set's summary, {@code composition} (dimension to value to episode count) and its first
+     *     {@code limit} episodes with why each is in ({@code in_base}, {@code mined_by})
+     * @throws ApiException 404 when there is no such set
+     */
+    public Map<String, Object> trainset(String tag, int limit) {
+        Trainset s = openSet(tag);
+        List<TrainsetEpisode> eps = Trainsets.episodes(lake, s);
+        Map<String, Object> m = trainsetSummary(s);
+        Map<String, Map<String, Long>> comp = new LinkedHashMap<>();
+        for (String d : TrainsetDiff.DIMENSIONS) {
+            Map<String, Long> c = new TreeMap<>();
+            for (TrainsetEpisode e : eps) {
+                c.merge(e.info().value(d), 1L, Long::sum);
+            }
+            comp.put(d, c);
+        }
+        m.put("composition", comp);
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (TrainsetEpisode e : eps.subList(0, Math.min(limit, eps.size()))) {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("episode_id", e.info().episodeId());
+            x.put("scene", e.info().scene());
+            x.put("object", e.info().object());
+            x.put("in_base", e.inBase());
+            List<Map<String, Object>> by = new ArrayList<>();
+            for (MinedEpisode me : e.minedBy()) {
+                by.add(Map.of("query_episode_id", me.queryEpisodeId(), "distance", me.distance(), "rank", me.rank()));
+            }
+            x.put("mined_by", by);
+            x.put("sample_count", e.sampleCount());
+            list.add(x);
+        }
+        m.put("episode_list", list);
+        return m;
+    }
+
+    private Trainset openSet(String tag) {
+        try {
+            return Trainsets.open(lake, tag);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.notFound(e.getMessage());
+        }
+    }
+
+    /**
+     * @return the diff of two sets: {@code from}, {@code to}, {@code added}, {@code removed}, {@code kept},
+     *     counts, hard-case shares and rule, {@code composition} (dimension to value to [from, to] counts)
+     * @throws ApiException 404 when a tag does not exist
+     */
+    public Map<String, Object> diff(String from, String to) {
+        TrainsetDiff d = diffOf(from, to);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("from", d.from());
+        m.put("to", d.to());
+        m.put("from_count", d.fromCount());
+        m.put("to_count", d.toCount());
+        m.put("kept", d.kept());
+        m.put("added", d.added());
+        m.put("removed", d.removed());
+        m.put("hard_case_rule", d.hardCaseRule());
+        m.put("hard_share_from", d.hardShareFrom());
+        m.put("hard_share_to", d.hardShareTo());
+        Map<String, Object> comp = new LinkedHashMap<>();
+        d.composition().forEach((dim, values) -> {
+            Map<String, Object> v = new LinkedHashMap<>();
+            values.forEach((k, c) -> v.put(k, List.of(c[0], c[1])));
+            comp.put(dim, v);
+        });
+        m.put("composition", comp);
+        return m;
+    }
+
+    /** @return {@link CompositionChart} of the diff, as PNG bytes */
+    public byte[] diffPng(String from, String to) throws IOException {
+        TrainsetDiff d = diffOf(from, to);
+        Path tmp = Files.createTempFile("flywheel-diff", ".png");
+        try {
+            CompositionChart.write(d, tmp);
+            return Files.readAllBytes(tmp);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    private TrainsetDiff diffOf(String from, String to) {
+        openSet(from);
+        openSet(to);
+        Set<String> objects = TrainsetDiff.queryObjects(lake, to);
+        Predicate<EpisodeInfo> hard = e -> objects.contains(e.object());
+        String rule = objects.isEmpty() ? "no hard-case rule: the newer set has no mining queries with an object"
+                : "object in " + objects;
+        return TrainsetDiff.of(lake, from, to, hard, rule);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    static String episodeFilter(String id) {
+        return "episode_id = " + Sql.quote(id);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> parse(Object json) {
+        if (!(json instanceof String s) || s.isBlank()) {
+            return new LinkedHashMap<>();
+        }
+        try {
+            Object o = JSON.readValue(s, Object.class);
+            return o instanceof Map<?, ?> mm ? (Map<String, Object>) mm : new LinkedHashMap<>(Map.of("value", o));
+        } catch (IOException e) {
+            return new LinkedHashMap<>(Map.of("unparsed", s));
+        }
+    }
+
+    private static Double pct(long[] sorted, int p) {
+        if (sorted.length == 0) {
+            return null;
+        }
+        int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e6;
+    }
+
+    private static Map<String, String> orderedMap(String... kv) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put(kv[i], kv[i + 1]);
+        }
+        return Collections.unmodifiableMap(m);
+    }
+}
