@@ -83,29 +83,9 @@ final class ArrowRows {
         VectorSchemaRoot root = VectorSchemaRoot.create(TableSchemas.frames(), alloc);
         try {
             root.allocateNew();
-            ListVector state = (ListVector) root.getVector("state");
-            ListVector action = (ListVector) root.getVector("action");
-            ListVector images = (ListVector) root.getVector("images");
-            ListVector streams = (ListVector) root.getVector("streams");
-            ListVector flags = (ListVector) root.getVector("flags");
-            StructVector img = (StructVector) images.getDataVector();
-            StructVector stm = (StructVector) streams.getDataVector();
+            FrameWriter w = new FrameWriter(root);
             for (int i = 0; i < rows.size(); i++) {
-                FrameRow r = rows.get(i);
-                str(root, "episode_id", i, r.episodeId());
-                ((IntVector) root.getVector("frame_index")).setSafe(i, r.frameIndex());
-                i64(root, "timestamp_ns", i, r.timestampNs());
-                f64List(state, i, r.state());
-                f64List(action, i, r.action());
-                Float8Vector g = (Float8Vector) root.getVector("gripper");
-                if (r.gripper() == null) {
-                    g.setNull(i);
-                } else {
-                    g.setSafe(i, r.gripper());
-                }
-                images(images, img, i, r.images());
-                streams(streams, stm, i, r.streams());
-                strList(flags, i, r.flags());
+                w.row(i, rows.get(i));
             }
             root.setRowCount(rows.size());
             return root;
@@ -115,34 +95,133 @@ final class ArrowRows {
         }
     }
 
-    // Per-row list fields in their own methods: one huge frames() took C2 about a second to compile on one core.
+    /**
+     * Writes frames rows into the vectors of one root: every vector looked up once (not by name per value), and
+     * the UTF-8 bytes of the repeating strings (episode ids, topics, URIs, compressions, stream names, flags)
+     * encoded once.
+     */
+    private static final class FrameWriter {
+        private final VarCharVector episodeId;
+        private final IntVector frameIndex;
+        private final BigIntVector timestamp;
+        private final ListVector state;
+        private final ListVector action;
+        private final Float8Vector gripper;
+        private final ListVector images;
+        private final StructVector img;
+        private final VarCharVector imgTopic;
+        private final VarCharVector imgUri;
+        private final BigIntVector imgChunkOffset;
+        private final BigIntVector imgOffset;
+        private final BigIntVector imgLength;
+        private final VarCharVector imgCompression;
+        private final BigIntVector imgResidual;
+        private final ListVector streams;
+        private final StructVector stm;
+        private final VarCharVector stmName;
+        private final BitVector stmMatched;
+        private final BigIntVector stmResidual;
+        private final ListVector flags;
+        private final java.util.Map<String, byte[]> utf8 = new java.util.HashMap<>();
 
-    private static void images(ListVector images, StructVector img, int i, List<ImageLocator> list) {
-        int at = images.startNewValue(i);
-        for (ImageLocator l : list) {
-            img.setIndexDefined(at);
-            str(img.getChild("topic"), at, l.topic());
-            str(img.getChild("raw_uri"), at, l.rawUri());
-            i64(img.getChild("chunk_offset"), at, l.chunkOffset());
-            i64(img.getChild("offset"), at, l.offset());
-            i64(img.getChild("length"), at, l.length());
-            str(img.getChild("compression"), at, l.compression());
-            i64(img.getChild("residual_ns"), at, l.residualNs());
-            at++;
+        FrameWriter(VectorSchemaRoot root) {
+            episodeId = (VarCharVector) root.getVector("episode_id");
+            frameIndex = (IntVector) root.getVector("frame_index");
+            timestamp = (BigIntVector) root.getVector("timestamp_ns");
+            state = (ListVector) root.getVector("state");
+            action = (ListVector) root.getVector("action");
+            gripper = (Float8Vector) root.getVector("gripper");
+            images = (ListVector) root.getVector("images");
+            img = (StructVector) images.getDataVector();
+            imgTopic = (VarCharVector) img.getChild("topic");
+            imgUri = (VarCharVector) img.getChild("raw_uri");
+            imgChunkOffset = (BigIntVector) img.getChild("chunk_offset");
+            imgOffset = (BigIntVector) img.getChild("offset");
+            imgLength = (BigIntVector) img.getChild("length");
+            imgCompression = (VarCharVector) img.getChild("compression");
+            imgResidual = (BigIntVector) img.getChild("residual_ns");
+            streams = (ListVector) root.getVector("streams");
+            stm = (StructVector) streams.getDataVector();
+            stmName = (VarCharVector) stm.getChild("stream");
+            stmMatched = (BitVector) stm.getChild("matched");
+            stmResidual = (BigIntVector) stm.getChild("residual_ns");
+            flags = (ListVector) root.getVector("flags");
         }
-        images.endValue(i, list.size());
-    }
 
-    private static void streams(ListVector streams, StructVector stm, int i, List<StreamMatch> list) {
-        int at = streams.startNewValue(i);
-        for (StreamMatch m : list) {
-            stm.setIndexDefined(at);
-            str(stm.getChild("stream"), at, m.stream());
-            ((BitVector) stm.getChild("matched")).setSafe(at, m.matched() ? 1 : 0);
-            i64(stm.getChild("residual_ns"), at, m.residualNs());
-            at++;
+        void row(int i, FrameRow r) {
+            str(episodeId, i, r.episodeId());
+            frameIndex.setSafe(i, r.frameIndex());
+            timestamp.setSafe(i, r.timestampNs());
+            f64List(state, i, r.state());
+            f64List(action, i, r.action());
+            if (r.gripper() == null) {
+                gripper.setNull(i);
+            } else {
+                gripper.setSafe(i, r.gripper());
+            }
+            images(i, r.images());
+            streams(i, r.streams());
+            strList(i, r.flags());
         }
-        streams.endValue(i, list.size());
+
+        // Per-row list fields in their own methods: one huge method took C2 about a second to compile on one core.
+
+        private void images(int i, List<ImageLocator> list) {
+            int at = images.startNewValue(i);
+            for (ImageLocator l : list) {
+                img.setIndexDefined(at);
+                str(imgTopic, at, l.topic());
+                str(imgUri, at, l.rawUri());
+                imgChunkOffset.setSafe(at, l.chunkOffset());
+                imgOffset.setSafe(at, l.offset());
+                imgLength.setSafe(at, l.length());
+                str(imgCompression, at, l.compression());
+                i64(imgResidual, at, l.residualNs());
+                at++;
+            }
+            images.endValue(i, list.size());
+        }
+
+        private void streams(int i, List<StreamMatch> list) {
+            int at = streams.startNewValue(i);
+            for (StreamMatch m : list) {
+                stm.setIndexDefined(at);
+                str(stmName, at, m.stream());
+                stmMatched.setSafe(at, m.matched() ? 1 : 0);
+                i64(stmResidual, at, m.residualNs());
+                at++;
+            }
+            streams.endValue(i, list.size());
+        }
+
+        private void strList(int i, List<String> values) {
+            if (values == null) {
+                flags.setNull(i);
+                return;
+            }
+            VarCharVector data = (VarCharVector) flags.getDataVector();
+            int at = flags.startNewValue(i);
+            for (String s : values) {
+                str(data, at++, s);
+            }
+            flags.endValue(i, values.size());
+        }
+
+        private void str(VarCharVector v, int i, String s) {
+            if (s == null) {
+                v.setNull(i);
+                return;
+            }
+            byte[] b = utf8.get(s);
+            if (b == null) {
+                if (utf8.size() >= 4096) {
+                    utf8.clear(); // bounded: only the repeating strings are worth keeping
+                }
+                b = s.getBytes(StandardCharsets.UTF_8);
+                utf8.put(s, b);
+            }
+            v.setSafe(i, b);
+        }
     }
 
     private static void str(VectorSchemaRoot root, String name, int i, String v) {

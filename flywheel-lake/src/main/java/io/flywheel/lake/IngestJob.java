@@ -194,6 +194,7 @@ public final class IngestJob {
         List<RawFileRow> rawFiles = new ArrayList<>();
         List<RecordingResult> results = new ArrayList<>();
         java.util.Set<String> seen = new java.util.HashSet<>();
+        java.util.Set<String> inLake = null; // sha256 of the raw files already in the lake, read at the first recording
         long skipped = 0;
         long now = System.currentTimeMillis() * 1_000_000L;
         int n = 0;
@@ -205,8 +206,14 @@ public final class IngestJob {
             List<EpisodeOut> outs = new ArrayList<>();
             try {
                 rec = Ingest.read(source, options);
-                if (!seen.add(rec.recordingId())
-                        || rec.files().stream().allMatch(f -> lake.rawFile(f.sha256()).isPresent())) {
+                boolean known = !seen.add(rec.recordingId());
+                if (!known) {
+                    if (inLake == null) {
+                        inLake = lake.rawFileSha256s(); // once per run: nothing is committed before the end
+                    }
+                    known = inLake.containsAll(rec.files().stream().map(SourceFile::sha256).toList());
+                }
+                if (known) {
                     skipped++;
                     results.add(new RecordingResult(rec.recordingId(), rec.format().name(), uris(rec), true, 0, 0,
                             null, List.of(), Map.of()));
