@@ -122,7 +122,6 @@ final class ArrowRows {
         private final BitVector stmMatched;
         private final BigIntVector stmResidual;
         private final ListVector flags;
-        private final java.util.Map<String, byte[]> utf8 = new java.util.HashMap<>();
 
         FrameWriter(VectorSchemaRoot root) {
             episodeId = (VarCharVector) root.getVector("episode_id");
@@ -212,16 +211,30 @@ final class ArrowRows {
                 v.setNull(i);
                 return;
             }
-            byte[] b = utf8.get(s);
-            if (b == null) {
-                if (utf8.size() >= 4096) {
-                    utf8.clear(); // bounded: only the repeating strings are worth keeping
-                }
-                b = s.getBytes(StandardCharsets.UTF_8);
-                utf8.put(s, b);
-            }
-            v.setSafe(i, b);
+            v.setSafe(i, utf8(s));
         }
+
+        /**
+         * UTF-8 of a string, from a small cache keyed by identity: the repeating values of a batch (one episode
+         * id per episode, one topic per stream, one URI per file) are the same String instances row after row.
+         */
+        private byte[] utf8(String s) {
+            for (int k = 0; k < CACHE; k++) {
+                if (keys[k] == s) {
+                    return bytes[k];
+                }
+            }
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            keys[next] = s;
+            bytes[next] = b;
+            next = (next + 1) % CACHE;
+            return b;
+        }
+
+        private static final int CACHE = 16;
+        private final String[] keys = new String[CACHE];
+        private final byte[][] bytes = new byte[CACHE][];
+        private int next;
     }
 
     private static void str(VectorSchemaRoot root, String name, int i, String v) {
