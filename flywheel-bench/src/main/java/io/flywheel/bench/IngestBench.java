@@ -24,7 +24,9 @@ import io.flywheel.quality.RuleSet;
  * round after the other, after a warm-up round; prints one JSON line per round (both times and their ratio),
  * then one per mode (median and best time, MB/s = 1e6 bytes of MCAP in per median second) and the ratio of
  * plain reading time to ingest time: the median of the rounds' ratios (what to quote on a shared, noisy
- * machine: both sides of a round see about the same load), their spread, and best over best.
+ * machine: both sides of a round see about the same load), their spread, and best over best. The same for
+ * the CPU time the process used (all its threads, pinned to one core): on a machine shared with other work
+ * this is the steadier measure of work per core, as waiting for the core is not counted.
  *
  * <p>usage: IngestBench FLEET_DIR SCRATCH_DIR [RUNS]
  */
@@ -46,9 +48,13 @@ public final class IngestBench {
         List<Double> plainRuns = new ArrayList<>();
         List<Double> ingestRuns = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
+        List<Double> cpuRatios = new ArrayList<>();
+        List<Double> plainCpu = new ArrayList<>();
+        List<Double> ingestCpu = new ArrayList<>();
         long messages = 0;
         long frames = 0;
         for (int r = 0; r < runs + 1; r++) { // the first round warms the JIT and the page cache
+            long c0 = cpuNanos();
             long t0 = System.nanoTime();
             messages = 0;
             for (Path f : files) {
@@ -59,8 +65,10 @@ public final class IngestBench {
                 }
             }
             double p = (System.nanoTime() - t0) / 1e9;
+            double pc = (cpuNanos() - c0) / 1e9;
             Path lakeDir = scratch.resolve("lake-" + r);
             delete(lakeDir);
+            long c1 = cpuNanos();
             long t1 = System.nanoTime();
             try (Lake lake = Lake.init(lakeDir)) {
                 IngestJob.Result res = IngestJob.run(lake, List.of(fleet), IngestOptions.defaults(),
@@ -68,13 +76,17 @@ public final class IngestBench {
                 frames = res.frames();
             }
             double i = (System.nanoTime() - t1) / 1e9;
+            double ic = (cpuNanos() - c1) / 1e9;
             delete(lakeDir);
             if (r > 0) {
                 plainRuns.add(p);
                 ingestRuns.add(i);
                 ratios.add(p / i);
-                System.out.printf(Locale.ROOT, "{\"round\":%d,\"plain_s\":%.3f,\"ingest_s\":%.3f,\"ratio\":%.3f}%n",
-                        r, p, i, p / i);
+                plainCpu.add(pc);
+                ingestCpu.add(ic);
+                cpuRatios.add(pc / ic);
+                System.out.printf(Locale.ROOT, "{\"round\":%d,\"plain_s\":%.3f,\"ingest_s\":%.3f,\"ratio\":%.3f,"
+                        + "\"plain_cpu_s\":%.3f,\"ingest_cpu_s\":%.3f,\"cpu_ratio\":%.3f}%n", r, p, i, p / i, pc, ic, pc / ic);
             }
         }
         double plain = median(plainRuns);
@@ -88,6 +100,15 @@ public final class IngestBench {
         System.out.printf(Locale.ROOT, "{\"ratio_vs_plain_read\":{\"median_of_rounds\":%.3f,\"min\":%.3f,\"max\":%.3f,"
                 + "\"best_over_best\":%.3f,\"rounds\":%d}}%n", median(ratios), min(ratios), max(ratios),
                 min(plainRuns) / min(ingestRuns), ratios.size());
+        System.out.printf(Locale.ROOT, "{\"cpu_ratio_vs_plain_read\":{\"median_of_rounds\":%.3f,\"min\":%.3f,\"max\":%.3f,"
+                + "\"plain_cpu_median_s\":%.3f,\"ingest_cpu_median_s\":%.3f}}%n", median(cpuRatios), min(cpuRatios),
+                max(cpuRatios), median(plainCpu), median(ingestCpu));
+    }
+
+    /** CPU time of the whole process (every thread: ours, Lance's native ones, GC, JIT), ns; the JVM is on one core. */
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static double median(List<Double> v) {
