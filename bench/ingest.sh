@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Ingest throughput against plain MCAP reading of the same files, one core, one JVM (best of RUNS).
+# Ingest throughput against plain MCAP reading of the same files, one core, one JVM: RUNS rounds (after a
+# warm-up round), each a plain read then an ingest; prints every round's ratio and their median.
 # The fleet is written once by the simulator (bench preset, 320x240) and reused.
 #
-# usage: bench/ingest.sh [EPISODES] [SECONDS] [RUNS]     (defaults: 12 episodes of 20 s, 3 runs)
+# usage: bench/ingest.sh [EPISODES] [SECONDS] [RUNS]     (defaults: 12 episodes of 20 s, 9 rounds)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 EPISODES="${1:-12}"
 SECONDS_PER_EPISODE="${2:-20}"
-RUNS="${3:-3}"
+RUNS="${3:-9}"
 SCRATCH="${FLYWHEEL_BENCH_DIR:-/tmp/flywheel-bench}/ingest"
 FLEET="$SCRATCH/fleet-$EPISODES-$SECONDS_PER_EPISODE"
 mkdir -p "$SCRATCH"

@@ -64,24 +64,28 @@ public final class Ingest {
      * @return the recording
      */
     public static Recording read(Sources.Source source, IngestOptions options) throws IOException {
-        List<SourceFile> files = new ArrayList<>();
-        for (Path p : source.files()) files.add(Sources.sourceFile(p));
-        String recordingId = Sources.recordingId(files);
         RobotProfile profile = options.profile();
         String robotId = !options.robotId().isEmpty() ? options.robotId() : profile.robotId();
         Map<String, String> recMeta = new LinkedHashMap<>();
         recMeta.put("source.root", source.root().toAbsolutePath().normalize().toString());
-        recMeta.put("source.files", Integer.toString(files.size()));
+        recMeta.put("source.files", Integer.toString(source.files().size()));
         List<Episode> episodes = new ArrayList<>();
+        List<SourceFile> files = new ArrayList<>();
+        String recordingId;
         RobotProfile resolved;
+        if (source.format() == SourceFormat.MCAP || source.format() == SourceFormat.ROSBAG2) {
+            // one pass per file: the SHA-256 is computed from the bytes read for parsing
+            Collector c = new Collector(profile);
+            for (Path p : source.files()) files.add(McapSource.read(p, c));
+            recordingId = Sources.recordingId(files);
+            resolved = c.resolvedProfile();
+            recMeta.putAll(c.recordingMetadata);
+            episodes.add(c.episode(recordingId, 0, resolved, robotId, options.timestampRule()));
+            return recording(source, files, recordingId, robotId, recMeta, resolved, episodes);
+        }
+        for (Path p : source.files()) files.add(Sources.sourceFile(p));
+        recordingId = Sources.recordingId(files);
         switch (source.format()) {
-            case MCAP, ROSBAG2 -> {
-                Collector c = new Collector(profile);
-                for (Path p : source.files()) McapSource.read(p, c);
-                resolved = c.resolvedProfile();
-                recMeta.putAll(c.recordingMetadata);
-                episodes.add(c.episode(recordingId, 0, resolved, robotId, options.timestampRule()));
-            }
             case ROS1_BAG -> {
                 Collector c = new Collector(profile);
                 Ros1BagSource.read(source.files().get(0), c);
@@ -103,6 +107,11 @@ public final class Ingest {
             }
             default -> throw new IllegalStateException("unhandled format " + source.format());
         }
+        return recording(source, files, recordingId, robotId, recMeta, resolved, episodes);
+    }
+
+    private static Recording recording(Sources.Source source, List<SourceFile> files, String recordingId, String robotId,
+                                       Map<String, String> recMeta, RobotProfile resolved, List<Episode> episodes) {
         if (robotId.isEmpty() && !episodes.isEmpty()) robotId = episodes.get(0).robotId();
         return new Recording(recordingId, source.format(), files, robotId, recMeta, resolved, episodes);
     }

@@ -2,10 +2,20 @@ package io.flywheel.ingest;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
+import java.util.zip.CRC32;
+
+import com.github.luben.zstd.ZstdDecompressCtx;
 
 import io.flywheel.decode.DecodeException;
 import io.flywheel.decode.Decoders;
@@ -18,10 +28,17 @@ import io.flywheel.mcap.RecordParser;
 import io.flywheel.ros.cdr.CdrFastPaths;
 
 /**
- * Reads one MCAP file into a {@link Collector}. Uses {@link McapStreamReader} with
- * {@link McapStreamReader.Options.Builder#emitChunks(boolean) emitChunks(true)} and opens each chunk itself
- * ({@link ChunkDecompressor}, {@link RecordParser}) so that every message's chunk offset and offset inside
- * the decompressed chunk are known (MCAP spec, "Chunk" and "Message" records).
+ * Reads one MCAP file into a {@link Collector} and computes its SHA-256 in the same pass.
+ *
+ * <p>The file is read front to back once, in blocks, into one reused heap array; every block is fed to
+ * the SHA-256 (FIPS 180-4) as it arrives, then its records are parsed ({@link RecordParser}) and each chunk
+ * is decompressed into a second reused array, so that every message's chunk offset and offset inside the
+ * decompressed chunk are known (MCAP spec, "Chunk" and "Message" records). It checks what
+ * {@link McapStreamReader} checks in strict mode with CRCs on (magic at both ends, Header first, record
+ * lengths, the data section, summary, chunk and attachment CRCs). When any of those checks fails, the file is
+ * read again by the reference path ({@link McapStreamReader} with
+ * {@link McapStreamReader.Options.Builder#emitChunks(boolean) emitChunks(true)} and {@link ChunkDecompressor})
+ * into a scratch collector, so the error thrown is the one that reader gives, with its offset and wording.
  */
 final class McapSource {
     /** How a channel's messages are handled. */
@@ -30,6 +47,12 @@ final class McapSource {
 
     /** @param dataField protobuf images: the field number of the {@code data} bytes field */
     private record Plan(StreamBuilder stream, Kind kind, MessageDecoder decoder, boolean raw, int dataField) {}
+
+    private static final byte[] MAGIC = {(byte) 0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
+    /** Largest record the reference reader holds in memory ({@code McapStreamReader.MAX_RECORD}). */
+    private static final long MAX_RECORD = Integer.MAX_VALUE - 64;
+    /** Bytes mapped at a time (more when one record is longer). */
+    private static final long MAP_WINDOW = 1L << 30;
 
     private final Path path;
     private final String uri;
@@ -51,42 +74,291 @@ final class McapSource {
     /**
      * @param path the MCAP file
      * @param out receives streams and metadata
+     * @return the file's entry: absolute URI, SHA-256 of its bytes (the size taken when it is opened), size
      * @throws McapFormatException when the file breaks the MCAP spec (file, offset, what)
      * @throws IngestException when a message cannot be decoded (file, chunk offset, offset in chunk)
      */
-    static void read(Path path, Collector out) throws IOException {
-        new McapSource(path, out).run();
+    static SourceFile read(Path path, Collector out) throws IOException {
+        McapSource fast = new McapSource(path, out);
+        try {
+            return fast.runFast();
+        } catch (McapFormatException e) {
+            // The reference reader gives the error its own way (same checks, same order); the collector is
+            // dropped with the recording, so the scratch one only serves to reach the error.
+            new McapSource(path, new Collector(out.profile)).runReference();
+            throw e; // not reached unless the two readers disagree, then the fast reader's error stands
+        }
     }
 
-    private void run() throws IOException {
+    /** The reference reading alone (no hash), for tests that compare it with {@link #read}. */
+    static void readReference(Path path, Collector out) throws IOException {
+        new McapSource(path, out).runReference();
+    }
+
+    // ------------------------------------------------------------------------------------------------ fast path
+
+    /**
+     * A read-only memory map over part of the file, moved forward as records are consumed (no copy of the bytes
+     * onto the Java heap). Every byte up to the end of the last {@link #ensure} is hashed, once, in file order.
+     */
+    private static final class Window {
+        private final FileChannel fc;
+        private final long size;
+        private final MessageDigest sha;
+        /** Maps [start, start + map.capacity()) of the file; little-endian. */
+        MappedByteBuffer map;
+        long start;
+        /** Bytes [0, hashed) of the file went into the hash. */
+        long hashed;
+
+        Window(FileChannel fc, long size, MessageDigest sha) {
+            this.fc = fc;
+            this.size = size;
+            this.sha = sha;
+        }
+
+        /**
+         * Maps (when needed) and hashes bytes [at, at + n); at is never before a byte already hashed.
+         *
+         * @return the index of byte {@code at} in {@link #map}, or -1 when the file ends before at + n
+         */
+        int ensure(long at, long n) throws IOException {
+            if (n > size - at) return -1;
+            if (map == null || at < start || at + n > start + map.capacity()) {
+                long len = Math.min(Math.max(n, MAP_WINDOW), size - at);
+                map = fc.map(FileChannel.MapMode.READ_ONLY, at, len);
+                map.order(ByteOrder.LITTLE_ENDIAN);
+                start = at;
+            }
+            if (at + n > hashed) {
+                sha.update(map.slice((int) (hashed - start), (int) (at + n - hashed)));
+                hashed = at + n;
+            }
+            return (int) (at - start);
+        }
+
+        /** Hashes the rest of the file, up to the size it had when opened. */
+        void drain() throws IOException {
+            while (hashed < size) {
+                long n = Math.min(MAP_WINDOW, size - hashed);
+                ensure(hashed, n);
+            }
+        }
+    }
+
+    /** Thrown inside the fast path for a check that failed; the reference path then gives the real error. */
+    private McapFormatException bail(long offset, String what) {
+        return new McapFormatException(name, offset, what);
+    }
+
+    private SourceFile runFast() throws IOException {
+        if (java.nio.file.Files.isDirectory(path)) throw bail(-1, "is a folder, not an MCAP file");
+        MessageDigest sha = sha256();
+        CRC32 dataCrc = new CRC32();
+        CRC32 summaryCrc = null;
+        long summaryCrcStart = -1;
+        byte[] chunkOut = new byte[0];
+        try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ); ChunkDecompressor dec = decompressor;
+             ZstdDecompressCtx zstd = new ZstdDecompressCtx()) {
+            long size = fc.size();
+            Window w = new Window(fc, size, sha);
+            int i = w.ensure(0, 8);
+            if (i < 0 || !magicAt(w.map, i)) throw bail(0, "bad start magic");
+            dataCrc.update(w.map.slice(i, 8));
+            long at = 8;
+            boolean first = true;
+            while (true) {
+                i = w.ensure(at, 9);
+                if (i < 0) throw bail(at, "the input ends inside a record's opcode and length");
+                int op = w.map.get(i) & 0xFF;
+                long len = w.map.getLong(i + 1);
+                if (len < 0 || len > size - (at + 9) || len > MAX_RECORD) throw bail(at, "bad record length");
+                i = w.ensure(at, 9 + len);
+                if (i < 0) throw bail(at, "the input ends inside a record");
+                MappedByteBuffer map = w.map;
+                if (op != Record.OP_FOOTER && op != Record.OP_DATA_END) {
+                    (summaryCrc != null ? summaryCrc : dataCrc).update(map.slice(i, 9 + (int) len));
+                }
+                long end = at + 9 + len;
+                if (first && op != Record.OP_HEADER) throw bail(at, "expected a Header record first");
+                first = false;
+                if (op == Record.OP_MESSAGE_INDEX) {
+                    if (!messageIndexOk(map, i + 9, (int) len)) throw bail(at, "bad MessageIndex record");
+                    at = end;
+                    continue; // not used here: the parse would only allocate its entries
+                }
+                ByteBuffer body = map.slice(i + 9, (int) len).order(ByteOrder.LITTLE_ENDIAN);
+                Record rec = RecordParser.parse(op, body, name, at);
+                switch (op) {
+                    case Record.OP_CHUNK -> {
+                        Record.Chunk c = (Record.Chunk) rec;
+                        if (c.compression().equals("zstd")) {
+                            // the compressed records are the body's last field: they end where the record ends
+                            chunkOut = zstdChunk(c, at, zstd, chunkOut, map, i + 9 + (int) len - c.records().remaining());
+                            chunkRecords(ByteBuffer.wrap(chunkOut, 0, (int) c.uncompressedSize())
+                                    .order(ByteOrder.LITTLE_ENDIAN), c, at);
+                        } else {
+                            chunkRecords(dec.decompressChunk(c, name, at, true), c, at);
+                        }
+                    }
+                    case Record.OP_ATTACHMENT -> {
+                        if (((Record.Attachment) rec).crc() != 0 && !attachmentCrcOk((Record.Attachment) rec, body)) {
+                            throw bail(at, "attachment CRC");
+                        }
+                    }
+                    case Record.OP_DATA_END -> {
+                        long want = ((Record.DataEnd) rec).dataSectionCrc();
+                        if (want != 0 && dataCrc.getValue() != want) throw bail(at, "data section CRC");
+                        summaryCrc = new CRC32();
+                        summaryCrcStart = end;
+                    }
+                    case Record.OP_FOOTER -> {
+                        Record.Footer f = (Record.Footer) rec;
+                        if (f.summaryCrc() != 0) checkSummaryCrc(fc, f, at, map.slice(i, 9 + 16), summaryCrc, summaryCrcStart);
+                        i = w.ensure(end, 8);
+                        if (i < 0 || !magicAt(w.map, i)) throw bail(end, "bad end magic");
+                        w.drain();
+                        return new SourceFile(uri, HexFormat.of().formatHex(sha.digest()), size);
+                    }
+                    default -> handle(rec, end);
+                }
+                at = end;
+            }
+        }
+    }
+
+    /** A top-level record other than Chunk, as the reference path handles it. */
+    private void handle(Record rec, long end) throws IOException {
+        if (rec instanceof Record.Header h) {
+            out.recordingMetadata.putIfAbsent("mcap.profile", h.profile());
+            out.recordingMetadata.putIfAbsent("mcap.library", h.library());
+        } else if (rec instanceof Record.Schema s) {
+            schema(s);
+        } else if (rec instanceof Record.Channel c) {
+            channel(c);
+        } else if (rec instanceof Record.Message m) {
+            long dataAbs = end - m.data().remaining();
+            message(m, -1, "", dataAbs, dataAbs);
+        } else if (rec instanceof Record.Metadata md) {
+            metadata(md);
+        }
+    }
+
+    /**
+     * Decompresses a zstd chunk, whose compressed records are {@code src[srcOff, srcOff + records)}, into
+     * {@code dst} (grown when too small) and checks its size and CRC as {@link ChunkDecompressor} does.
+     *
+     * @return the array holding the records from index 0
+     */
+    private byte[] zstdChunk(Record.Chunk c, long at, ZstdDecompressCtx zstd, byte[] dst, ByteBuffer src, int srcOff)
+            throws McapFormatException {
+        int compressedLen = c.records().remaining();
+        long declared = c.uncompressedSize();
+        if (declared < 0 || declared > ChunkDecompressor.MAX_UNCOMPRESSED || declared > (long) compressedLen * 65536 + (1 << 20)) {
+            throw bail(at, "zstd chunk size");
+        }
+        if (dst.length < declared) dst = new byte[(int) Math.max(declared, Math.min(ChunkDecompressor.MAX_UNCOMPRESSED,
+                dst.length + (dst.length >> 1)))];
+        int n;
+        try {
+            n = zstd.decompressDirectByteBufferToByteArray(dst, 0, (int) declared, src, srcOff, compressedLen);
+        } catch (RuntimeException e) {
+            throw bail(at, "zstd error: " + e.getMessage());
+        }
+        if (n != declared) throw bail(at, "zstd chunk size");
+        if (c.uncompressedCrc() != 0) {
+            CRC32 crc = new CRC32();
+            crc.update(dst, 0, n);
+            if (crc.getValue() != c.uncompressedCrc()) throw bail(at, "chunk CRC");
+        }
+        return dst;
+    }
+
+    /** The checks {@link RecordParser} makes of a MessageIndex body, without building its entries. */
+    private static boolean messageIndexOk(ByteBuffer b, int at, int len) {
+        if (len < 6) return false;
+        long n = b.getInt(at + 2) & 0xFFFF_FFFFL;
+        return n <= len - 6 && n % 16 == 0;
+    }
+
+    /** Attachment CRC as the reference reader checks it: CRC-32 of the fields before the crc. */
+    private static boolean attachmentCrcOk(Record.Attachment a, ByteBuffer body) {
+        ByteBuffer b = body.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int p = 16;
+        p += 4 + b.getInt(p);
+        p += 4 + b.getInt(p);
+        p += 8 + (int) b.getLong(p);
+        CRC32 crc = new CRC32();
+        crc.update(b.slice(0, p));
+        return crc.getValue() == a.crc();
+    }
+
+    /** The Footer's summary_crc, as the reference reader checks it. */
+    private void checkSummaryCrc(FileChannel fc, Record.Footer f, long at, ByteBuffer footerStart, CRC32 summaryCrc,
+                                 long summaryCrcStart) throws IOException {
+        long start = f.summaryStart();
+        CRC32 crc;
+        if (start == 0) {
+            crc = new CRC32();
+        } else if (start == summaryCrcStart) {
+            crc = summaryCrc;
+        } else if (start > 0 && start < at) {
+            crc = new CRC32();
+            ByteBuffer tmp = ByteBuffer.allocate((int) Math.min(1 << 20, at - start));
+            for (long p = start; p < at; ) {
+                tmp.clear().limit((int) Math.min(tmp.capacity(), at - p));
+                int n = fc.read(tmp, p);
+                if (n <= 0) throw bail(p, "cannot re-read the summary section for its CRC");
+                tmp.flip();
+                crc.update(tmp);
+                p += n;
+            }
+        } else {
+            throw bail(at, "summary_start does not point at the summary section");
+        }
+        crc.update(footerStart);
+        if (crc.getValue() != f.summaryCrc()) throw bail(at, "summary CRC");
+    }
+
+    private static boolean magicAt(ByteBuffer b, int p) {
+        for (int i = 0; i < 8; i++) {
+            if (b.get(p + i) != MAGIC[i]) return false;
+        }
+        return true;
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- reference path
+
+    /** The reference reading ({@link McapStreamReader}); used to report the error of a file the fast path rejects. */
+    private void runReference() throws IOException {
         McapStreamReader.Options opts = McapStreamReader.Options.builder().emitChunks(true).build();
         try (McapStreamReader r = McapStreamReader.open(path, opts);
              ChunkDecompressor dec = decompressor) {
             while (true) {
                 Record rec = r.next();
                 if (rec == null) break;
-                long after = r.position();
-                if (rec instanceof Record.Header h) {
-                    out.recordingMetadata.putIfAbsent("mcap.profile", h.profile());
-                    out.recordingMetadata.putIfAbsent("mcap.library", h.library());
-                } else if (rec instanceof Record.Schema s) {
-                    schemas.putIfAbsent(s.id(), s);
-                } else if (rec instanceof Record.Channel c) {
-                    channel(c);
-                } else if (rec instanceof Record.Message m) {
-                    long dataAbs = after - m.data().remaining();
-                    message(m, -1, "", dataAbs, dataAbs);
-                } else if (rec instanceof Record.Chunk c) {
-                    chunk(c, r.recordOffset());
-                } else if (rec instanceof Record.Metadata md) {
-                    metadata(md);
+                if (rec instanceof Record.Chunk c) {
+                    long chunkOffset = r.recordOffset();
+                    chunkRecords(dec.decompressChunk(c, name, chunkOffset, true), c, chunkOffset);
+                } else {
+                    handle(rec, r.position());
                 }
             }
         }
     }
 
-    private void chunk(Record.Chunk c, long chunkOffset) throws IOException {
-        ByteBuffer recs = decompressor.decompressChunk(c, name, chunkOffset, true);
+    // ------------------------------------------------------------------------------------------ shared handlers
+
+    /** Handles the records of a decompressed chunk. */
+    private void chunkRecords(ByteBuffer recs, Record.Chunk c, long chunkOffset) throws IOException {
         boolean plain = c.compression().isEmpty();
         long recordsAbs = chunkOffset + 9 + 8 + 8 + 8 + 4 + 4 + c.compression().getBytes(StandardCharsets.UTF_8).length + 8;
         int limit = recs.limit();
@@ -105,7 +377,7 @@ final class McapSource {
             if (op == Record.OP_MESSAGE || op == Record.OP_SCHEMA || op == Record.OP_CHANNEL) {
                 Record rec = RecordParser.parse(op, recs.slice(at + 9, (int) len), name, chunkOffset);
                 if (rec instanceof Record.Schema s) {
-                    schemas.putIfAbsent(s.id(), s);
+                    schema(s);
                 } else if (rec instanceof Record.Channel ch) {
                     channel(ch);
                 } else if (rec instanceof Record.Message m) {
@@ -118,6 +390,14 @@ final class McapSource {
                 }
             }
             at += 9 + (int) len;
+        }
+    }
+
+    /** Keeps the first Schema record of each id, with its own copy of the data (read buffers are reused). */
+    private void schema(Record.Schema s) {
+        if (!schemas.containsKey(s.id())) {
+            schemas.put(s.id(), new Record.Schema(s.id(), s.name(), s.encoding(),
+                    ByteBuffer.wrap(bytes(s.data())).asReadOnlyBuffer()));
         }
     }
 

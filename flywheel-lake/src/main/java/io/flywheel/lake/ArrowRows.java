@@ -90,31 +90,9 @@ final class ArrowRows {
         VectorSchemaRoot root = VectorSchemaRoot.create(TableSchemas.frames(), alloc);
         try {
             root.allocateNew();
-            ListVector state = (ListVector) root.getVector("state");
-            ListVector action = (ListVector) root.getVector("action");
-            ListVector images = (ListVector) root.getVector("images");
-            ListVector streams = (ListVector) root.getVector("streams");
-            ListVector flags = (ListVector) root.getVector("flags");
-            StructVector img = (StructVector) images.getDataVector();
-            StructVector stm = (StructVector) streams.getDataVector();
+            FrameWriter w = new FrameWriter(root);
             for (int i = 0; i < rows.size(); i++) {
-                FrameRow r = rows.get(i);
-                str(root, "episode_id", i, r.episodeId());
-                ((IntVector) root.getVector("frame_index")).setSafe(i, r.frameIndex());
-                i64(root, "timestamp_ns", i, r.timestampNs());
-                f64List(state, i, r.state());
-                f64List(action, i, r.action());
-                Float8Vector g = (Float8Vector) root.getVector("gripper");
-                if (r.gripper() == null) {
-                    g.setNull(i);
-                } else {
-                    g.setSafe(i, r.gripper());
-                }
-                images(images, img, i, r.images(), r.enrichment());
-                streams(streams, stm, i, r.streams());
-                strList(flags, i, r.flags());
-                str(root, "gripper_state", i, r.gripperState());
-                str(root, "phase", i, r.phase());
+                w.row(i, rows.get(i));
             }
             root.setRowCount(rows.size());
             return root;
@@ -124,28 +102,163 @@ final class ArrowRows {
         }
     }
 
-    // Per-row list fields in their own methods: one huge frames() took C2 about a second to compile on one core.
+    /**
+     * Writes frames rows into the vectors of one root: every vector looked up once (not by name per value), and
+     * the UTF-8 bytes of the repeating strings (episode ids, topics, URIs, compressions, stream names, flags)
+     * encoded once.
+     */
+    private static final class FrameWriter {
+        private final VarCharVector episodeId;
+        private final IntVector frameIndex;
+        private final BigIntVector timestamp;
+        private final ListVector state;
+        private final ListVector action;
+        private final Float8Vector gripper;
+        private final ListVector images;
+        private final StructVector img;
+        private final VarCharVector imgTopic;
+        private final VarCharVector imgUri;
+        private final BigIntVector imgChunkOffset;
+        private final BigIntVector imgOffset;
+        private final BigIntVector imgLength;
+        private final VarCharVector imgCompression;
+        private final BigIntVector imgResidual;
+        private final ListVector streams;
+        private final StructVector stm;
+        private final VarCharVector stmName;
+        private final BitVector stmMatched;
+        private final BigIntVector stmResidual;
+        private final ListVector flags;
+        private final VarCharVector imgFormat;
+        private final IntVector imgWidth;
+        private final IntVector imgHeight;
+        private final VarCharVector gripperState;
+        private final VarCharVector phase;
 
-    private static void images(ListVector images, StructVector img, int i, List<ImageLocator> list,
-                               List<ImageEnrichment> enrichment) {
-        int at = images.startNewValue(i);
-        for (int k = 0; k < list.size(); k++) {
-            ImageLocator l = list.get(k);
-            img.setIndexDefined(at);
-            str(img.getChild("topic"), at, l.topic());
-            str(img.getChild("raw_uri"), at, l.rawUri());
-            i64(img.getChild("chunk_offset"), at, l.chunkOffset());
-            i64(img.getChild("offset"), at, l.offset());
-            i64(img.getChild("length"), at, l.length());
-            str(img.getChild("compression"), at, l.compression());
-            i64(img.getChild("residual_ns"), at, l.residualNs());
-            str(img.getChild("format"), at, l.format());
-            i32(img.getChild("width"), at, l.width());
-            i32(img.getChild("height"), at, l.height());
-            enrichment(img, at, enrichment.isEmpty() ? null : enrichment.get(k));
-            at++;
+        FrameWriter(VectorSchemaRoot root) {
+            episodeId = (VarCharVector) root.getVector("episode_id");
+            frameIndex = (IntVector) root.getVector("frame_index");
+            timestamp = (BigIntVector) root.getVector("timestamp_ns");
+            state = (ListVector) root.getVector("state");
+            action = (ListVector) root.getVector("action");
+            gripper = (Float8Vector) root.getVector("gripper");
+            images = (ListVector) root.getVector("images");
+            img = (StructVector) images.getDataVector();
+            imgTopic = (VarCharVector) img.getChild("topic");
+            imgUri = (VarCharVector) img.getChild("raw_uri");
+            imgChunkOffset = (BigIntVector) img.getChild("chunk_offset");
+            imgOffset = (BigIntVector) img.getChild("offset");
+            imgLength = (BigIntVector) img.getChild("length");
+            imgCompression = (VarCharVector) img.getChild("compression");
+            imgResidual = (BigIntVector) img.getChild("residual_ns");
+            streams = (ListVector) root.getVector("streams");
+            stm = (StructVector) streams.getDataVector();
+            stmName = (VarCharVector) stm.getChild("stream");
+            stmMatched = (BitVector) stm.getChild("matched");
+            stmResidual = (BigIntVector) stm.getChild("residual_ns");
+            flags = (ListVector) root.getVector("flags");
+            imgFormat = (VarCharVector) img.getChild("format");
+            imgWidth = (IntVector) img.getChild("width");
+            imgHeight = (IntVector) img.getChild("height");
+            gripperState = (VarCharVector) root.getVector("gripper_state");
+            phase = (VarCharVector) root.getVector("phase");
         }
-        images.endValue(i, list.size());
+
+        void row(int i, FrameRow r) {
+            str(episodeId, i, r.episodeId());
+            frameIndex.setSafe(i, r.frameIndex());
+            timestamp.setSafe(i, r.timestampNs());
+            f64List(state, i, r.state());
+            f64List(action, i, r.action());
+            if (r.gripper() == null) {
+                gripper.setNull(i);
+            } else {
+                gripper.setSafe(i, r.gripper());
+            }
+            images(i, r.images(), r.enrichment());
+            streams(i, r.streams());
+            strList(i, r.flags());
+            str(gripperState, i, r.gripperState());
+            str(phase, i, r.phase());
+        }
+
+        // Per-row list fields in their own methods: one huge method took C2 about a second to compile on one core.
+
+        private void images(int i, List<ImageLocator> list, List<ImageEnrichment> enrichment) {
+            int at = images.startNewValue(i);
+            for (int k = 0; k < list.size(); k++) {
+                ImageLocator l = list.get(k);
+                img.setIndexDefined(at);
+                str(imgTopic, at, l.topic());
+                str(imgUri, at, l.rawUri());
+                imgChunkOffset.setSafe(at, l.chunkOffset());
+                imgOffset.setSafe(at, l.offset());
+                imgLength.setSafe(at, l.length());
+                str(imgCompression, at, l.compression());
+                i64(imgResidual, at, l.residualNs());
+                str(imgFormat, at, l.format());
+                i32(imgWidth, at, l.width());
+                i32(imgHeight, at, l.height());
+                enrichment(img, at, enrichment.isEmpty() ? null : enrichment.get(k));
+                at++;
+            }
+            images.endValue(i, list.size());
+        }
+
+        private void streams(int i, List<StreamMatch> list) {
+            int at = streams.startNewValue(i);
+            for (StreamMatch m : list) {
+                stm.setIndexDefined(at);
+                str(stmName, at, m.stream());
+                stmMatched.setSafe(at, m.matched() ? 1 : 0);
+                i64(stmResidual, at, m.residualNs());
+                at++;
+            }
+            streams.endValue(i, list.size());
+        }
+
+        private void strList(int i, List<String> values) {
+            if (values == null) {
+                flags.setNull(i);
+                return;
+            }
+            VarCharVector data = (VarCharVector) flags.getDataVector();
+            int at = flags.startNewValue(i);
+            for (String s : values) {
+                str(data, at++, s);
+            }
+            flags.endValue(i, values.size());
+        }
+
+        private void str(VarCharVector v, int i, String s) {
+            if (s == null) {
+                v.setNull(i);
+                return;
+            }
+            v.setSafe(i, utf8(s));
+        }
+
+        /**
+         * UTF-8 of a string, from a small cache keyed by identity: the repeating values of a batch (one episode
+         * id per episode, one topic per stream, one URI per file) are the same String instances row after row.
+         */
+        private byte[] utf8(String s) {
+            for (int k = 0; k < CACHE; k++) {
+                if (keys[k] == s) {
+                    return bytes[k];
+                }
+            }
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            keys[next] = s;
+            bytes[next] = b;
+            next = (next + 1) % CACHE;
+            return b;
+        }
+
+        private static final int CACHE = 16;
+        private final String[] keys = new String[CACHE];
+        private final byte[][] bytes = new byte[CACHE][];
+        private int next;
     }
 
     private static void enrichment(StructVector img, int at, ImageEnrichment e) {
@@ -202,18 +315,6 @@ final class ArrowRows {
             data.setSafe(at++, f);
         }
         lv.endValue(i, values.length);
-    }
-
-    private static void streams(ListVector streams, StructVector stm, int i, List<StreamMatch> list) {
-        int at = streams.startNewValue(i);
-        for (StreamMatch m : list) {
-            stm.setIndexDefined(at);
-            str(stm.getChild("stream"), at, m.stream());
-            ((BitVector) stm.getChild("matched")).setSafe(at, m.matched() ? 1 : 0);
-            i64(stm.getChild("residual_ns"), at, m.residualNs());
-            at++;
-        }
-        streams.endValue(i, list.size());
     }
 
     private static void str(VectorSchemaRoot root, String name, int i, String v) {

@@ -248,6 +248,7 @@ public final class IngestJob {
         List<RawFileRow> rawFiles = new ArrayList<>();
         List<RecordingResult> results = new ArrayList<>();
         java.util.Set<String> seen = new java.util.HashSet<>();
+        java.util.Set<String> inLake = null; // sha256 of the raw files already in the lake, read at the first recording
         long skipped = 0;
         long now = System.currentTimeMillis() * 1_000_000L;
         int n = 0;
@@ -259,8 +260,14 @@ public final class IngestJob {
             List<EpisodeOut> outs = new ArrayList<>();
             try {
                 rec = Ingest.read(source, options);
-                if (!seen.add(rec.recordingId())
-                        || rec.files().stream().allMatch(f -> lake.rawFile(f.sha256()).isPresent())) {
+                boolean known = !seen.add(rec.recordingId());
+                if (!known) {
+                    if (inLake == null) {
+                        inLake = lake.rawFileSha256s(); // once per run: nothing is committed before the end
+                    }
+                    known = inLake.containsAll(rec.files().stream().map(SourceFile::sha256).toList());
+                }
+                if (known) {
                     skipped++;
                     results.add(new RecordingResult(rec.recordingId(), rec.format().name(), uris(rec), true, 0, 0,
                             null, List.of(), Map.of()));
@@ -435,11 +442,18 @@ public final class IngestJob {
             StreamData state = stateStream(aligned, ep.masterTopic());
             StreamData action = first(aligned, StreamRole.ACTION);
             StreamData gripper = first(aligned, StreamRole.GRIPPER);
+            // per aligned stream, looked up once rather than by topic in every frame
+            StreamAlignment[] sas = new StreamAlignment[aligned.size()];
+            TopicStream[] tss = new TopicStream[aligned.size()];
             Map<String, TopicStream> byName = new LinkedHashMap<>();
             streams.forEach(t -> byName.put(t.name(), t));
+            for (int k = 0; k < sas.length; k++) {
+                sas[k] = a.stream(aligned.get(k).topic());
+                tss[k] = byName.get(aligned.get(k).topic());
+            }
             long[] ft = a.frameTimesNs();
             for (int f = 0; f < ft.length; f++) {
-                rows.add(frame(ep, f, ft[f], aligned, a, byName, state, action, gripper));
+                rows.add(frame(ep, f, ft[f], aligned, sas, tss, state, action, gripper));
             }
             Map<String, Long> p99 = new LinkedHashMap<>();
             for (ResidualStats rs : a.stats()) {
@@ -505,19 +519,19 @@ public final class IngestJob {
      * One aligned frame (kept out of {@link #episode} so that the JIT compiles two small methods rather than one
      * huge one: on one core its compile time was taken from the ingest itself).
      */
-    private static FrameRow frame(Episode ep, int f, long timeNs, List<StreamData> aligned, Alignment a,
-                                  Map<String, TopicStream> byName, StreamData state, StreamData action,
-                                  StreamData gripper) {
-        List<ImageLocator> images = new ArrayList<>();
-        List<StreamMatch> matches = new ArrayList<>();
-        List<String> flags = new ArrayList<>();
+    private static FrameRow frame(Episode ep, int f, long timeNs, List<StreamData> aligned, StreamAlignment[] sas,
+                                  TopicStream[] tss, StreamData state, StreamData action, StreamData gripper) {
+        List<ImageLocator> images = new ArrayList<>(aligned.size());
+        List<StreamMatch> matches = new ArrayList<>(aligned.size());
+        List<String> flags = new ArrayList<>(0);
         double[] st = null;
         double[] ac = null;
         Double gr = null;
-        for (StreamData s : aligned) {
-            StreamAlignment sa = a.stream(s.topic());
+        for (int k = 0; k < sas.length; k++) {
+            StreamData s = aligned.get(k);
+            StreamAlignment sa = sas[k];
             int idx = sa.index()[f];
-            int msg = idx < 0 ? -1 : byName.get(s.topic()).payload(idx);
+            int msg = idx < 0 ? -1 : tss[k].payload(idx);
             Long residual = idx < 0 ? null : sa.residualNs()[f];
             if (!sa.isMaster()) {
                 matches.add(new StreamMatch(s.topic(), msg >= 0, residual));

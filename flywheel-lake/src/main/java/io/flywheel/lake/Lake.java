@@ -291,6 +291,28 @@ public final class Lake implements AutoCloseable {
         return allocator.newChildAllocator(name, 0, Long.MAX_VALUE);
     }
 
+    /**
+     * Idempotency check for a whole ingest run: the SHA-256 of every committed raw file, read in one scan
+     * of the {@code sha256} column (one scan per run rather than one filtered scan per recording).
+     *
+     * @return lower-case hex SHA-256 digests, one per raw_files row; empty for a new lake
+     * @throws LakeException when the table cannot be read
+     */
+    public java.util.Set<String> rawFileSha256s() {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        try (LakeTable t = table(TableSchemas.RAW_FILES)) {
+            t.scan(ScanRequest.builder().columns("sha256").build(), batch -> {
+                org.apache.arrow.vector.VarCharVector v = (org.apache.arrow.vector.VarCharVector) batch.getVector("sha256");
+                for (int i = 0; i < batch.getRowCount(); i++) {
+                    if (!v.isNull(i)) {
+                        out.add(new String(v.get(i), java.nio.charset.StandardCharsets.UTF_8));
+                    }
+                }
+            });
+        }
+        return out;
+    }
+
     /** @return a new transaction; nothing is written until {@link LakeTransaction#commit()} */
     public LakeTransaction begin() {
         return new LakeTransaction(this);

@@ -27,6 +27,7 @@ class LakeTest {
     void initCreatesEmptyTablesAtVersionOneAndACatalog() {
         Path lakeDir = dir.resolve("lake");
         try (Lake lake = Lake.init(lakeDir)) {
+            assertEquals(java.util.Set.of(), lake.rawFileSha256s());
             for (String t : TableSchemas.COMMIT_ORDER) {
                 assertTrue(Files.isDirectory(lakeDir.resolve(t + ".lance")), t);
                 try (LakeTable table = lake.table(t)) {
@@ -77,6 +78,8 @@ class LakeTest {
             }
             assertTrue(lake.rawFile(Fixtures.sha(1)).isPresent());
             assertTrue(lake.rawFile(Fixtures.sha(7)).isEmpty());
+            // the whole-run check: every committed hash, from one scan
+            assertEquals(java.util.Set.of(Fixtures.sha(0), Fixtures.sha(1)), lake.rawFileSha256s());
 
             // re-put file 0 with 3 frames: the 5 old frames of that episode are replaced, not duplicated
             CommitResult again = Fixtures.ingest(lake, 0, 3);
