@@ -5,7 +5,8 @@ package io.flywheel.serve.export;
  *
  * @param fps frames per second of the dataset, or 0 (default) for the set's training rate
  *     (lineage {@code sample_rate_hz}), or, when that is 0, the rate of its frame timestamps
- *     (1 s over the median interval), rounded to a whole number as LeRobot's {@code fps} is an int
+ *     (1 s over the median interval, rounded when within 1 % of a whole number); LeRobot's
+ *     {@code fps} is an int, so a fractional rate is refused unless given here
  * @param robotType {@code robot_type} in info.json, or null (default) for the robot id the set's
  *     episodes share (null when they differ)
  * @param force replace an existing output folder (only one that is empty or holds a LeRobot

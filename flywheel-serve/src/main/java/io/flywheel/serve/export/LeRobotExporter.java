@@ -93,8 +93,8 @@ public final class LeRobotExporter {
      * @param progress receives one line per finished episode (done / total, frames/s, ETA); may be a no-op
      * @return what was written
      * @throws ExportException for an unknown tag, an existing OUT (without force), a set with no
-     *     samples, a sample without state/action or without a camera's image, or image sizes that
-     *     change within a camera
+     *     samples, a fractional frame rate without --fps, a sample without state/action or without a
+     *     camera's image, or image sizes that change within a camera
      * @throws IOException when reading the lake or writing files fails
      */
     public static LeRobotExportResult export(Lake lake, String tag, Path out, LeRobotExportOptions options,
@@ -196,9 +196,9 @@ public final class LeRobotExporter {
         Object hz = set.lineage().get("sample_rate_hz");
         if (hz instanceof Number n && n.doubleValue() > 0) {
             long f = Math.round(n.doubleValue());
-            if (f < 1) {
-                throw new ExportException("training set '" + tag + "' has sample_rate_hz " + n + "; LeRobot needs at least 1 fps"
-                        + " (pass --fps)");
+            if (f < 1 || Math.abs(n.doubleValue() - f) > 1e-6) {
+                throw new ExportException("training set '" + tag + "' was sampled at " + n + " Hz, but LeRobot's fps is a whole"
+                        + " number; pass --fps N to relabel the frames at N fps");
             }
             return (int) f;
         }
@@ -211,7 +211,13 @@ public final class LeRobotExporter {
             throw new ExportException("training set '" + tag + "': cannot derive a frame rate (sample_rate_hz is 0 and the first"
                     + " episode has " + firstEpisode.size() + " sample(s) with no positive interval); pass --fps");
         }
-        return (int) Math.max(1, Math.round(1e9 / d[d.length / 2]));
+        double rate = 1e9 / d[d.length / 2];
+        long f = Math.round(rate);
+        if (f < 1 || Math.abs(rate - f) > 0.01 * rate) {
+            throw new ExportException("training set '" + tag + "': its frames come at " + String.format(Locale.ROOT, "%.3f", rate)
+                    + " Hz (median interval), not a whole number of frames per second as LeRobot's fps is; pass --fps N");
+        }
+        return (int) f;
     }
 
     static void deleteTree(Path p) throws IOException {
