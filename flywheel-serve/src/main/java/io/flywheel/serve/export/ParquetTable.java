@@ -43,8 +43,8 @@ import org.xerial.snappy.Snappy;
  * pyarrow writes it, so that pyarrow, pandas and Hugging Face {@code datasets} read the same
  * types back: lists use the three-level {@code LIST} structure ({@code list} / {@code element}),
  * strings are {@code BINARY (STRING)}, and the Arrow schema is stored base64-encoded under the
- * footer key {@code ARROW:schema} (an Arrow IPC schema message) so that fixed-length lists come
- * back as {@code fixed_size_list}.
+ * footer key {@code ARROW:schema} (an Arrow IPC schema message; list children named {@code item}
+ * as pyarrow names them) so that fixed-length lists come back as {@code fixed_size_list}.
  *
  * <p>Rows are {@code Object[]} in column order: {@code Long} for INT64, {@code Float} / {@code
  * float[]} for FLOAT32, {@code Double} / {@code double[]} for FLOAT64, {@code String} / {@code
@@ -222,11 +222,11 @@ final class ParquetTable implements AutoCloseable {
             case FLOAT32 -> leaf(name, f32);
             case FLOAT64 -> leaf(name, f64);
             case STRING -> leaf(name, ArrowType.Utf8.INSTANCE);
-            case LIST_FLOAT32 -> listField(name, leaf("element", f32), c.fixedLength());
-            case LIST_FLOAT64 -> listField(name, leaf("element", f64), c.fixedLength());
-            case LIST_INT64 -> listField(name, leaf("element", i64), 0);
-            case LIST_STRING -> listField(name, leaf("element", ArrowType.Utf8.INSTANCE), 0);
-            case LIST3_FLOAT64 -> listField(name, listField("element", listField("element", leaf("element", f64), 0), 0), 0);
+            case LIST_FLOAT32 -> listField(name, leaf("item", f32), c.fixedLength());
+            case LIST_FLOAT64 -> listField(name, leaf("item", f64), c.fixedLength());
+            case LIST_INT64 -> listField(name, leaf("item", i64), 0);
+            case LIST_STRING -> listField(name, leaf("item", ArrowType.Utf8.INSTANCE), 0);
+            case LIST3_FLOAT64 -> listField(name, listField("item", listField("item", leaf("item", f64), 0), 0), 0);
         };
     }
 
