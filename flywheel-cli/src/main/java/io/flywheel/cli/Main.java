@@ -30,6 +30,7 @@ import picocli.CommandLine.Command;
                 LoadCommand.class,
                 ServeCommand.class,
                 MapCommand.class,
+                ExportCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

@@ -1,0 +1,98 @@
+package io.flywheel.cli;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import io.flywheel.lake.Lake;
+import io.flywheel.serve.export.LeRobotExportOptions;
+import io.flywheel.serve.export.LeRobotExportResult;
+import io.flywheel.serve.export.LeRobotExporter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code flywheel export lerobot LAKE TAG OUT}: a training set as a LeRobotDataset v3.0 folder. */
+@Command(name = "export", mixinStandardHelpOptions = true, description = "Export a training set to another format.",
+        subcommands = {ExportCommand.LeRobot.class})
+final class ExportCommand implements Runnable {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    @Command(name = "lerobot", mixinStandardHelpOptions = true,
+            description = "Write a LeRobotDataset v3.0 folder (meta/info.json, stats.json, tasks.parquet, episodes, data"
+                    + " Parquet, one H.264 MP4 per camera with the episodes concatenated). Images with an odd width or"
+                    + " height are padded by repeating the last column/row; a camera whose image size changes is refused.")
+    static final class LeRobot implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
+        String lake;
+
+        @Parameters(index = "1", paramLabel = "TAG", description = "training-set tag")
+        String tag;
+
+        @Parameters(index = "2", paramLabel = "OUT", description = "dataset folder to create")
+        Path out;
+
+        @Option(names = "--force", description = "replace OUT when it is empty or an earlier export")
+        boolean force;
+
+        @Option(names = "--fps", defaultValue = "0",
+                description = "frames per second (default: the set's training rate, else from its timestamps)")
+        int fps;
+
+        @Option(names = "--robot-type", description = "robot_type in info.json (default: the episodes' common robot id)")
+        String robotType;
+
+        @Option(names = "--keyframe-interval", defaultValue = "2", description = "frames between video keyframes (default ${DEFAULT-VALUE})")
+        int keyframeInterval;
+
+        @Option(names = "--json", description = "machine-readable output")
+        boolean json;
+
+        @Override
+        public Integer call() throws IOException {
+            LeRobotExportOptions o = LeRobotExportOptions.builder().force(force).fps(fps).robotType(robotType)
+                    .keyframeInterval(keyframeInterval).build();
+            LeRobotExportResult r;
+            try (Lake l = Lake.open(lake)) {
+                r = LeRobotExporter.export(l, tag, out, o, line -> {
+                    if (!json) {
+                        System.err.println(line);
+                    }
+                });
+            }
+            if (json) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("out", r.out().toString());
+                m.put("tag", r.tag());
+                m.put("codebase_version", LeRobotExporter.CODEBASE_VERSION);
+                m.put("fps", r.fps());
+                m.put("episodes", r.episodes());
+                m.put("frames", r.frames());
+                m.put("tasks", r.tasks());
+                m.put("cameras", r.cameras().stream().map(c -> Map.of("key", c.key(), "topic", c.topic(), "width", c.width(),
+                        "height", c.height(), "padded", c.padded())).toList());
+                m.put("encoder", r.encoder());
+                m.put("data_files", r.dataFiles());
+                m.put("video_files", r.videoFiles());
+                m.put("bytes", r.bytes());
+                m.put("seconds", r.seconds());
+                Json.print(System.out, m);
+            } else {
+                System.out.printf(Locale.ROOT, "exported '%s' to %s: LeRobotDataset v3.0, %d episodes, %d frames at %d fps,"
+                                + " %d task(s), %d camera(s) (%s), %d data file(s), %d video file(s), %.1f MB in %.1f s%n",
+                        r.tag(), r.out(), r.episodes(), r.frames(), r.fps(), r.tasks(), r.cameras().size(), r.encoder(),
+                        r.dataFiles(), r.videoFiles(), r.bytes() / 1e6, r.seconds());
+            }
+            return 0;
+        }
+    }
+}

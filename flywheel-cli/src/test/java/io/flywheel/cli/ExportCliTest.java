@@ -1,0 +1,71 @@
+package io.flywheel.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.flywheel.testkit.SharedData;
+
+/**
+ * {@code flywheel export lerobot} on the 25 real BridgeData episodes. This module's test class path
+ * has no Hadoop (flywheel-serve has it only as provided, for compiling), so this also shows the
+ * Parquet writing runs without it.
+ */
+class ExportCliTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void exportsALeRobotFolderAndRefusesBadInputWithOneLine(@TempDir Path tmp) throws Exception {
+        String lake = tmp.resolve("lake").toString();
+        assertEquals(0, CliRun.of("init", lake).exitCode());
+        CliRun ingest = CliRun.of("ingest", lake, SharedData.data("camera/bridge-mcap").toString(), "--json");
+        assertEquals(0, ingest.exitCode(), ingest.err());
+        assertEquals(0, CliRun.of("trainset", "build", lake, "--tag", "train-v1", "--ratio", "0.2", "--seed", "5",
+                "--rate-hz", "0").exitCode());
+        assertEquals(0, CliRun.of("trainset", "build", lake, "--tag", "half", "--ratio", "0.2", "--seed", "5",
+                "--rate-hz", "2.5").exitCode());
+
+        Path out = tmp.resolve("lerobot");
+        CliRun ok = CliRun.of("export", "lerobot", lake, "train-v1", out.toString(), "--json");
+        assertEquals(0, ok.exitCode(), ok.err());
+        JsonNode r = JSON.readTree(ok.out());
+        assertEquals("v3.0", r.get("codebase_version").asText());
+        assertEquals(5, r.get("episodes").asInt());
+        assertEquals(50, r.get("frames").asInt());
+        assertEquals(5, r.get("fps").asInt());
+        assertEquals(3, r.get("cameras").size());
+        JsonNode info = JSON.readTree(out.resolve("meta/info.json").toFile());
+        assertEquals(50, info.get("total_frames").asInt());
+        assertTrue(Files.isRegularFile(out.resolve("data/chunk-000/file-000.parquet")));
+        assertTrue(Files.isRegularFile(out.resolve("meta/tasks.parquet")));
+
+        CliRun exists = CliRun.of("export", "lerobot", lake, "train-v1", out.toString());
+        assertEquals(1, exists.exitCode());
+        assertTrue(exists.err().contains("--force") && exists.noStackTrace() && exists.err().strip().lines().count() == 1,
+                exists.err());
+        CliRun forced = CliRun.of("export", "lerobot", lake, "train-v1", out.toString(), "--force");
+        assertEquals(0, forced.exitCode(), forced.err());
+        assertTrue(forced.out().contains("50 frames at 5 fps"), forced.out());
+
+        CliRun unknown = CliRun.of("export", "lerobot", lake, "nope", tmp.resolve("x").toString());
+        assertEquals(1, unknown.exitCode());
+        assertTrue(unknown.err().contains("no training set 'nope'") && unknown.noStackTrace(), unknown.err());
+
+        CliRun fractional = CliRun.of("export", "lerobot", lake, "half", tmp.resolve("h").toString());
+        assertEquals(1, fractional.exitCode());
+        assertTrue(fractional.err().contains("2.5 Hz") && fractional.err().contains("--fps"), fractional.err());
+        CliRun relabelled = CliRun.of("export", "lerobot", lake, "half", tmp.resolve("h").toString(), "--fps", "2", "--json");
+        assertEquals(0, relabelled.exitCode(), relabelled.err());
+        assertEquals(25, JSON.readTree(relabelled.out()).get("frames").asInt()); // 5 of 10 frames per episode
+
+        assertEquals(2, CliRun.of("export", "lerobot", lake).exitCode()); // usage
+    }
+}

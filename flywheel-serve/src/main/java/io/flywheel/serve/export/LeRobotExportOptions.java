@@ -1,0 +1,85 @@
+package io.flywheel.serve.export;
+
+/**
+ * Options of a {@link LeRobotExporter} run. Build with {@link #builder()}.
+ *
+ * @param fps frames per second of the dataset, or 0 (default) for the set's training rate
+ *     (lineage {@code sample_rate_hz}), or, when that is 0, the rate of its frame timestamps
+ *     (1 s over the median interval, rounded when within 1 % of a whole number); LeRobot's
+ *     {@code fps} is an int, so a fractional rate is refused unless given here
+ * @param robotType {@code robot_type} in info.json, or null (default) for the robot id the set's
+ *     episodes share (null when they differ)
+ * @param force replace an existing output folder (only one that is empty or holds a LeRobot
+ *     dataset, i.e. has {@code meta/info.json})
+ * @param keyframeInterval frames between keyframes of the videos, &ge; 1 (default 2, as LeRobot's
+ *     encoder uses {@code g=2}: a random frame then decodes from at most one frame earlier)
+ * @param bitRate video bits per second, 0 (default) for the encoder's automatic rate
+ * @param chunksSize files per chunk folder, &ge; 1 (default 1000, LeRobot's DEFAULT_CHUNK_SIZE)
+ * @param dataFileSizeMb data Parquet file size above which a new file starts (default 100)
+ * @param videoFileSizeMb MP4 file size above which a new file starts (default 500)
+ */
+public record LeRobotExportOptions(int fps, String robotType, boolean force, int keyframeInterval, long bitRate,
+                                   int chunksSize, int dataFileSizeMb, int videoFileSizeMb) {
+    /** @throws IllegalArgumentException when a number is out of range */
+    public LeRobotExportOptions {
+        if (fps < 0 || keyframeInterval < 1 || bitRate < 0 || chunksSize < 1 || dataFileSizeMb < 1 || videoFileSizeMb < 1) {
+            throw new IllegalArgumentException("export options out of range: fps " + fps + " (>= 0), keyframe interval "
+                    + keyframeInterval + " (>= 1), bit rate " + bitRate + " (>= 0), chunks size " + chunksSize
+                    + ", file sizes " + dataFileSizeMb + "/" + videoFileSizeMb + " MB (>= 1)");
+        }
+    }
+
+    /** @return defaults: see the record's parameters */
+    public static LeRobotExportOptions defaults() {
+        return builder().build();
+    }
+
+    /** @return a builder with the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builder of {@link LeRobotExportOptions}. */
+    public static final class Builder {
+        private int fps;
+        private String robotType;
+        private boolean force;
+        private int keyframeInterval = 2;
+        private long bitRate;
+        private int chunksSize = 1000;
+        private int dataFileSizeMb = 100;
+        private int videoFileSizeMb = 500;
+
+        private Builder() {}
+
+        /** @param v frames per second, 0 for the set's rate */
+        public Builder fps(int v) { fps = v; return this; }
+
+        /** @param v robot_type, null for automatic */
+        public Builder robotType(String v) { robotType = v; return this; }
+
+        /** @param v replace an existing output folder */
+        public Builder force(boolean v) { force = v; return this; }
+
+        /** @param v frames between video keyframes */
+        public Builder keyframeInterval(int v) { keyframeInterval = v; return this; }
+
+        /** @param v video bits per second, 0 automatic */
+        public Builder bitRate(long v) { bitRate = v; return this; }
+
+        /** @param v files per chunk folder */
+        public Builder chunksSize(int v) { chunksSize = v; return this; }
+
+        /** @param v data file size limit in MB */
+        public Builder dataFileSizeMb(int v) { dataFileSizeMb = v; return this; }
+
+        /** @param v video file size limit in MB */
+        public Builder videoFileSizeMb(int v) { videoFileSizeMb = v; return this; }
+
+        /** @return the options */
+        public LeRobotExportOptions build() {
+            return new LeRobotExportOptions(fps, robotType, force, keyframeInterval, bitRate, chunksSize, dataFileSizeMb,
+                    videoFileSizeMb);
+        }
+    }
+}

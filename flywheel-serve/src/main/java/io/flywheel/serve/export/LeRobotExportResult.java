@@ -1,0 +1,41 @@
+package io.flywheel.serve.export;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What a LeRobot export wrote.
+ *
+ * @param out the dataset folder
+ * @param tag the training set's tag
+ * @param fps frames per second (info.json {@code fps})
+ * @param episodes episodes written (= the set's episode count)
+ * @param frames frames written (= the set's sample count)
+ * @param tasks distinct tasks
+ * @param cameras the video features, in the frames' camera order
+ * @param encoder the FFmpeg encoder used, e.g. {@code libopenh264}
+ * @param dataFiles data Parquet files written
+ * @param videoFiles MP4 files written (all cameras)
+ * @param bytes total bytes of the folder
+ * @param seconds wall time
+ */
+public record LeRobotExportResult(Path out, String tag, int fps, long episodes, long frames, int tasks, List<Camera> cameras,
+                                  String encoder, int dataFiles, int videoFiles,
+                                  long bytes, double seconds) {
+    public LeRobotExportResult {
+        cameras = List.copyOf(cameras);
+    }
+
+    /**
+     * One camera's video feature.
+     *
+     * @param key feature key, e.g. {@code observation.images.camera0}
+     * @param topic the source topic, e.g. {@code /camera0/image/compressed}
+     * @param width video frame width in pixels (after padding)
+     * @param height video frame height in pixels (after padding)
+     * @param padded true when the source images had an odd width or height and got one more
+     *     column / row repeating the last one (H.264 4:2:0 needs even sizes)
+     */
+    public record Camera(String key, String topic, int width, int height, boolean padded) {
+    }
+}

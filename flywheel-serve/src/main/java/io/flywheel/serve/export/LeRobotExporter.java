@@ -1,0 +1,716 @@
+package io.flywheel.serve.export;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import io.flywheel.curate.trainset.Trainset;
+import io.flywheel.curate.trainset.TrainsetEpisode;
+import io.flywheel.curate.trainset.Trainsets;
+import io.flywheel.enrich.RgbImage;
+import io.flywheel.enrich.video.EncoderOptions;
+import io.flywheel.enrich.video.Mp4VideoWriter;
+import io.flywheel.lake.Lake;
+import io.flywheel.serve.export.ParquetTable.Column;
+import io.flywheel.serve.export.ParquetTable.Kind;
+import io.flywheel.serve.loader.CameraImage;
+import io.flywheel.serve.loader.LoaderOptions;
+import io.flywheel.serve.loader.Sample;
+import io.flywheel.serve.loader.TrainsetLoader;
+
+/**
+ * Writes a training set as a LeRobotDataset v3.0 folder (Hugging Face LeRobot, codebase version
+ * "v3.0": {@code lerobot/datasets/lerobot_dataset.py}, {@code utils.py}), readable by
+ * {@code LeRobotDataset(repo_id, root=OUT)}:
+ *
+ * <pre>
+ * meta/info.json                          codebase_version, fps, robot_type, features, path templates, totals
+ * meta/stats.json                         per feature: min, max, mean, std, count, q01..q99
+ * meta/tasks.parquet                      task_index int64, index "task" (pandas metadata)
+ * meta/episodes/chunk-000/file-000.parquet one row per episode (see below)
+ * data/chunk-CCC/file-FFF.parquet         one row per frame
+ * videos/observation.images.KEY/chunk-CCC/file-FFF.mp4   H.264 yuv420p, episodes concatenated
+ * </pre>
+ *
+ * <p>Data rows: {@code observation.state} and {@code action} (float32 lists, fixed length),
+ * {@code timestamp} float32 = frame_index / fps, {@code frame_index} (0-based in the episode),
+ * {@code episode_index}, {@code index} (0-based in the dataset), {@code task_index}: int64. Episode
+ * rows: {@code episode_index}, {@code tasks} (list of strings), {@code length},
+ * {@code data/chunk_index}, {@code data/file_index}, {@code dataset_from_index},
+ * {@code dataset_to_index} (exclusive), per camera {@code videos/KEY/chunk_index},
+ * {@code file_index}, {@code from_timestamp}, {@code to_timestamp} (seconds in the MP4), the
+ * episode's {@code stats/FEATURE/STAT}, {@code meta/episodes/chunk_index} and {@code file_index}.
+ *
+ * <p>Timestamps and video: frame {@code i} of an MP4 is presented at exactly {@code i / fps}
+ * seconds ({@link Mp4VideoWriter}: time base a multiple of the rate, no B frames), and an
+ * episode's {@code from_timestamp} is the presentation time of its first frame in that file, so
+ * LeRobot's lookup {@code from_timestamp + timestamp} lands on the frame's own presentation time
+ * (to about 1e-7 s, the float32 rounding of {@code timestamp}) where LeRobot's tolerance is 1e-4 s.
+ * Episodes never span two files. Images with an odd width or height get one more column / row
+ * repeating the last (yuv420p needs even sizes); the feature's shape is the padded size, the size
+ * a decoder returns. Images of one camera must all have the same size.
+ *
+ * <p>The folder is built beside OUT under a temporary name and moved into place at the end, so a
+ * failed export leaves no half-written dataset at OUT.
+ */
+public final class LeRobotExporter {
+    /** LeRobot codebase version written to info.json. */
+    public static final String CODEBASE_VERSION = "v3.0";
+    /** Data file path template (LeRobot DEFAULT_DATA_PATH). */
+    public static final String DATA_PATH = "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet";
+    /** Video file path template (LeRobot DEFAULT_VIDEO_PATH). */
+    public static final String VIDEO_PATH = "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4";
+    /** Episodes metadata path of the single episodes file written here. */
+    public static final String EPISODES_PATH = "meta/episodes/chunk-000/file-000.parquet";
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final int READ_BATCH = 256;
+
+    private LeRobotExporter() {}
+
+    /**
+     * Exports a training set.
+     *
+     * @param lake an open lake
+     * @param tag the training set's tag
+     * @param out the dataset folder to create
+     * @param options fps, robot type, overwrite, video and file-size settings
+     * @param progress receives one line per finished episode (done / total, frames/s, ETA); may be a no-op
+     * @return what was written
+     * @throws ExportException for an unknown tag, an existing OUT (without force), a set with no
+     *     samples, a fractional frame rate without --fps, a sample without state/action or without a
+     *     camera's image, or image sizes that change within a camera
+     * @throws IOException when reading the lake or writing files fails
+     */
+    public static LeRobotExportResult export(Lake lake, String tag, Path out, LeRobotExportOptions options,
+                                             Consumer<String> progress) throws IOException {
+        long t0 = System.nanoTime();
+        Trainset set;
+        try {
+            set = Trainsets.open(lake, tag);
+        } catch (IllegalArgumentException e) {
+            throw new ExportException(e.getMessage(), e);
+        }
+        Path target = out.toAbsolutePath().normalize();
+        checkTarget(target, options.force());
+        if (set.sampleCount() == 0) {
+            throw new ExportException("training set '" + tag + "' has no samples: nothing to export");
+        }
+        List<TrainsetEpisode> episodes = Trainsets.episodes(lake, set);
+        Files.createDirectories(target.getParent());
+        Path tmp = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".export-");
+        boolean ok = false;
+        try (TrainsetLoader loader = TrainsetLoader.open(lake, tag, LoaderOptions.builder().batchSize(READ_BATCH)
+                .images(LoaderOptions.Images.DECODED).threads(1).prefetch(1).build())) {
+            Writer w = new Writer(tmp, tag, set, episodes, loader, options, progress);
+            LeRobotExportResult r = w.run();
+            if (Files.exists(target)) {
+                deleteTree(target);
+            }
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+            ok = true;
+            return new LeRobotExportResult(target, tag, r.fps(), r.episodes(), r.frames(), r.tasks(), r.cameras(),
+                    r.encoder(), r.dataFiles(), r.videoFiles(), treeBytes(target), (System.nanoTime() - t0) / 1e9);
+        } finally {
+            if (!ok) {
+                deleteTree(tmp);
+            }
+        }
+    }
+
+    private static void checkTarget(Path target, boolean force) throws IOException {
+        if (!Files.exists(target)) {
+            return;
+        }
+        if (!Files.isDirectory(target)) {
+            throw new ExportException(target + " exists and is not a folder");
+        }
+        boolean empty;
+        try (Stream<Path> s = Files.list(target)) {
+            empty = s.findAny().isEmpty();
+        }
+        if (!force) {
+            throw new ExportException(target + " exists; choose a new folder or pass --force to replace it");
+        }
+        if (!empty && !Files.isRegularFile(target.resolve("meta/info.json"))) {
+            throw new ExportException(target + " exists and is not a LeRobot dataset (no meta/info.json); --force only "
+                    + "replaces an empty folder or an earlier export");
+        }
+    }
+
+    /** @return the key of a camera topic: its path segments without image-transport suffixes, joined by '_' */
+    static String cameraKey(String topic) {
+        List<String> parts = new ArrayList<>(Arrays.stream(topic.split("/")).filter(p -> !p.isEmpty()).toList());
+        Set<String> suffixes = Set.of("compressed", "compresseddepth", "image", "image_raw", "image_rect", "image_color",
+                "image_rect_color", "theora", "h264", "ffmpeg");
+        while (parts.size() > 1 && suffixes.contains(parts.get(parts.size() - 1).toLowerCase(Locale.ROOT))) {
+            parts.remove(parts.size() - 1);
+        }
+        String k = String.join("_", parts).replaceAll("[^A-Za-z0-9_.-]", "_");
+        return k.isEmpty() ? "camera" : k;
+    }
+
+    /**
+     * Pads an image to even width and height by repeating its last column / row.
+     *
+     * @return the image itself when both are even
+     */
+    static RgbImage padToEven(RgbImage img) {
+        int w = img.width() + (img.width() & 1);
+        int h = img.height() + (img.height() & 1);
+        if (w == img.width() && h == img.height()) {
+            return img;
+        }
+        byte[] src = img.pixels();
+        byte[] dst = new byte[w * h * 3];
+        for (int y = 0; y < h; y++) {
+            int sy = Math.min(y, img.height() - 1);
+            System.arraycopy(src, sy * img.width() * 3, dst, y * w * 3, img.width() * 3);
+            if (w != img.width()) {
+                System.arraycopy(src, (sy * img.width() + img.width() - 1) * 3, dst, (y * w + w - 1) * 3, 3);
+            }
+        }
+        return new RgbImage(w, h, dst);
+    }
+
+    /** @return fps from the lineage's sample_rate_hz, else from the median sample interval */
+    static int fps(Trainset set, List<Sample> firstEpisode, int requested, String tag) {
+        if (requested > 0) {
+            return requested;
+        }
+        Object hz = set.lineage().get("sample_rate_hz");
+        if (hz instanceof Number n && n.doubleValue() > 0) {
+            long f = Math.round(n.doubleValue());
+            if (f < 1 || Math.abs(n.doubleValue() - f) > 1e-6) {
+                throw new ExportException("training set '" + tag + "' was sampled at " + n + " Hz, but LeRobot's fps is a whole"
+                        + " number; pass --fps N to relabel the frames at N fps");
+            }
+            return (int) f;
+        }
+        long[] d = new long[Math.max(0, firstEpisode.size() - 1)];
+        for (int i = 1; i < firstEpisode.size(); i++) {
+            d[i - 1] = firstEpisode.get(i).timestampNs() - firstEpisode.get(i - 1).timestampNs();
+        }
+        Arrays.sort(d);
+        if (d.length == 0 || d[d.length / 2] <= 0) {
+            throw new ExportException("training set '" + tag + "': cannot derive a frame rate (sample_rate_hz is 0 and the first"
+                    + " episode has " + firstEpisode.size() + " sample(s) with no positive interval); pass --fps");
+        }
+        double rate = 1e9 / d[d.length / 2];
+        long f = Math.round(rate);
+        if (f < 1 || Math.abs(rate - f) > 0.01 * rate) {
+            throw new ExportException("training set '" + tag + "': its frames come at " + String.format(Locale.ROOT, "%.3f", rate)
+                    + " Hz (median interval), not a whole number of frames per second as LeRobot's fps is; pass --fps N");
+        }
+        return (int) f;
+    }
+
+    static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(p)) {
+            for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(x);
+            }
+        }
+    }
+
+    private static long treeBytes(Path p) throws IOException {
+        try (Stream<Path> s = Files.walk(p)) {
+            return s.filter(Files::isRegularFile).mapToLong(x -> x.toFile().length()).sum();
+        }
+    }
+
+    /** One export run: state of the files being written. */
+    private static final class Writer {
+        private final Path root;
+        private final String tag;
+        private final Trainset set;
+        private final List<TrainsetEpisode> episodes;
+        private final TrainsetLoader loader;
+        private final LeRobotExportOptions o;
+        private final Consumer<String> progress;
+
+        private int fps;
+        private int stateDim;
+        private int actionDim;
+        private final List<String> topics = new ArrayList<>();
+        private final List<String> keys = new ArrayList<>();
+        private int[] width;
+        private int[] height;
+        private int[] srcWidth;
+        private int[] srcHeight;
+        private final Map<String, Integer> taskIndex = new LinkedHashMap<>();
+
+        // data files
+        private ParquetTable data;
+        private int dataChunk;
+        private int dataFile = -1;
+        private long dataRowsInFile;
+        private long rowsPerDataFile;
+        private int dataFiles;
+        // video files, per camera
+        private Mp4VideoWriter[] video;
+        private int[] videoChunk;
+        private int[] videoFile;
+        private Path[] videoPath;
+        private int videoFiles;
+        private String encoder = "";
+
+        private final Map<String, FeatureStats> global = new LinkedHashMap<>();
+        private final List<Object[]> episodeRows = new ArrayList<>();
+        private List<Column> episodeColumns;
+
+        Writer(Path root, String tag, Trainset set, List<TrainsetEpisode> episodes, TrainsetLoader loader,
+               LeRobotExportOptions o, Consumer<String> progress) {
+            this.root = root;
+            this.tag = tag;
+            this.set = set;
+            this.episodes = episodes;
+            this.loader = loader;
+            this.o = o;
+            this.progress = progress;
+        }
+
+        LeRobotExportResult run() throws IOException {
+            long t0 = System.nanoTime();
+            List<Sample> first = read(episodes.get(0));
+            Sample s0 = first.get(0);
+            fps = fps(set, first, o.fps(), tag);
+            stateDim = s0.state().length;
+            actionDim = s0.action().length;
+            if (stateDim == 0 || actionDim == 0) {
+                throw new ExportException("training set '" + tag + "' sample 0 (episode " + s0.episodeId() + " frame "
+                        + s0.frameIndex() + ") has no " + (stateDim == 0 ? "state" : "action")
+                        + " vector; LeRobot needs observation.state and action");
+            }
+            Set<String> seen = new HashSet<>();
+            for (CameraImage c : s0.images()) {
+                topics.add(c.topic());
+                String k = "observation.images." + cameraKey(c.topic());
+                if (!seen.add(k)) {
+                    k = "observation.images." + c.topic().replaceAll("^/+", "").replaceAll("[^A-Za-z0-9_.-]", "_");
+                    seen.add(k);
+                }
+                keys.add(k);
+            }
+            int cams = topics.size();
+            width = new int[cams];
+            height = new int[cams];
+            srcWidth = new int[cams];
+            srcHeight = new int[cams];
+            video = new Mp4VideoWriter[cams];
+            videoChunk = new int[cams];
+            videoFile = new int[cams];
+            Arrays.fill(videoFile, -1);
+            videoPath = new Path[cams];
+            long bytesPerRow = 4 + 4L * 8 + 4L * (stateDim + actionDim) + 16;
+            rowsPerDataFile = Math.max(1, (long) o.dataFileSizeMb() * (1 << 20) / bytesPerRow);
+            global.put("observation.state", FeatureStats.vector(stateDim));
+            global.put("action", FeatureStats.vector(actionDim));
+            for (String k : keys) {
+                global.put(k, FeatureStats.image());
+            }
+            global.put("timestamp", FeatureStats.vector(1));
+            for (String k : List.of("frame_index", "episode_index", "index", "task_index")) {
+                global.put(k, FeatureStats.integer());
+            }
+            episodeColumns = episodeColumns();
+            long index = 0;
+            try {
+                for (int e = 0; e < episodes.size(); e++) {
+                    List<Sample> samples = e == 0 ? first : read(episodes.get(e));
+                    writeEpisode(e, episodes.get(e), samples, index);
+                    index += samples.size();
+                    double secs = (System.nanoTime() - t0) / 1e9;
+                    progress.accept(String.format(Locale.ROOT, "export: %d/%d episodes, %d frames, %.0f frames/s, ETA %.0fs",
+                            e + 1, episodes.size(), index, index / secs,
+                            (set.sampleCount() - index) * secs / Math.max(1, index)));
+                }
+            } finally {
+                closeData();
+                for (int c = 0; c < cams; c++) {
+                    closeVideo(c);
+                }
+            }
+            writeEpisodes();
+            writeTasks();
+            writeStats();
+            writeInfo(index);
+            List<LeRobotExportResult.Camera> cameras = new ArrayList<>();
+            for (int c = 0; c < cams; c++) {
+                cameras.add(new LeRobotExportResult.Camera(keys.get(c), topics.get(c), width[c], height[c],
+                        width[c] != srcWidth[c] || height[c] != srcHeight[c]));
+            }
+            return new LeRobotExportResult(root, tag, fps, episodes.size(), index, taskIndex.size(), cameras, encoder,
+                    dataFiles, videoFiles, 0, 0);
+        }
+
+        private List<Sample> read(TrainsetEpisode ep) {
+            List<Sample> out = new ArrayList<>();
+            for (long from = ep.firstSample(); from < ep.firstSample() + ep.sampleCount(); from += READ_BATCH) {
+                int n = (int) Math.min(READ_BATCH, ep.firstSample() + ep.sampleCount() - from);
+                long[] idx = new long[n];
+                for (int i = 0; i < n; i++) {
+                    idx[i] = from + i;
+                }
+                out.addAll(loader.get(idx));
+            }
+            return out;
+        }
+
+        private void writeEpisode(int e, TrainsetEpisode ep, List<Sample> samples, long index) throws IOException {
+            String task = ep.info().task() == null || ep.info().task().isBlank() ? "unspecified" : ep.info().task();
+            long taskIdx = taskIndex.computeIfAbsent(task, t -> taskIndex.size());
+            int n = samples.size();
+            // data file: a new one when this episode would pass the size limit (episodes never span files)
+            if (data == null || (dataRowsInFile > 0 && dataRowsInFile + n > rowsPerDataFile)) {
+                closeData();
+                if (dataFile >= 0) {
+                    int[] next = next(dataChunk, dataFile);
+                    dataChunk = next[0];
+                    dataFile = next[1];
+                } else {
+                    dataFile = 0;
+                }
+                data = ParquetTable.create(root.resolve(path(DATA_PATH, null, dataChunk, dataFile)), dataColumns(), Map.of());
+                dataFiles++;
+                dataRowsInFile = 0;
+            }
+            int cams = topics.size();
+            double[] from = new double[cams];
+            for (int c = 0; c < cams; c++) {
+                openVideoIfNeeded(c, samples.get(0), e);
+                from[c] = video[c].nextFrameTime().seconds();
+            }
+            Map<String, FeatureStats> st = new LinkedHashMap<>();
+            st.put("observation.state", FeatureStats.vector(stateDim));
+            st.put("action", FeatureStats.vector(actionDim));
+            for (String k : keys) {
+                st.put(k, FeatureStats.image());
+            }
+            st.put("timestamp", FeatureStats.vector(1));
+            for (String k : List.of("frame_index", "episode_index", "index", "task_index")) {
+                st.put(k, FeatureStats.integer());
+            }
+            for (int i = 0; i < n; i++) {
+                Sample s = samples.get(i);
+                String where = "training set '" + tag + "' episode " + s.episodeId() + " frame " + s.frameIndex()
+                        + " (sample " + s.sampleIndex() + ")";
+                float[] state = vector(s.state(), stateDim, "state", where);
+                float[] action = vector(s.action(), actionDim, "action", where);
+                float ts = (float) ((double) i / fps);
+                long g = index + i;
+                data.write(state, action, ts, (long) i, (long) e, g, taskIdx);
+                add(st, "observation.state", state);
+                add(st, "action", action);
+                add(st, "timestamp", new float[] {ts});
+                addInt(st, "frame_index", i);
+                addInt(st, "episode_index", e);
+                addInt(st, "index", g);
+                addInt(st, "task_index", taskIdx);
+                if (s.images().size() != cams) {
+                    throw new ExportException(where + " has " + s.images().size() + " camera image(s); expected " + cams
+                            + " (" + topics + ")");
+                }
+                for (int c = 0; c < cams; c++) {
+                    CameraImage ci = s.images().get(c);
+                    if (!ci.topic().equals(topics.get(c))) {
+                        throw new ExportException(where + ": camera " + c + " is " + ci.topic() + ", expected " + topics.get(c));
+                    }
+                    RgbImage img = ci.decoded();
+                    if (img.width() != srcWidth[c] || img.height() != srcHeight[c]) {
+                        throw new ExportException(where + ": " + ci.topic() + " image is " + img.width() + "x" + img.height()
+                                + ", expected " + srcWidth[c] + "x" + srcHeight[c] + " like the camera's first image (one"
+                                + " video per camera needs one size)");
+                    }
+                    RgbImage frame = padToEven(img);
+                    video[c].write(frame);
+                    st.get(keys.get(c)).add(frame);
+                    global.get(keys.get(c)).add(frame);
+                }
+            }
+            dataRowsInFile += n;
+            List<Object> row = new ArrayList<>();
+            row.add((long) e);
+            row.add(new String[] {task});
+            row.add((long) n);
+            row.add((long) dataChunk);
+            row.add((long) dataFile);
+            row.add(index);
+            row.add(index + n);
+            for (int c = 0; c < cams; c++) {
+                row.add((long) videoChunk[c]);
+                row.add((long) videoFile[c]);
+                row.add(from[c]);
+                row.add(from[c] + (double) n / fps);
+            }
+            for (Map.Entry<String, FeatureStats> f : st.entrySet()) {
+                for (Object v : f.getValue().result().values()) {
+                    row.add(v);
+                }
+            }
+            row.add(0L);
+            row.add(0L);
+            episodeRows.add(row.toArray());
+        }
+
+        private void add(Map<String, FeatureStats> st, String key, float[] v) {
+            double[] d = new double[v.length];
+            for (int i = 0; i < v.length; i++) {
+                d[i] = v[i];
+            }
+            st.get(key).add(d);
+            global.get(key).add(d);
+        }
+
+        private void addInt(Map<String, FeatureStats> st, String key, long v) {
+            st.get(key).add(v);
+            global.get(key).add(v);
+        }
+
+        private float[] vector(double[] v, int dims, String what, String where) {
+            if (v.length != dims) {
+                throw new ExportException(where + " has " + (v.length == 0 ? "no " + what + " (unmatched in alignment)"
+                        : v.length + " " + what + " values") + "; expected " + dims + " like sample 0");
+            }
+            float[] f = new float[dims];
+            for (int i = 0; i < dims; i++) {
+                f[i] = (float) v[i];
+            }
+            return f;
+        }
+
+        private void openVideoIfNeeded(int c, Sample s, int episode) throws IOException {
+            if (video[c] == null) {
+                RgbImage img = s.images().size() > c ? s.images().get(c).decoded() : null;
+                if (img == null) {
+                    throw new ExportException("training set '" + tag + "' episode " + s.episodeId() + " frame " + s.frameIndex()
+                            + " has no image for camera " + topics.get(c));
+                }
+                if (srcWidth[c] == 0) {
+                    srcWidth[c] = img.width();
+                    srcHeight[c] = img.height();
+                    width[c] = img.width() + (img.width() & 1);
+                    height[c] = img.height() + (img.height() & 1);
+                }
+            } else if (Files.size(videoPath[c]) < (long) o.videoFileSizeMb() * (1 << 20)) {
+                return;
+            } else {
+                closeVideo(c);
+            }
+            if (videoFile[c] >= 0) {
+                int[] next = next(videoChunk[c], videoFile[c]);
+                videoChunk[c] = next[0];
+                videoFile[c] = next[1];
+            } else {
+                videoFile[c] = 0;
+            }
+            videoPath[c] = root.resolve(path(VIDEO_PATH, keys.get(c), videoChunk[c], videoFile[c]));
+            Files.createDirectories(videoPath[c].getParent());
+            EncoderOptions eo = EncoderOptions.builder().fps(fps).keyframeInterval(o.keyframeInterval()).bitRate(o.bitRate())
+                    .build();
+            video[c] = Mp4VideoWriter.open(videoPath[c], width[c], height[c], eo);
+            encoder = video[c].encoderName();
+            videoFiles++;
+        }
+
+        private void closeVideo(int c) throws IOException {
+            if (video[c] != null) {
+                Mp4VideoWriter v = video[c];
+                video[c] = null;
+                v.close();
+            }
+        }
+
+        private void closeData() throws IOException {
+            if (data != null) {
+                ParquetTable d = data;
+                data = null;
+                d.close();
+            }
+        }
+
+        /** LeRobot's update_chunk_file_indices: the next file, or the first file of the next chunk. */
+        private int[] next(int chunk, int file) {
+            return file == o.chunksSize() - 1 ? new int[] {chunk + 1, 0} : new int[] {chunk, file + 1};
+        }
+
+        private List<Column> dataColumns() {
+            return List.of(new Column("observation.state", Kind.LIST_FLOAT32, stateDim),
+                    new Column("action", Kind.LIST_FLOAT32, actionDim), Column.of("timestamp", Kind.FLOAT32),
+                    Column.of("frame_index", Kind.INT64), Column.of("episode_index", Kind.INT64), Column.of("index", Kind.INT64),
+                    Column.of("task_index", Kind.INT64));
+        }
+
+        private List<Column> episodeColumns() {
+            List<Column> cols = new ArrayList<>(List.of(Column.of("episode_index", Kind.INT64),
+                    Column.of("tasks", Kind.LIST_STRING), Column.of("length", Kind.INT64),
+                    Column.of("data/chunk_index", Kind.INT64), Column.of("data/file_index", Kind.INT64),
+                    Column.of("dataset_from_index", Kind.INT64), Column.of("dataset_to_index", Kind.INT64)));
+            for (String k : keys) {
+                cols.add(Column.of("videos/" + k + "/chunk_index", Kind.INT64));
+                cols.add(Column.of("videos/" + k + "/file_index", Kind.INT64));
+                cols.add(Column.of("videos/" + k + "/from_timestamp", Kind.FLOAT64));
+                cols.add(Column.of("videos/" + k + "/to_timestamp", Kind.FLOAT64));
+            }
+            for (String f : global.keySet()) {
+                boolean image = f.startsWith("observation.images.");
+                boolean integer = List.of("frame_index", "episode_index", "index", "task_index").contains(f);
+                for (String stat : statNames()) {
+                    Kind kind = stat.equals("count") ? Kind.LIST_INT64 : image ? Kind.LIST3_FLOAT64
+                            : integer && (stat.equals("min") || stat.equals("max")) ? Kind.LIST_INT64 : Kind.LIST_FLOAT64;
+                    cols.add(Column.of("stats/" + f + "/" + stat, kind));
+                }
+            }
+            cols.add(Column.of("meta/episodes/chunk_index", Kind.INT64));
+            cols.add(Column.of("meta/episodes/file_index", Kind.INT64));
+            return cols;
+        }
+
+        private static List<String> statNames() {
+            List<String> s = new ArrayList<>(List.of("min", "max", "mean", "std", "count"));
+            s.addAll(FeatureStats.QUANTILE_KEYS);
+            return s;
+        }
+
+        private void writeEpisodes() throws IOException {
+            try (ParquetTable t = ParquetTable.create(root.resolve(EPISODES_PATH), episodeColumns, Map.of())) {
+                for (Object[] r : episodeRows) {
+                    t.write(r);
+                }
+            }
+        }
+
+        /** tasks.parquet as pandas writes a frame indexed by task: column task_index, index column "task". */
+        private void writeTasks() throws IOException {
+            Map<String, Object> pandas = new LinkedHashMap<>();
+            pandas.put("index_columns", List.of("task"));
+            pandas.put("column_indexes", List.of(Map.of("name", "None", "field_name", "None", "pandas_type", "unicode",
+                    "numpy_type", "object", "metadata", Map.of("encoding", "UTF-8"))));
+            pandas.put("columns", List.of(
+                    column("task_index", "task_index", "int64", "int64"),
+                    column("task", "task", "unicode", "object")));
+            pandas.put("creator", Map.of("library", "flywheel", "version", "0.1.0"));
+            pandas.put("pandas_version", "2.2.3");
+            String json = JSON.writeValueAsString(pandas).replace("\"None\"", "null");
+            try (ParquetTable t = ParquetTable.create(root.resolve("meta/tasks.parquet"),
+                    List.of(Column.of("task_index", Kind.INT64), Column.of("task", Kind.STRING)), Map.of("pandas", json))) {
+                for (Map.Entry<String, Integer> e : taskIndex.entrySet()) {
+                    t.write((long) e.getValue(), e.getKey());
+                }
+            }
+        }
+
+        private static Map<String, Object> column(String name, String field, String pandasType, String numpyType) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", name);
+            m.put("field_name", field);
+            m.put("pandas_type", pandasType);
+            m.put("numpy_type", numpyType);
+            m.put("metadata", null);
+            return m;
+        }
+
+        private void writeStats() throws IOException {
+            Map<String, Object> stats = new LinkedHashMap<>();
+            for (Map.Entry<String, FeatureStats> e : global.entrySet()) {
+                stats.put(e.getKey(), e.getValue().result());
+            }
+            JSON.writeValue(root.resolve("meta/stats.json").toFile(), stats);
+        }
+
+        private void writeInfo(long frames) throws IOException {
+            Map<String, Object> features = new LinkedHashMap<>();
+            features.put("observation.state", vectorFeature("float32", stateDim, "state"));
+            features.put("action", vectorFeature("float32", actionDim, "action"));
+            for (int c = 0; c < keys.size(); c++) {
+                Map<String, Object> vinfo = new LinkedHashMap<>();
+                vinfo.put("video.height", height[c]);
+                vinfo.put("video.width", width[c]);
+                vinfo.put("video.codec", encoder.equals("libx264") || encoder.equals("libopenh264") ? "h264" : encoder);
+                vinfo.put("video.pix_fmt", "yuv420p");
+                vinfo.put("video.is_depth_map", false);
+                vinfo.put("video.fps", fps);
+                vinfo.put("video.channels", 3);
+                vinfo.put("has_audio", false);
+                Map<String, Object> f = new LinkedHashMap<>();
+                f.put("dtype", "video");
+                f.put("shape", List.of(height[c], width[c], 3));
+                f.put("names", List.of("height", "width", "channels"));
+                f.put("info", vinfo);
+                features.put(keys.get(c), f);
+            }
+            features.put("timestamp", scalar("float32"));
+            for (String k : List.of("frame_index", "episode_index", "index", "task_index")) {
+                features.put(k, scalar("int64"));
+            }
+            String robotType = o.robotType();
+            if (robotType == null) {
+                Set<String> ids = new HashSet<>();
+                for (TrainsetEpisode ep : episodes) {
+                    ids.add(ep.info().robotId() == null ? "" : ep.info().robotId());
+                }
+                robotType = ids.size() == 1 && !ids.contains("") ? ids.iterator().next() : null;
+            }
+            Map<String, Object> info = new LinkedHashMap<>();
+            info.put("codebase_version", CODEBASE_VERSION);
+            info.put("robot_type", robotType);
+            info.put("total_episodes", episodes.size());
+            info.put("total_frames", frames);
+            info.put("total_tasks", taskIndex.size());
+            info.put("chunks_size", o.chunksSize());
+            info.put("data_files_size_in_mb", o.dataFileSizeMb());
+            info.put("video_files_size_in_mb", o.videoFileSizeMb());
+            info.put("fps", fps);
+            info.put("splits", Map.of("train", "0:" + episodes.size()));
+            info.put("data_path", DATA_PATH);
+            info.put("video_path", keys.isEmpty() ? null : VIDEO_PATH);
+            info.put("features", features);
+            JSON.writeValue(root.resolve("meta/info.json").toFile(), info);
+        }
+
+        private static Map<String, Object> vectorFeature(String dtype, int dims, String prefix) {
+            List<String> names = new ArrayList<>();
+            for (int i = 0; i < dims; i++) {
+                names.add(prefix + "_" + i);
+            }
+            Map<String, Object> f = new LinkedHashMap<>();
+            f.put("dtype", dtype);
+            f.put("shape", List.of(dims));
+            f.put("names", names);
+            return f;
+        }
+
+        private static Map<String, Object> scalar(String dtype) {
+            Map<String, Object> f = new LinkedHashMap<>();
+            f.put("dtype", dtype);
+            f.put("shape", List.of(1));
+            f.put("names", null);
+            return f;
+        }
+    }
+
+    /** @return a LeRobot path template filled in */
+    static String path(String template, String videoKey, int chunk, int file) {
+        String p = template.replace("{chunk_index:03d}", String.format(Locale.ROOT, "%03d", chunk))
+                .replace("{file_index:03d}", String.format(Locale.ROOT, "%03d", file));
+        return videoKey == null ? p : p.replace("{video_key}", videoKey);
+    }
+}
