@@ -24,7 +24,8 @@ import picocli.CommandLine.Parameters;
                 + " group stays in the mining pool and training sets. Nothing is deleted.",
         subcommands = {DedupCommand.Sweep.class})
 final class DedupCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
+    // optional here so that `dedup sweep LAKE` parses; `dedup` itself requires it (checked in call)
+    @Parameters(index = "0", arity = "0..1", paramLabel = "LAKE", description = "lake folder or s3:// URI")
     String lake;
 
     @Option(names = "--episode-threshold", defaultValue = "0.02",
@@ -40,6 +41,10 @@ final class DedupCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (lake == null) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                    "Missing required parameter: 'LAKE'");
+        }
         long t0 = System.nanoTime();
         DedupJob.Result r;
         try (Lake l = Lake.open(lake)) {
