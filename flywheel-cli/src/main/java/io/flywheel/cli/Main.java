@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
 @Command(name = "flywheel", mixinStandardHelpOptions = true, version = "flywheel 0.1.0",
         description = "The data closed loop for robot recordings, on Lance.",
         subcommands = {InitCommand.class, IngestCommand.class, QcCommand.class, AlignCommand.class, McapCommand.class, SimCommand.class,
-                TrainsetCommand.class, LoadCommand.class,
+                TrainsetCommand.class, LoadCommand.class, WarmCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
