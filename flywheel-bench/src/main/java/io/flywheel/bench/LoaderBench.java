@@ -73,6 +73,8 @@ import io.flywheel.serve.loader.TrainsetLoader;
  */
 public final class LoaderBench {
     static final int IMAGES = 64;
+    /** CRC32 of the image of each source index, filled while the lake is built or read back. */
+    static long[] crcs;
     static final int FRAMES_PER_EPISODE = 200;
     static final String TAG = "bench-v1";
     static final MessageType SCHEMA = MessageTypeParser.parseMessageType(
@@ -85,7 +87,8 @@ public final class LoaderBench {
         int warmBatches = args.length > 2 ? Integer.parseInt(args[2]) : 200;
         int coldBatches = args.length > 3 ? Integer.parseInt(args[3]) : 10;
         ImageIO.setUseCache(false);
-        List<byte[]> jpegs = jpegs();
+        List<byte[]> jpegs = List.of();
+        crcs = new long[rows];
         Path lakeDir = dir.resolve("s3root/lakebucket");
         if (!Files.exists(dir.resolve("lake.done"))) {
             long t0 = System.nanoTime();
@@ -102,6 +105,7 @@ public final class LoaderBench {
             emit(Map.of("step", "write_parquet", "seconds", (System.nanoTime() - t0) / 1e9,
                     "default_bytes", Files.size(pqDefault), "tuned_bytes", Files.size(pqTuned)));
         }
+        loadCrcs(lakeDir);
         Configuration conf = new Configuration();
         List<String> cols = TrainsetLoader.columns(LoaderOptions.builder().build());
         try (Lake lake = Lake.open(lakeDir); LakeTable t = lake.table(TrainsetTables.SAMPLES,
@@ -158,6 +162,10 @@ public final class LoaderBench {
             for (LoaderOptions.Images mode : List.of(LoaderOptions.Images.BYTES, LoaderOptions.Images.DECODED)) {
                 LoaderOptions o = LoaderOptions.builder().threads(2).prefetch(8).images(mode).seed(7).build();
                 try (TrainsetLoader l = TrainsetLoader.open(lake, TAG, o)) {
+                    Iterator<List<Sample>> warmup = l.epoch(1);
+                    for (int b = 0; b < 5; b++) {
+                        warmup.next(); // natives unpacked, decoders and JIT warm
+                    }
                     int batches = (int) Math.min(l.batchesPerEpoch(), mode == LoaderOptions.Images.BYTES ? 300 : 100);
                     List<Double> waits = new ArrayList<>();
                     Iterator<List<Sample>> it = l.epoch(0);
@@ -259,7 +267,7 @@ public final class LoaderBench {
                     throw new IllegalStateException("lance take: row " + si.get(r) + " for " + want);
                 }
                 long src = (long) ((Float8Vector) state.getDataVector()).get(state.getElementStartIndex(r));
-                if (!Arrays.equals(hot.get(images.getElementStartIndex(r)), jpegs.get((int) (src % IMAGES)))) {
+                if (crc(hot.get(images.getElementStartIndex(r))) != crcs[(int) src]) {
                     throw new IllegalStateException("lance take: wrong image in row " + want);
                 }
             }
@@ -273,7 +281,7 @@ public final class LoaderBench {
         for (int i = 0; i < idx.length; i++) {
             Sample s = got.get(i);
             if (s.sampleIndex() != idx[i]
-                    || !Arrays.equals(s.images().get(0).bytes(), jpegs.get((int) ((long) s.state()[0] % IMAGES)))) {
+                    || crc(s.images().get(0).bytes()) != crcs[(int) s.state()[0]]) {
                 throw new IllegalStateException("loader: wrong sample for index " + idx[i]);
             }
         }
@@ -296,7 +304,7 @@ public final class LoaderBench {
                     throw new IllegalStateException(file.getFileName() + ": row " + si + " was not asked for");
                 }
                 long src = (long) g.getDouble("state", 0);
-                if (!Arrays.equals(g.getBinary("image", 0).getBytes(), jpegs.get((int) (src % IMAGES)))) {
+                if (crc(g.getBinary("image", 0).getBytes()) != crcs[(int) src]) {
                     throw new IllegalStateException(file.getFileName() + ": wrong image in row " + si);
                 }
                 got++;
@@ -318,7 +326,8 @@ public final class LoaderBench {
                         .build();
                 ParquetWriter<Group> tuned = ExampleParquetWriter.builder(new LocalOutputFile(pqTuned)).withType(SCHEMA)
                         .withRowGroupSize(1000L * 21_000) // ~1,000 rows of ~21 KB
-                        .withPageSize(8 * 1024).withMinRowCountForPageSizeCheck(1).withMaxRowCountForPageSizeCheck(1)
+                        .withPageSize(8 * 1024).withPageRowCountLimit(1).withMinRowCountForPageSizeCheck(1)
+                        .withMaxRowCountForPageSizeCheck(1)
                         .withDictionaryEncoding(false).withPageWriteChecksumEnabled(false).build()) {
             SimpleGroupFactory f = new SimpleGroupFactory(SCHEMA);
             t.scan(ScanRequest.builder().columns(List.of("sample_index", "state", "action", "images")).build(), b -> {
@@ -348,7 +357,7 @@ public final class LoaderBench {
         }
     }
 
-    static void buildLake(Path lakeDir, int rows, List<byte[]> jpegs, Path scratch) throws IOException {
+    static void buildLake(Path lakeDir, int rows, List<byte[]> unused, Path scratch) throws IOException {
         Files.createDirectories(lakeDir.getParent());
         try (Lake lake = Lake.init(lakeDir)) {
             int episodes = (rows + FRAMES_PER_EPISODE - 1) / FRAMES_PER_EPISODE;
@@ -371,8 +380,7 @@ public final class LoaderBench {
                     frames.add(new FrameRow(id, j, t0 + j * 100_000_000L, state, action, 0.5,
                             List.of(new ImageLocator("/cam0", "file:///nonexistent/raw.mcap", -1, 0, 1, "", 0L, "jpeg",
                                     320, 240)), List.of(), List.of(),
-                            List.of(new ImageEnrichment(1.0, false, 0.0, false, 0L, jpegs.get((int) (src % IMAGES)), null,
-                                    null)), null, null));
+                            List.of(new ImageEnrichment(1.0, false, 0.0, false, 0L, jpeg(src), null, null)), null, null));
                 }
                 eps.add(new EpisodeRow(id, "rec-" + e, "robot-1", "pick", "lab", "op", "success", t0,
                         t0 + (k - 1) * 100_000_000L, (k - 1) * 100_000_000L, "/cam0", (long) k, "pass", List.of(), null,
@@ -388,13 +396,49 @@ public final class LoaderBench {
         }
     }
 
-    /** 64 distinct 320x240 JPEGs of about 20 KB (smooth colour fields plus seeded noise, quality 0.9). */
-    static List<byte[]> jpegs() throws IOException {
-        List<byte[]> out = new ArrayList<>();
-        ImageWriter w = ImageIO.getImageWritersByFormatName("jpeg").next();
-        for (int i = 0; i < IMAGES; i++) {
+    /** The CRC32 of every row's image, read back from the lake (the build is reused across runs). */
+    static void loadCrcs(Path lakeDir) {
+        try (Lake lake = Lake.open(lakeDir); LakeTable t = lake.table(TrainsetTables.SAMPLES,
+                TableRef.version(Trainsets.open(lake, TAG).samplesVersion()))) {
+            t.scan(ScanRequest.builder().columns(List.of("state", "images")).build(), b -> {
+                ListVector state = (ListVector) b.getVector("state");
+                ListVector images = (ListVector) b.getVector("images");
+                VarBinaryVector hot = (VarBinaryVector) ((StructVector) images.getDataVector()).getChild("hot_jpeg");
+                for (int r = 0; r < b.getRowCount(); r++) {
+                    int src = (int) ((Float8Vector) state.getDataVector()).get(state.getElementStartIndex(r));
+                    byte[] img = hot.get(images.getElementStartIndex(r));
+                    if (img.length < 1000 || (img[0] & 0xFF) != 0xFF || (img[1] & 0xFF) != 0xD8) {
+                        throw new IllegalStateException("row of source " + src + ": not a JPEG");
+                    }
+                    crcs[src] = crc(img);
+                }
+            });
+        }
+        for (long[] x : new long[][] {crcs}) {
+            for (int i = 0; i < x.length; i++) {
+                if (x[i] == 0) {
+                    throw new IllegalStateException("no image for source " + i);
+                }
+            }
+        }
+    }
+
+    static long crc(byte[] b) {
+        java.util.zip.CRC32 c = new java.util.zip.CRC32();
+        c.update(b);
+        return c.getValue();
+    }
+
+    private static final ThreadLocal<ImageWriter> WRITER =
+            ThreadLocal.withInitial(() -> ImageIO.getImageWritersByFormatName("jpeg").next());
+
+    /** The image of source index {@code i}: a 320x240 JPEG of about 20 KB, unique per index (seeded noise). */
+    static byte[] jpeg(long src) throws IOException {
+        ImageWriter w = WRITER.get();
+        int i = (int) src;
+        {
             BufferedImage img = new BufferedImage(320, 240, BufferedImage.TYPE_3BYTE_BGR);
-            SplittableRandom r = new SplittableRandom(i);
+            SplittableRandom r = new SplittableRandom(src);
             for (int y = 0; y < 240; y++) {
                 for (int x = 0; x < 320; x++) {
                     int n = r.nextInt(24);
@@ -412,10 +456,8 @@ public final class LoaderBench {
                 p.setCompressionQuality(0.75f);
                 w.write(null, new IIOImage(img, null, null), p);
             }
-            out.add(bos.toByteArray());
+            return bos.toByteArray();
         }
-        w.dispose();
-        return out;
     }
 
     static void dropCaches() {
