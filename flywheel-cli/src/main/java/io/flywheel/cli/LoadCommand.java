@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import io.flywheel.lake.Lake;
+import io.flywheel.serve.cache.TrainsetCache;
 import io.flywheel.serve.loader.CameraImage;
 import io.flywheel.serve.loader.LoaderOptions;
 import io.flywheel.serve.loader.Sample;
@@ -48,11 +49,15 @@ final class LoadCommand implements Callable<Integer> {
             description = "none, bytes (encoded) or decoded (RGB) (default ${DEFAULT-VALUE})")
     String images;
 
+    @Option(names = "--cache", paramLabel = "DIR",
+            description = "read through this local cache (see flywheel warm): hits first, the lake otherwise")
+    java.nio.file.Path cache;
+
     @Option(names = "--json", description = "machine-readable output")
     boolean json;
 
     @Override
-    public Integer call() {
+    public Integer call() throws java.io.IOException {
         LoaderOptions.Images mode = switch (images) {
             case "none" -> LoaderOptions.Images.NONE;
             case "bytes" -> LoaderOptions.Images.BYTES;
@@ -61,7 +66,10 @@ final class LoadCommand implements Callable<Integer> {
         };
         LoaderOptions o = LoaderOptions.builder().batchSize(batchSize).seed(seed).threads(threads).prefetch(prefetch)
                 .images(mode).build();
-        try (Lake l = Lake.open(lake); TrainsetLoader loader = TrainsetLoader.open(l, tag, o)) {
+        try (TrainsetCache tc = cache == null ? null : TrainsetCache.open(cache, lake, Lake.Options.defaults());
+                Lake l = tc == null ? Lake.open(lake) : null;
+                TrainsetLoader loader = tc == null ? TrainsetLoader.open(l, tag, o) : tc.loader(tag, o)) {
+            this.cacheRef = tc;
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("tag", tag);
             out.put("samples", loader.size());
@@ -108,7 +116,16 @@ final class LoadCommand implements Callable<Integer> {
         return 0;
     }
 
+    private TrainsetCache cacheRef;
+
     private void print(Map<String, Object> out, Sample first) {
+        if (cacheRef != null) {
+            TrainsetCache.Stats st = cacheRef.stats();
+            out.put("cache", cacheRef.dir().toString());
+            out.put("cache_hit_bytes", st.lakeHitBytes() + st.rawHitBytes());
+            out.put("cache_miss_bytes", st.lakeMissBytes() + st.rawMissBytes());
+            out.put("cache_hit_ratio", st.hitRatio());
+        }
         if (first != null) {
             Map<String, Object> f = new LinkedHashMap<>();
             f.put("episode_id", first.episodeId());
@@ -133,6 +150,10 @@ final class LoadCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "read %d shuffled batches: %.0f samples/s, %.1f MB/s of images, batch wait"
                             + " p50 %.2f ms, p99 %.2f ms%n", out.get("batches_timed"), out.get("samples_per_s"),
                     out.get("image_mb_per_s"), out.get("batch_wait_p50_ms"), out.get("batch_wait_p99_ms"));
+        }
+        if (cacheRef != null) {
+            System.out.printf(Locale.ROOT, "cache %s: hit ratio %.4f (%d bytes from the cache, %d from the lake)%n",
+                    out.get("cache"), out.get("cache_hit_ratio"), out.get("cache_hit_bytes"), out.get("cache_miss_bytes"));
         }
     }
 

@@ -31,6 +31,7 @@ import picocli.CommandLine.Command;
                 ServeCommand.class,
                 MapCommand.class,
                 ExportCommand.class,
+                WarmCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

@@ -55,6 +55,53 @@ public final class LakeTable implements AutoCloseable {
         return dataset.latestVersion();
     }
 
+    /**
+     * The data files of this version, fragment by fragment (what a reader of any column opens).
+     *
+     * @return one entry per data file, in fragment order
+     * @throws LakeException when the manifest cannot be read
+     */
+    public List<DataFileRef> dataFiles() {
+        List<DataFileRef> out = new ArrayList<>();
+        try {
+            for (org.lance.Fragment f : dataset.getFragments()) {
+                for (org.lance.fragment.DataFile d : f.metadata().getFiles()) {
+                    Long size = d.getFileSizeBytes();
+                    out.add(new DataFileRef(d.getPath(), f.getId(), d.getFields().clone(), d.getColumnIndices().clone(),
+                            size == null ? -1 : size, d.getFileMajorVersion(), d.getFileMinorVersion()));
+                }
+            }
+        } catch (RuntimeException e) {
+            throw new LakeException("table " + uri() + " at version " + version() + ": cannot list data files: "
+                    + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /**
+     * @param column a top-level column name
+     * @return the Lance field ids of the column and of all its nested children (depth first)
+     * @throws IllegalArgumentException naming the columns when there is no such column
+     */
+    public List<Integer> fieldIds(String column) {
+        for (org.lance.schema.LanceField f : dataset.getLanceSchema().fields()) {
+            if (f.getName().equals(column)) {
+                List<Integer> ids = new ArrayList<>();
+                collectIds(f, ids);
+                return ids;
+            }
+        }
+        throw new IllegalArgumentException("table " + uri() + " has no column '" + column + "'; columns: "
+                + schema().getFields().stream().map(x -> x.getName()).toList());
+    }
+
+    private static void collectIds(org.lance.schema.LanceField f, List<Integer> ids) {
+        ids.add(f.getId());
+        for (org.lance.schema.LanceField c : f.getChildren()) {
+            collectIds(c, ids);
+        }
+    }
+
     /** @return the table's Arrow schema at this version */
     public Schema schema() {
         return dataset.getSchema();

@@ -34,7 +34,6 @@ import io.flywheel.curate.trainset.TrainsetTables;
 import io.flywheel.curate.trainset.Trainsets;
 import io.flywheel.enrich.image.ImageDecoder;
 import io.flywheel.enrich.image.ImageFormat;
-import io.flywheel.ingest.LocatorReader;
 import io.flywheel.ingest.RawLocator;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
@@ -68,17 +67,15 @@ public final class TrainsetLoader implements AutoCloseable {
     private final ExecutorService pool;
     private final BlockingQueue<Worker> workers;
     private final List<Worker> all = Collections.synchronizedList(new ArrayList<>());
+    private final java.util.function.Supplier<RawSource> rawSources;
 
-    private TrainsetLoader(Lake lake, Trainset set, LoaderOptions options) {
+    private TrainsetLoader(Lake lake, Trainset set, LoaderOptions options, java.util.function.Supplier<RawSource> raw) {
         this.lake = lake;
         this.set = set;
         this.options = options;
+        this.rawSources = raw;
         this.size = set.sampleCount();
-        List<String> cols = new ArrayList<>(BASE_COLUMNS);
-        if (options.images() != LoaderOptions.Images.NONE) {
-            cols.add("images");
-        }
-        this.columns = List.copyOf(cols);
+        this.columns = columns(options);
         this.workers = new ArrayBlockingQueue<>(options.threads() + 1);
         for (int i = 0; i < options.threads() + 1; i++) {
             Worker w = new Worker();
@@ -100,7 +97,35 @@ public final class TrainsetLoader implements AutoCloseable {
      * @throws IllegalArgumentException when there is no such set
      */
     public static TrainsetLoader open(Lake lake, String tag, LoaderOptions options) {
-        return new TrainsetLoader(lake, Trainsets.open(lake, tag), options);
+        return open(lake, tag, options, RawSource::direct);
+    }
+
+    /**
+     * Opens a set reading raw images through the given sources (e.g. a local cache's).
+     *
+     * @param lake an open lake (stays open while the loader is used)
+     * @param tag the training set's tag
+     * @param options loader options
+     * @param rawSources makes one raw-image source per worker thread
+     * @return the loader; close it
+     * @throws IllegalArgumentException when there is no such set
+     */
+    public static TrainsetLoader open(Lake lake, String tag, LoaderOptions options,
+            java.util.function.Supplier<RawSource> rawSources) {
+        return new TrainsetLoader(lake, Trainsets.open(lake, tag), options, rawSources);
+    }
+
+    /**
+     * @param options loader options
+     * @return the columns of {@code trainset_samples} a loader with these options reads (what a warm
+     *     must fetch)
+     */
+    public static List<String> columns(LoaderOptions options) {
+        List<String> cols = new ArrayList<>(BASE_COLUMNS);
+        if (options.images() != LoaderOptions.Images.NONE) {
+            cols.add("images");
+        }
+        return List.copyOf(cols);
     }
 
     /** @return the set being read */
@@ -232,7 +257,7 @@ public final class TrainsetLoader implements AutoCloseable {
     /** A table handle, a raw-file reader and an image decoder, used by one thread at a time. */
     private final class Worker implements AutoCloseable {
         private LakeTable table;
-        private LocatorReader raw;
+        private RawSource raw;
         private ImageDecoder decoder;
 
         List<Sample> read(long[] indices) {
@@ -305,7 +330,7 @@ public final class TrainsetLoader implements AutoCloseable {
                             ((BigIntVector) s.getChild("length")).get(i), text(s.getChild("compression"), i), format,
                             intOrZero(s.getChild("width"), i), intOrZero(s.getChild("height"), i));
                     if (raw == null) {
-                        raw = new LocatorReader();
+                        raw = rawSources.get();
                     }
                     bytes = raw.read(loc);
                     source = "raw";

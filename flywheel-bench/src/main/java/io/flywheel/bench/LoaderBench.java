@@ -1,0 +1,494 @@
+package io.flywheel.bench;
+
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.function.Supplier;
+
+import javax.imageio.IIOImage;
+import javax.imageio.ImageIO;
+import javax.imageio.ImageWriteParam;
+import javax.imageio.ImageWriter;
+
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.StructVector;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.parquet.filter2.compat.FilterCompat;
+import org.apache.parquet.filter2.predicate.FilterApi;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.MessageTypeParser;
+
+import io.flywheel.curate.trainset.TrainsetBuilder;
+import io.flywheel.curate.trainset.TrainsetSpec;
+import io.flywheel.curate.trainset.TrainsetTables;
+import io.flywheel.curate.trainset.Trainsets;
+import io.flywheel.lake.EpisodeRow;
+import io.flywheel.lake.FrameRow;
+import io.flywheel.lake.ImageEnrichment;
+import io.flywheel.lake.ImageLocator;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.ScanRequest;
+import io.flywheel.lake.StorageConfig;
+import io.flywheel.lake.TableRef;
+import io.flywheel.serve.cache.TrainsetCache;
+import io.flywheel.serve.cache.WarmPlan;
+import io.flywheel.serve.cache.Warmer;
+import io.flywheel.serve.loader.LoaderOptions;
+import io.flywheel.serve.loader.Sample;
+import io.flywheel.serve.loader.TrainsetLoader;
+
+/**
+ * Random batches of 64 samples (state float64[7], action float64[7], one ~20 KB 320x240 JPEG): the
+ * Flywheel loader against Lance take alone and against the same rows in Parquet (parquet-java,
+ * default writer settings, and tuned for random access), warm and cold (page cache dropped), plus
+ * loader throughput and warm-cache against S3-origin latency. Every read is checked by value: row
+ * r has state[0] = r's source index and the image is the r-th generated JPEG.
+ *
+ * <p>usage: LoaderBench DIR [ROWS=20000] [WARM_BATCHES=200] [COLD_BATCHES=10]. Prints JSON lines.
+ */
+public final class LoaderBench {
+    static final int IMAGES = 64;
+    /** CRC32 of the image of each source index, filled while the lake is built or read back. */
+    static long[] crcs;
+    static final int FRAMES_PER_EPISODE = 200;
+    static final String TAG = "bench-v1";
+    static final MessageType SCHEMA = MessageTypeParser.parseMessageType(
+            "message sample { required int64 sample_index; repeated double state; repeated double action;"
+                    + " required binary image; }");
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args[0]);
+        int rows = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
+        int warmBatches = args.length > 2 ? Integer.parseInt(args[2]) : 200;
+        int coldBatches = args.length > 3 ? Integer.parseInt(args[3]) : 10;
+        ImageIO.setUseCache(false);
+        List<byte[]> jpegs = List.of();
+        crcs = new long[rows];
+        Path lakeDir = dir.resolve("s3root/lakebucket");
+        if (!Files.exists(dir.resolve("lake.done"))) {
+            long t0 = System.nanoTime();
+            buildLake(lakeDir, rows, jpegs, dir.resolve("scratch"));
+            Files.writeString(dir.resolve("lake.done"), "ok");
+            emit(Map.of("step", "build_lake", "rows", rows, "seconds", (System.nanoTime() - t0) / 1e9));
+        }
+        Path pqDefault = dir.resolve("default.parquet");
+        Path pqTuned = dir.resolve("tuned.parquet");
+        if (!Files.exists(dir.resolve("parquet.done"))) {
+            long t0 = System.nanoTime();
+            writeParquet(lakeDir, pqDefault, pqTuned);
+            Files.writeString(dir.resolve("parquet.done"), "ok");
+            emit(Map.of("step", "write_parquet", "seconds", (System.nanoTime() - t0) / 1e9,
+                    "default_bytes", Files.size(pqDefault), "tuned_bytes", Files.size(pqTuned)));
+        }
+        loadCrcs(lakeDir);
+        Configuration conf = new Configuration();
+        List<String> cols = TrainsetLoader.columns(LoaderOptions.builder().build());
+        try (Lake lake = Lake.open(lakeDir); LakeTable t = lake.table(TrainsetTables.SAMPLES,
+                TableRef.version(Trainsets.open(lake, TAG).samplesVersion()));
+                TrainsetLoader get = TrainsetLoader.open(lake, TAG, LoaderOptions.builder().threads(1).build())) {
+            long n = t.countRows();
+            Map<String, Supplier<Runnable>> methods = new LinkedHashMap<>();
+            SplittableRandom rnd = new SplittableRandom(42);
+            methods.put("lance_take", () -> {
+                long[] idx = batch(rnd, n);
+                return () -> lanceTake(t, idx, cols, jpegs);
+            });
+            methods.put("loader_get", () -> {
+                long[] idx = batch(rnd, n);
+                return () -> check(get.get(idx), idx, jpegs);
+            });
+            methods.put("parquet_tuned", () -> {
+                long[] idx = batch(rnd, n);
+                return () -> parquet(pqTuned, conf, idx, jpegs);
+            });
+            methods.put("parquet_default", () -> {
+                long[] idx = batch(rnd, n);
+                return () -> parquet(pqDefault, conf, idx, jpegs);
+            });
+            // warm: a few untimed rounds first, then timed rounds interleaved method by method
+            Map<String, List<Double>> warm = new LinkedHashMap<>();
+            for (int round = 0; round < warmBatches + 5; round++) {
+                for (Map.Entry<String, Supplier<Runnable>> m : methods.entrySet()) {
+                    if (m.getKey().equals("parquet_default") && round % 10 != 0) {
+                        continue; // 10x fewer rounds of the slow one
+                    }
+                    Runnable r = m.getValue().get();
+                    long s = System.nanoTime();
+                    r.run();
+                    if (round >= 5) {
+                        warm.computeIfAbsent(m.getKey(), k -> new ArrayList<>()).add((System.nanoTime() - s) / 1e6);
+                    }
+                }
+            }
+            warm.forEach((k, v) -> emit(stats("warm", k, v)));
+            // cold: drop the page cache before each batch
+            Map<String, List<Double>> cold = new LinkedHashMap<>();
+            for (int round = 0; round < coldBatches; round++) {
+                for (Map.Entry<String, Supplier<Runnable>> m : methods.entrySet()) {
+                    Runnable r = m.getValue().get();
+                    dropCaches();
+                    long s = System.nanoTime();
+                    r.run();
+                    cold.computeIfAbsent(m.getKey(), k -> new ArrayList<>()).add((System.nanoTime() - s) / 1e6);
+                }
+            }
+            cold.forEach((k, v) -> emit(stats("cold", k, v)));
+            // loader throughput with prefetch: image bytes, then decoded images
+            for (LoaderOptions.Images mode : List.of(LoaderOptions.Images.BYTES, LoaderOptions.Images.DECODED)) {
+                LoaderOptions o = LoaderOptions.builder().threads(2).prefetch(8).images(mode).seed(7).build();
+                try (TrainsetLoader l = TrainsetLoader.open(lake, TAG, o)) {
+                    Iterator<List<Sample>> warmup = l.epoch(1);
+                    for (int b = 0; b < 5; b++) {
+                        warmup.next(); // natives unpacked, decoders and JIT warm
+                    }
+                    int batches = (int) Math.min(l.batchesPerEpoch(), mode == LoaderOptions.Images.BYTES ? 300 : 100);
+                    List<Double> waits = new ArrayList<>();
+                    Iterator<List<Sample>> it = l.epoch(0);
+                    long samples = 0;
+                    long t0 = System.nanoTime();
+                    for (int b = 0; b < batches; b++) {
+                        long s = System.nanoTime();
+                        List<Sample> batch = it.next();
+                        waits.add((System.nanoTime() - s) / 1e6);
+                        samples += batch.size();
+                        if (mode == LoaderOptions.Images.DECODED && batch.get(0).images().get(0).decoded().width() != 320) {
+                            throw new IllegalStateException("decoded width " + batch.get(0).images().get(0).decoded().width());
+                        }
+                    }
+                    double secs = (System.nanoTime() - t0) / 1e9;
+                    Map<String, Object> m = stats("warm", "loader_epoch_" + mode.name().toLowerCase(Locale.ROOT), waits);
+                    m.put("samples_per_s", samples / secs);
+                    emit(m);
+                }
+            }
+        }
+        s3(dir, lakeDir, warmBatches, jpegs);
+    }
+
+    /** Loader batch latency with the lake behind an S3 API (s3proxy on loopback) against a warmed local cache. */
+    static void s3(Path dir, Path lakeDir, int batches, List<byte[]> jpegs) throws Exception {
+        Properties props = new Properties();
+        props.setProperty("jclouds.filesystem.basedir", lakeDir.getParent().toString());
+        try (var context = org.jclouds.ContextBuilder.newBuilder("filesystem").credentials("u", "u").overrides(props)
+                .buildView(org.jclouds.blobstore.BlobStoreContext.class)) {
+            org.gaul.s3proxy.S3Proxy proxy = org.gaul.s3proxy.S3Proxy.builder().blobStore(context.getBlobStore())
+                    .endpoint(URI.create("http://127.0.0.1:0"))
+                    .awsAuthentication(org.gaul.s3proxy.AuthenticationType.AWS_V2_OR_V4, "k", "s").build();
+            proxy.start();
+            while (!"STARTED".equals(proxy.getState())) {
+                Thread.sleep(10);
+            }
+            try {
+                Lake.Options opts = Lake.Options.defaults().withEnvironment(Map.of()).withStorage(StorageConfig.builder()
+                        .endpoint("http://127.0.0.1:" + proxy.getPort()).region("us-east-1").credentials("k", "s").build());
+                LoaderOptions o = LoaderOptions.builder().threads(1).build();
+                Path cacheDir = dir.resolve("cache");
+                try (TrainsetCache c = TrainsetCache.open(cacheDir, "s3://lakebucket", opts)) {
+                    WarmPlan plan = c.plan(TAG, o);
+                    Warmer.Report r = c.warm(plan, 16, Warmer.Progress.NONE);
+                    emit(Map.of("step", "warm_from_s3", "files", plan.files().size(), "bytes", plan.bytes(),
+                            "fetched_bytes", r.fetchedBytes(), "seconds", r.elapsedNs() / 1e9, "mib_per_s",
+                            r.mibPerSecond()));
+                    try (TrainsetLoader viaS3 = TrainsetLoader.open(c.originLake(), TAG, o);
+                            TrainsetLoader viaCache = c.loader(TAG, o)) {
+                        SplittableRandom rnd = new SplittableRandom(3);
+                        List<Double> s3 = new ArrayList<>();
+                        List<Double> cached = new ArrayList<>();
+                        for (int b = 0; b < batches + 5; b++) {
+                            long[] idx = batch(rnd, viaS3.size());
+                            long s = System.nanoTime();
+                            check(viaS3.get(idx), idx, jpegs);
+                            double a = (System.nanoTime() - s) / 1e6;
+                            idx = batch(rnd, viaS3.size());
+                            s = System.nanoTime();
+                            check(viaCache.get(idx), idx, jpegs);
+                            double z = (System.nanoTime() - s) / 1e6;
+                            if (b >= 5) {
+                                s3.add(a);
+                                cached.add(z);
+                            }
+                        }
+                        emit(stats("warm", "loader_get_s3_origin", s3));
+                        Map<String, Object> m = stats("warm", "loader_get_local_cache", cached);
+                        m.put("cache_hit_ratio", c.stats().hitRatio());
+                        emit(m);
+                    }
+                }
+            } finally {
+                proxy.stop();
+            }
+        }
+    }
+
+    static long[] batch(SplittableRandom r, long n) {
+        long[] idx = new long[64];
+        for (int i = 0; i < idx.length; i++) {
+            idx[i] = r.nextLong(n);
+        }
+        return idx;
+    }
+
+    static void lanceTake(LakeTable t, long[] idx, List<String> cols, List<byte[]> jpegs) {
+        long[] sorted = Arrays.stream(idx).distinct().sorted().toArray();
+        int[] seen = {0};
+        t.take(sorted, cols, b -> {
+            BigIntVector si = (BigIntVector) b.getVector("sample_index");
+            ListVector state = (ListVector) b.getVector("state");
+            ListVector images = (ListVector) b.getVector("images");
+            VarBinaryVector hot = (VarBinaryVector) ((StructVector) images.getDataVector()).getChild("hot_jpeg");
+            for (int r = 0; r < b.getRowCount(); r++) {
+                long want = sorted[seen[0]++];
+                if (si.get(r) != want) {
+                    throw new IllegalStateException("lance take: row " + si.get(r) + " for " + want);
+                }
+                long src = (long) ((Float8Vector) state.getDataVector()).get(state.getElementStartIndex(r));
+                if (crc(hot.get(images.getElementStartIndex(r))) != crcs[(int) src]) {
+                    throw new IllegalStateException("lance take: wrong image in row " + want);
+                }
+            }
+        });
+        if (seen[0] != sorted.length) {
+            throw new IllegalStateException("lance take: " + seen[0] + " rows for " + sorted.length);
+        }
+    }
+
+    static void check(List<Sample> got, long[] idx, List<byte[]> jpegs) {
+        for (int i = 0; i < idx.length; i++) {
+            Sample s = got.get(i);
+            if (s.sampleIndex() != idx[i]
+                    || crc(s.images().get(0).bytes()) != crcs[(int) s.state()[0]]) {
+                throw new IllegalStateException("loader: wrong sample for index " + idx[i]);
+            }
+        }
+    }
+
+    /** Reads the rows of {@code idx} through a column-index (page index) filter and checks each by value. */
+    static void parquet(Path file, Configuration conf, long[] idx, List<byte[]> jpegs) {
+        HashSet<Long> want = new HashSet<>();
+        for (long i : idx) {
+            want.add(i);
+        }
+        int got = 0;
+        try (ParquetReader<Group> r = ParquetReader.builder(new GroupReadSupport(),
+                new org.apache.hadoop.fs.Path(file.toUri())).withConf(conf)
+                .withFilter(FilterCompat.get(FilterApi.in(FilterApi.longColumn("sample_index"), want)))
+                .useColumnIndexFilter(true).useStatsFilter(true).useRecordFilter(true).build()) {
+            for (Group g = r.read(); g != null; g = r.read()) {
+                long si = g.getLong("sample_index", 0);
+                if (!want.contains(si)) {
+                    throw new IllegalStateException(file.getFileName() + ": row " + si + " was not asked for");
+                }
+                long src = (long) g.getDouble("state", 0);
+                if (crc(g.getBinary("image", 0).getBytes()) != crcs[(int) src]) {
+                    throw new IllegalStateException(file.getFileName() + ": wrong image in row " + si);
+                }
+                got++;
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        if (got != want.size()) {
+            throw new IllegalStateException(file.getFileName() + ": " + got + " rows for " + want.size() + " asked");
+        }
+    }
+
+    static void writeParquet(Path lakeDir, Path pqDefault, Path pqTuned) throws IOException {
+        Files.deleteIfExists(pqDefault);
+        Files.deleteIfExists(pqTuned);
+        try (Lake lake = Lake.open(lakeDir); LakeTable t = lake.table(TrainsetTables.SAMPLES,
+                TableRef.version(Trainsets.open(lake, TAG).samplesVersion()));
+                ParquetWriter<Group> def = ExampleParquetWriter.builder(new LocalOutputFile(pqDefault)).withType(SCHEMA)
+                        .build();
+                ParquetWriter<Group> tuned = ExampleParquetWriter.builder(new LocalOutputFile(pqTuned)).withType(SCHEMA)
+                        .withRowGroupSize(1000L * 21_000) // ~1,000 rows of ~21 KB
+                        .withPageSize(8 * 1024).withPageRowCountLimit(1).withMinRowCountForPageSizeCheck(1)
+                        .withMaxRowCountForPageSizeCheck(1)
+                        .withDictionaryEncoding(false).withPageWriteChecksumEnabled(false).build()) {
+            SimpleGroupFactory f = new SimpleGroupFactory(SCHEMA);
+            t.scan(ScanRequest.builder().columns(List.of("sample_index", "state", "action", "images")).build(), b -> {
+                BigIntVector si = (BigIntVector) b.getVector("sample_index");
+                ListVector state = (ListVector) b.getVector("state");
+                ListVector action = (ListVector) b.getVector("action");
+                ListVector images = (ListVector) b.getVector("images");
+                VarBinaryVector hot = (VarBinaryVector) ((StructVector) images.getDataVector()).getChild("hot_jpeg");
+                for (int r = 0; r < b.getRowCount(); r++) {
+                    Group g = f.newGroup().append("sample_index", si.get(r));
+                    for (int i = state.getElementStartIndex(r); i < state.getElementEndIndex(r); i++) {
+                        g.add("state", ((Float8Vector) state.getDataVector()).get(i));
+                    }
+                    for (int i = action.getElementStartIndex(r); i < action.getElementEndIndex(r); i++) {
+                        g.add("action", ((Float8Vector) action.getDataVector()).get(i));
+                    }
+                    g.add("image", org.apache.parquet.io.api.Binary.fromConstantByteArray(
+                            hot.get(images.getElementStartIndex(r))));
+                    try {
+                        def.write(g);
+                        tuned.write(g);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+            });
+        }
+    }
+
+    static void buildLake(Path lakeDir, int rows, List<byte[]> unused, Path scratch) throws IOException {
+        Files.createDirectories(lakeDir.getParent());
+        try (Lake lake = Lake.init(lakeDir)) {
+            int episodes = (rows + FRAMES_PER_EPISODE - 1) / FRAMES_PER_EPISODE;
+            List<FrameRow> frames = new ArrayList<>();
+            List<EpisodeRow> eps = new ArrayList<>();
+            for (int e = 0; e < episodes; e++) {
+                String id = String.format("ep-%06d", e);
+                long t0 = 1_700_000_000_000_000_000L + e * 60_000_000_000L;
+                int k = Math.min(FRAMES_PER_EPISODE, rows - e * FRAMES_PER_EPISODE);
+                for (int j = 0; j < k; j++) {
+                    long src = (long) e * FRAMES_PER_EPISODE + j;
+                    double[] state = new double[7];
+                    double[] action = new double[7];
+                    state[0] = src;
+                    for (int d = 1; d < 7; d++) {
+                        state[d] = Math.sin(src * 0.01 + d);
+                        action[d] = Math.cos(src * 0.01 + d);
+                    }
+                    action[0] = -src;
+                    frames.add(new FrameRow(id, j, t0 + j * 100_000_000L, state, action, 0.5,
+                            List.of(new ImageLocator("/cam0", "file:///nonexistent/raw.mcap", -1, 0, 1, "", 0L, "jpeg",
+                                    320, 240)), List.of(), List.of(),
+                            List.of(new ImageEnrichment(1.0, false, 0.0, false, 0L, jpeg(src), null, null)), null, null));
+                }
+                eps.add(new EpisodeRow(id, "rec-" + e, "robot-1", "pick", "lab", "op", "success", t0,
+                        t0 + (k - 1) * 100_000_000L, (k - 1) * 100_000_000L, "/cam0", (long) k, "pass", List.of(), null,
+                        "{}", null, null, null, null, null));
+                if (eps.size() == 20 || e == episodes - 1) {
+                    lake.begin().putFrames(frames).putEpisodes(eps).commit();
+                    frames.clear();
+                    eps.clear();
+                }
+            }
+            TrainsetBuilder.build(lake, TrainsetSpec.builder(TAG).baseRatio(1.0).seed(1).sampleRateHz(0).build(), scratch,
+                    TrainsetBuilder.Progress.NONE);
+        }
+    }
+
+    /** The CRC32 of every row's image, read back from the lake (the build is reused across runs). */
+    static void loadCrcs(Path lakeDir) {
+        try (Lake lake = Lake.open(lakeDir); LakeTable t = lake.table(TrainsetTables.SAMPLES,
+                TableRef.version(Trainsets.open(lake, TAG).samplesVersion()))) {
+            t.scan(ScanRequest.builder().columns(List.of("state", "images")).build(), b -> {
+                ListVector state = (ListVector) b.getVector("state");
+                ListVector images = (ListVector) b.getVector("images");
+                VarBinaryVector hot = (VarBinaryVector) ((StructVector) images.getDataVector()).getChild("hot_jpeg");
+                for (int r = 0; r < b.getRowCount(); r++) {
+                    int src = (int) ((Float8Vector) state.getDataVector()).get(state.getElementStartIndex(r));
+                    byte[] img = hot.get(images.getElementStartIndex(r));
+                    if (img.length < 1000 || (img[0] & 0xFF) != 0xFF || (img[1] & 0xFF) != 0xD8) {
+                        throw new IllegalStateException("row of source " + src + ": not a JPEG");
+                    }
+                    crcs[src] = crc(img);
+                }
+            });
+        }
+        for (long[] x : new long[][] {crcs}) {
+            for (int i = 0; i < x.length; i++) {
+                if (x[i] == 0) {
+                    throw new IllegalStateException("no image for source " + i);
+                }
+            }
+        }
+    }
+
+    static long crc(byte[] b) {
+        java.util.zip.CRC32 c = new java.util.zip.CRC32();
+        c.update(b);
+        return c.getValue();
+    }
+
+    private static final ThreadLocal<ImageWriter> WRITER =
+            ThreadLocal.withInitial(() -> ImageIO.getImageWritersByFormatName("jpeg").next());
+
+    /** The image of source index {@code i}: a 320x240 JPEG of about 20 KB, unique per index (seeded noise). */
+    static byte[] jpeg(long src) throws IOException {
+        ImageWriter w = WRITER.get();
+        int i = (int) src;
+        {
+            BufferedImage img = new BufferedImage(320, 240, BufferedImage.TYPE_3BYTE_BGR);
+            SplittableRandom r = new SplittableRandom(src);
+            for (int y = 0; y < 240; y++) {
+                for (int x = 0; x < 320; x++) {
+                    int n = r.nextInt(24);
+                    int red = (x * 255 / 320 + i * 4 + n) & 0xFF;
+                    int green = (y * 255 / 240 + n) & 0xFF;
+                    int blue = ((x + y + i * 9) / 3 + n) & 0xFF;
+                    img.setRGB(x, y, (red << 16) | (green << 8) | blue);
+                }
+            }
+            ByteArrayOutputStream bos = new ByteArrayOutputStream();
+            try (var ios = ImageIO.createImageOutputStream(bos)) {
+                w.setOutput(ios);
+                ImageWriteParam p = w.getDefaultWriteParam();
+                p.setCompressionMode(ImageWriteParam.MODE_EXPLICIT);
+                p.setCompressionQuality(0.75f);
+                w.write(null, new IIOImage(img, null, null), p);
+            }
+            return bos.toByteArray();
+        }
+    }
+
+    static void dropCaches() {
+        try {
+            new ProcessBuilder("sh", "-c", "sync; echo 3 > /proc/sys/vm/drop_caches").inheritIO().start().waitFor();
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException("cannot drop the page cache (needs root): " + e.getMessage(), e);
+        }
+    }
+
+    static Map<String, Object> stats(String mode, String method, List<Double> ms) {
+        double[] s = ms.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("cache", mode);
+        m.put("method", method);
+        m.put("batches", s.length);
+        m.put("p50_ms", pct(s, 0.5));
+        m.put("p99_ms", pct(s, 0.99));
+        m.put("mean_ms", Arrays.stream(s).average().orElse(0));
+        return m;
+    }
+
+    static double pct(double[] sorted, double q) {
+        return sorted.length == 0 ? 0 : sorted[(int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+    }
+
+    static void emit(Map<String, ?> m) {
+        StringBuilder b = new StringBuilder("{");
+        m.forEach((k, v) -> b.append(b.length() > 1 ? ", " : "").append('"').append(k).append("\": ")
+                .append(v instanceof String ? "\"" + v + "\"" : v instanceof Double d ? String.format(Locale.ROOT, "%.3f", d)
+                        : String.valueOf(v)));
+        System.out.println(b.append('}'));
+    }
+}
