@@ -85,12 +85,17 @@ final class ExportCommand implements Runnable {
                 m.put("video_files", r.videoFiles());
                 m.put("bytes", r.bytes());
                 m.put("seconds", r.seconds());
+                m.put("filled_images", r.filledImages());
                 Json.print(System.out, m);
             } else {
                 System.out.printf(Locale.ROOT, "exported '%s' to %s: LeRobotDataset v3.0, %d episodes, %d frames at %d fps,"
                                 + " %d task(s), %d camera(s) (%s), %d data file(s), %d video file(s), %.1f MB in %.1f s%n",
                         r.tag(), r.out(), r.episodes(), r.frames(), r.fps(), r.tasks(), r.cameras().size(), r.encoder(),
                         r.dataFiles(), r.videoFiles(), r.bytes() / 1e6, r.seconds());
+                if (r.filledImages() > 0) {
+                    System.out.printf(Locale.ROOT, "  %d camera image(s) missing after alignment were filled with the"
+                            + " camera's previous image%n", r.filledImages());
+                }
             }
             return 0;
         }

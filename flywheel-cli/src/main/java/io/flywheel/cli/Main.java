@@ -32,6 +32,7 @@ import picocli.CommandLine.Command;
                 MapCommand.class,
                 ExportCommand.class,
                 WarmCommand.class,
+                QuickstartCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

@@ -17,11 +17,13 @@ import java.util.List;
  * @param dataFiles data Parquet files written
  * @param videoFiles MP4 files written (all cameras)
  * @param bytes total bytes of the folder
+ * @param filledImages camera images repeated from the camera's previous frame where alignment left a frame
+ *     without that camera (each video keeps one frame per sample)
  * @param seconds wall time
  */
 public record LeRobotExportResult(Path out, String tag, int fps, long episodes, long frames, int tasks, List<Camera> cameras,
                                   String encoder, int dataFiles, int videoFiles,
-                                  long bytes, double seconds) {
+                                  long bytes, double seconds, long filledImages) {
     public LeRobotExportResult {
         cameras = List.copyOf(cameras);
     }

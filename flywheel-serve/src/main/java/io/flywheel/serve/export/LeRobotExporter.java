@@ -117,15 +117,22 @@ public final class LeRobotExporter {
         boolean ok = false;
         try (TrainsetLoader loader = TrainsetLoader.open(lake, tag, LoaderOptions.builder().batchSize(READ_BATCH)
                 .images(LoaderOptions.Images.DECODED).threads(1).prefetch(1).build())) {
-            Writer w = new Writer(tmp, tag, set, episodes, loader, options, progress);
+            List<TrainsetEpisode> kept = oneShape(episodes, loader, tag);
+            Writer w = new Writer(tmp, tag, set, kept, loader, options, progress);
             LeRobotExportResult r = w.run();
+            if (kept.size() < episodes.size()) {
+                progress.accept("export: " + (episodes.size() - kept.size()) + " of " + episodes.size() + " episodes left"
+                        + " out: their state/action shape differs from the most common one (another robot); a LeRobot"
+                        + " dataset has one shape");
+            }
             if (Files.exists(target)) {
                 deleteTree(target);
             }
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
             ok = true;
             return new LeRobotExportResult(target, tag, r.fps(), r.episodes(), r.frames(), r.tasks(), r.cameras(),
-                    r.encoder(), r.dataFiles(), r.videoFiles(), treeBytes(target), (System.nanoTime() - t0) / 1e9);
+                    r.encoder(), r.dataFiles(), r.videoFiles(), treeBytes(target), (System.nanoTime() - t0) / 1e9,
+                    r.filledImages());
         } finally {
             if (!ok) {
                 deleteTree(tmp);
@@ -238,6 +245,31 @@ public final class LeRobotExporter {
     }
 
     /** One export run: state of the files being written. */
+    /**
+     * A LeRobot dataset has one state and one action shape: the episodes whose first sample has the
+     * most common (state length, action length), in set order (ties: the shape met first).
+     */
+    private static List<TrainsetEpisode> oneShape(List<TrainsetEpisode> episodes, TrainsetLoader loader, String tag) {
+        Map<String, List<TrainsetEpisode>> byShape = new LinkedHashMap<>();
+        for (TrainsetEpisode ep : episodes) {
+            if (ep.sampleCount() == 0) {
+                continue;
+            }
+            Sample s = loader.get(ep.firstSample()).get(0);
+            byShape.computeIfAbsent(s.state().length + "/" + s.action().length, k -> new ArrayList<>()).add(ep);
+        }
+        List<TrainsetEpisode> best = List.of();
+        for (List<TrainsetEpisode> l : byShape.values()) {
+            if (l.size() > best.size()) {
+                best = l;
+            }
+        }
+        if (best.isEmpty()) {
+            throw new ExportException("training set '" + tag + "' has no samples: nothing to export");
+        }
+        return best;
+    }
+
     private static final class Writer {
         private final Path root;
         private final String tag;
@@ -251,6 +283,8 @@ public final class LeRobotExporter {
         private int stateDim;
         private int actionDim;
         private final List<String> topics = new ArrayList<>();
+        /** Camera images repeated from the camera's previous frame because alignment left the frame without one. */
+        private long filledImages;
         private final List<String> keys = new ArrayList<>();
         private int[] width;
         private int[] height;
@@ -359,7 +393,7 @@ public final class LeRobotExporter {
                         width[c] != srcWidth[c] || height[c] != srcHeight[c]));
             }
             return new LeRobotExportResult(root, tag, fps, episodes.size(), index, taskIndex.size(), cameras, encoder,
-                    dataFiles, videoFiles, 0, 0);
+                    dataFiles, videoFiles, 0, 0, filledImages);
         }
 
         private List<Sample> read(TrainsetEpisode ep) {
@@ -395,8 +429,9 @@ public final class LeRobotExporter {
             }
             int cams = topics.size();
             double[] from = new double[cams];
+            RgbImage[] last = new RgbImage[cams];
             for (int c = 0; c < cams; c++) {
-                openVideoIfNeeded(c, samples.get(0), e);
+                openVideoIfNeeded(c, samples, e);
                 from[c] = video[c].nextFrameTime().seconds();
             }
             Map<String, FeatureStats> st = new LinkedHashMap<>();
@@ -425,18 +460,21 @@ public final class LeRobotExporter {
                 addInt(st, "episode_index", e);
                 addInt(st, "index", g);
                 addInt(st, "task_index", taskIdx);
-                if (s.images().size() != cams) {
-                    throw new ExportException(where + " has " + s.images().size() + " camera image(s); expected " + cams
-                            + " (" + topics + ")");
-                }
                 for (int c = 0; c < cams; c++) {
-                    CameraImage ci = s.images().get(c);
-                    if (!ci.topic().equals(topics.get(c))) {
-                        throw new ExportException(where + ": camera " + c + " is " + ci.topic() + ", expected " + topics.get(c));
+                    RgbImage img = imageOf(s, topics.get(c));
+                    if (img == null) {
+                        // a frame left without this camera by alignment (dropped frame): repeat the camera's
+                        // last image so the video keeps one frame per sample and timestamps stay aligned
+                        img = last[c] != null ? last[c] : firstImage(samples, topics.get(c));
+                        if (img == null) {
+                            throw new ExportException(where + " has no image for camera " + topics.get(c)
+                                    + " in the whole episode");
+                        }
+                        filledImages++;
                     }
-                    RgbImage img = ci.decoded();
+                    last[c] = img;
                     if (img.width() != srcWidth[c] || img.height() != srcHeight[c]) {
-                        throw new ExportException(where + ": " + ci.topic() + " image is " + img.width() + "x" + img.height()
+                        throw new ExportException(where + ": " + topics.get(c) + " image is " + img.width() + "x" + img.height()
                                 + ", expected " + srcWidth[c] + "x" + srcHeight[c] + " like the camera's first image (one"
                                 + " video per camera needs one size)");
                     }
@@ -497,12 +535,31 @@ public final class LeRobotExporter {
             return f;
         }
 
-        private void openVideoIfNeeded(int c, Sample s, int episode) throws IOException {
+        private RgbImage imageOf(Sample s, String topic) {
+            for (CameraImage ci : s.images()) {
+                if (ci.topic().equals(topic)) {
+                    return ci.decoded();
+                }
+            }
+            return null;
+        }
+
+        private RgbImage firstImage(List<Sample> samples, String topic) {
+            for (Sample s : samples) {
+                RgbImage img = imageOf(s, topic);
+                if (img != null) {
+                    return img;
+                }
+            }
+            return null;
+        }
+
+        private void openVideoIfNeeded(int c, List<Sample> samples, int episode) throws IOException {
             if (video[c] == null) {
-                RgbImage img = s.images().size() > c ? s.images().get(c).decoded() : null;
+                RgbImage img = firstImage(samples, topics.get(c));
                 if (img == null) {
-                    throw new ExportException("training set '" + tag + "' episode " + s.episodeId() + " frame " + s.frameIndex()
-                            + " has no image for camera " + topics.get(c));
+                    throw new ExportException("training set '" + tag + "' episode " + samples.get(0).episodeId()
+                            + " has no image for camera " + topics.get(c) + " in any frame");
                 }
                 if (srcWidth[c] == 0) {
                     srcWidth[c] = img.width();

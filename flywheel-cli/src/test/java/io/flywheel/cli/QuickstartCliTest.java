@@ -1,0 +1,45 @@
+package io.flywheel.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.flywheel.curate.trainset.Trainset;
+import io.flywheel.curate.trainset.Trainsets;
+import io.flywheel.lake.Lake;
+import io.flywheel.testkit.SharedData;
+
+/** {@code flywheel quickstart}: the whole loop on the real recordings plus a simulated fleet, run twice. */
+class QuickstartCliTest {
+    @Test
+    void theWholeLoopRunsAndASecondRunAddsNothingButStillSucceeds(@TempDir Path tmp) throws Exception {
+        String model = SharedData.shared("models/mobilenet_v2_block10_gap.onnx").toString();
+        String[] args = {"quickstart", "--data", SharedData.data(".").toString(), "--lake", tmp.resolve("lake").toString(),
+            "--work", tmp.resolve("work").toString(), "--model", model};
+        CliRun r = CliRun.of(args);
+        assertEquals(0, r.exitCode(), r.err() + r.out());
+        for (String stage : new String[] {"ingest", "sim", "enrich", "dedup", "mine", "trainset build", "trainset diff",
+            "warm", "load", "export lerobot", "total"}) {
+            assertTrue(r.out().contains("  " + stage + " "), "summary lists " + stage + ":\n" + r.out());
+        }
+        assertTrue(Files.size(tmp.resolve("work/trainset-diff.png")) > 1000);
+        assertTrue(Files.size(tmp.resolve("work/embedding-map.png")) > 1000);
+        assertTrue(Files.exists(tmp.resolve("work/lerobot-train-v2/meta/info.json")));
+        try (Lake l = Lake.open(tmp.resolve("lake").toString())) {
+            Trainset v1 = Trainsets.open(l, "train-v1");
+            Trainset v2 = Trainsets.open(l, "train-v2");
+            assertEquals(0, v1.minedCount());
+            assertTrue(v2.minedCount() > 0, "train-v2 holds mined neighbours of the simulated field failures");
+            // the same seed and pool: the uniform part of both sets is the same
+            assertEquals(v1.baseCount(), v2.baseCount());
+        }
+        CliRun again = CliRun.of(args);
+        assertEquals(0, again.exitCode(), again.err());
+        assertTrue(again.out().contains("training set 'train-v1' is already in"), again.out());
+    }
+}
