@@ -1,7 +1,6 @@
 package io.flywheel.cli;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -70,18 +69,7 @@ final class MapCommand implements Callable<Integer> {
             o.put("failures", failures);
             o.put("mined", mined);
             o.put("mined_from", m.minedFrom());
-            List<Map<String, Object>> pts = new ArrayList<>();
-            for (EmbeddingMap.Point p : m.points()) {
-                Map<String, Object> q = new LinkedHashMap<>();
-                q.put("episode_id", p.episodeId());
-                q.put("scene", p.scene());
-                q.put("outcome", p.outcome());
-                q.put("failure", p.failure());
-                q.put("mined", p.mined());
-                q.put("x", p.x());
-                q.put("y", p.y());
-                pts.add(q);
-            }
+            List<Map<String, Object>> pts = m.points().stream().map(EmbeddingMap.Point::fields).toList();
             o.put("points", pts);
             Json.print(System.out, o);
             return 0;

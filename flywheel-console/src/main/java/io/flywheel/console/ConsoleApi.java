@@ -697,18 +697,7 @@ public final class ConsoleApi {
             scenes.put(s, em.sceneColour(s));
         }
         m.put("scenes", scenes);
-        List<Map<String, Object>> pts = new ArrayList<>();
-        for (EmbeddingMap.Point p : em.points()) {
-            Map<String, Object> q = new LinkedHashMap<>();
-            q.put("episode_id", p.episodeId());
-            q.put("scene", p.scene());
-            q.put("outcome", p.outcome());
-            q.put("failure", p.failure());
-            q.put("mined", p.mined());
-            q.put("x", p.x());
-            q.put("y", p.y());
-            pts.add(q);
-        }
+        List<Map<String, Object>> pts = em.points().stream().map(EmbeddingMap.Point::fields).toList();
         m.put("points", pts);
         return m;
     }

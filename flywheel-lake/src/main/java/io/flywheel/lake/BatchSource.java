@@ -26,6 +26,29 @@ public abstract class BatchSource extends ArrowReader {
     }
 
     /**
+     * @param schema the batch's schema
+     * @param allocator allocator for its vectors
+     * @param filler sets the values of the one batch and its row count
+     * @return a source of exactly one batch
+     */
+    public static BatchSource single(Schema schema, BufferAllocator allocator,
+                                     java.util.function.Consumer<VectorSchemaRoot> filler) {
+        return new BatchSource(schema, allocator) {
+            private boolean done;
+
+            @Override
+            protected boolean fill(VectorSchemaRoot root) {
+                if (done) {
+                    return false;
+                }
+                done = true;
+                filler.accept(root);
+                return true;
+            }
+        };
+    }
+
+    /**
      * Fills the next batch: the root's vectors are allocated and empty; set values and call
      * {@link VectorSchemaRoot#setRowCount}.
      *

@@ -88,6 +88,19 @@ public record EmbeddingMap(List<Point> points, String model, int dimension, doub
             scene = scene == null ? "" : scene;
             outcome = outcome == null ? "" : outcome;
         }
+
+        /** @return the point as JSON-ready fields: episode_id, scene, outcome, failure, mined, x, y */
+        public java.util.Map<String, Object> fields() {
+            java.util.Map<String, Object> q = new java.util.LinkedHashMap<>();
+            q.put("episode_id", episodeId);
+            q.put("scene", scene);
+            q.put("outcome", outcome);
+            q.put("failure", failure);
+            q.put("mined", mined);
+            q.put("x", x);
+            q.put("y", y);
+            return q;
+        }
     }
 
     /**

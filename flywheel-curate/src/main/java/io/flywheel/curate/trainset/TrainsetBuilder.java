@@ -148,19 +148,8 @@ public final class TrainsetBuilder {
 
         long trainsetEpisodesVersion;
         try (BufferAllocator alloc = lake.newAllocator("trainset");
-                BatchSource rows = new BatchSource(TrainsetTables.EPISODES_SCHEMA, alloc) {
-                    private boolean done;
-
-                    @Override
-                    protected boolean fill(VectorSchemaRoot root) {
-                        if (done) {
-                            return false;
-                        }
-                        done = true;
-                        episodeRows(root, members, all, baseSet, minedBy, firstSample, sampleCount);
-                        return true;
-                    }
-                }) {
+                BatchSource rows = BatchSource.single(TrainsetTables.EPISODES_SCHEMA, alloc,
+                        root -> episodeRows(root, members, all, baseSet, minedBy, firstSample, sampleCount))) {
             trainsetEpisodesVersion = lake.writeTable(TrainsetTables.EPISODES, rows, true);
         }
 

@@ -131,28 +131,18 @@ public final class Trainsets {
     /** Appends a set's row to the trainsets table: the commit point of a build. */
     static void append(Lake lake, Trainset s) {
         try (BufferAllocator alloc = lake.newAllocator("trainset");
-                BatchSource rows = new BatchSource(TrainsetTables.TRAINSETS_SCHEMA, alloc) {
-                    private boolean done;
-
-                    @Override
-                    protected boolean fill(VectorSchemaRoot root) {
-                        if (done) {
-                            return false;
-                        }
-                        done = true;
-                        TrainsetBuilder.str(root, "tag", 0, s.tag());
-                        i64(root, "created_at_ns", s.createdAtNs());
-                        i64(root, "samples_version", s.samplesVersion());
-                        i64(root, "episodes_version", s.episodesVersion());
-                        i64(root, "episode_count", s.episodeCount());
-                        i64(root, "sample_count", s.sampleCount());
-                        i64(root, "base_count", s.baseCount());
-                        i64(root, "mined_count", s.minedCount());
-                        TrainsetBuilder.str(root, "lineage", 0, TrainsetBuilder.json(s.lineage()));
-                        root.setRowCount(1);
-                        return true;
-                    }
-                }) {
+                BatchSource rows = BatchSource.single(TrainsetTables.TRAINSETS_SCHEMA, alloc, root -> {
+                    TrainsetBuilder.str(root, "tag", 0, s.tag());
+                    i64(root, "created_at_ns", s.createdAtNs());
+                    i64(root, "samples_version", s.samplesVersion());
+                    i64(root, "episodes_version", s.episodesVersion());
+                    i64(root, "episode_count", s.episodeCount());
+                    i64(root, "sample_count", s.sampleCount());
+                    i64(root, "base_count", s.baseCount());
+                    i64(root, "mined_count", s.minedCount());
+                    TrainsetBuilder.str(root, "lineage", 0, TrainsetBuilder.json(s.lineage()));
+                    root.setRowCount(1);
+                    })) {
             lake.writeTable(TrainsetTables.TRAINSETS, rows, false);
         }
     }
