@@ -28,7 +28,7 @@ final class DedupCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "LAKE", description = "lake folder or s3:// URI")
     String lake;
 
-    @Option(names = "--episode-threshold", defaultValue = "0.02",
+    @Option(names = "--episode-threshold", defaultValue = "0.0005",
             description = "cosine distance for episodes (default ${DEFAULT-VALUE}; calibrate with `dedup sweep`)")
     double episodeThreshold;
 
@@ -74,7 +74,8 @@ final class DedupCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "frames (master camera): %d -> %d kept (%d near-duplicates within %d bits)%n",
                     r.frames(), r.frameGroups(), r.framesRemoved(), frameThreshold);
         }
-        System.out.printf(Locale.ROOT, "wrote episode_groups v%d%s; %.1f s%n", r.episodeGroupsVersion(),
+        System.out.printf(Locale.ROOT, "episode_groups at v%d%s (a re-run with the same result commits nothing); %.1f s%n",
+                r.episodeGroupsVersion(),
                 frameThreshold >= 0 ? ", frame_groups v" + r.frameGroupsVersion() : "", secs);
         return 0;
     }

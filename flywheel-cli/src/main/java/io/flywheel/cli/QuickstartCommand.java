@@ -25,8 +25,8 @@ final class QuickstartCommand implements Callable<Integer> {
     @Option(names = "--lake", defaultValue = "lake", description = "lake folder (default ${DEFAULT-VALUE})")
     Path lake;
 
-    @Option(names = "--data", paramLabel = "DIR",
-            description = "folder with the real recordings (camera/bridge-mcap, mcap-real/...); default: ../shared/data")
+    @Option(names = "--data", paramLabel = "DIR", description = "folder with the real recordings (camera/bridge-mcap,"
+            + " mcap-real/...); default: the examples/data bundled with Flywheel")
     Path data;
 
     @Option(names = "--work", defaultValue = "quickstart",
@@ -41,7 +41,8 @@ final class QuickstartCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path dataDir = data != null ? data : Path.of("..", "shared", "data");
+        Path dataDir = data != null ? data
+                : Path.of(System.getProperty("flywheel.home", ".")).resolve("examples").resolve("data");
         List<String> real = new ArrayList<>();
         for (String rel : List.of("camera/bridge-mcap", "mcap-real/labelbox-franka", "mcap-real/ros2-rosbag2/multiple_files")) {
             Path p = dataDir.resolve(rel);

@@ -104,9 +104,10 @@ final class TrainsetCommand implements Runnable {
                 m.put("seconds", secs);
                 Json.print(System.out, m);
             } else {
-                System.out.printf(Locale.ROOT, "built training set '%s': %d episodes (%d uniform of a pool of %d, %d mined"
-                                + "%s), %d samples at %s; trainset_samples v%d, trainset_episodes v%d; %.1f s%n",
+                System.out.printf(Locale.ROOT, "built training set '%s': %d episodes (%d uniform of a pool of %d, %d mined,"
+                                + " %d of them both%s), %d samples at %s; trainset_samples v%d, trainset_episodes v%d; %.1f s%n",
                         s.tag(), s.episodeCount(), s.baseCount(), r.poolSize(), s.minedCount(),
+                        s.baseCount() + s.minedCount() - s.episodeCount(),
                         r.minedOutsidePool() > 0 ? ", " + r.minedOutsidePool() + " mined left out: not in the pool" : "",
                         s.sampleCount(), rateHz > 0 ? rateHz + " Hz" : "every frame", s.samplesVersion(),
                         s.episodesVersion(), secs);
@@ -192,8 +193,9 @@ final class TrainsetCommand implements Runnable {
                 }
                 System.out.printf(Locale.ROOT, "training set '%s', committed %s%n", s.tag(),
                         Instant.ofEpochMilli(s.createdAtNs() / 1_000_000L));
-                System.out.printf(Locale.ROOT, "  %d episodes (%d uniform, %d mined), %d samples%n", s.episodeCount(),
-                        s.baseCount(), s.minedCount(), s.sampleCount());
+                System.out.printf(Locale.ROOT, "  %d episodes (%d uniform, %d mined, %d of them both), %d samples%n",
+                        s.episodeCount(), s.baseCount(), s.minedCount(), s.baseCount() + s.minedCount() - s.episodeCount(),
+                        s.sampleCount());
                 System.out.printf(Locale.ROOT, "  tables: trainset_samples v%d, trainset_episodes v%d (both tagged '%s')%n",
                         s.samplesVersion(), s.episodesVersion(), s.tag());
                 System.out.println("  lineage:");

@@ -14,12 +14,13 @@ import io.flywheel.curate.trainset.Trainsets;
 import io.flywheel.lake.Lake;
 import io.flywheel.testkit.SharedData;
 
-/** {@code flywheel quickstart}: the whole loop on the real recordings plus a simulated fleet, run twice. */
+/** {@code flywheel quickstart}: the whole loop on the bundled real recordings plus a simulated fleet, run twice. */
 class QuickstartCliTest {
     @Test
     void theWholeLoopRunsAndASecondRunAddsNothingButStillSucceeds(@TempDir Path tmp) throws Exception {
         String model = SharedData.shared("models/mobilenet_v2_block10_gap.onnx").toString();
-        String[] args = {"quickstart", "--data", SharedData.data(".").toString(), "--lake", tmp.resolve("lake").toString(),
+        String[] args = {"quickstart", "--data", SharedData.repoRoot().resolve("examples/data").toString(),
+            "--lake", tmp.resolve("lake").toString(),
             "--work", tmp.resolve("work").toString(), "--model", model};
         CliRun r = CliRun.of(args);
         assertEquals(0, r.exitCode(), r.err() + r.out());

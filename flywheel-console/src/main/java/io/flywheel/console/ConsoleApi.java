@@ -142,7 +142,8 @@ public final class ConsoleApi {
         m.put("tables", tables);
         Set<String> cols = episodeColumns();
         m.put("enriched", cols.contains("embedding"));
-        m.put("deduplicated", cols.contains("duplicate_of"));
+        m.put("deduplicated", cols.contains("duplicate_of")
+                || lake.hasTable(io.flywheel.curate.pool.DedupTables.EPISODE_GROUPS));
         m.put("trainsets", Trainsets.list(lake).size());
         return m;
     }
@@ -200,6 +201,15 @@ public final class ConsoleApi {
                         rows.add(ArrowJson.row(b, i));
                     }
                 });
+            }
+            if (!have.contains("duplicate_of") && lake.hasTable(io.flywheel.curate.pool.DedupTables.EPISODE_GROUPS)) {
+                // the latest dedup keeps its groups in episode_groups: one small scan per page
+                Map<String, String> reps = io.flywheel.curate.pool.DedupTables.representatives(lake);
+                for (Map<String, Object> r : rows) {
+                    r.put("duplicate_of", reps.get(String.valueOf(r.get("episode_id"))));
+                }
+                cols = new ArrayList<>(cols);
+                cols.add("duplicate_of");
             }
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("total", total);

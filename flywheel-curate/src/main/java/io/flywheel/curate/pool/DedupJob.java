@@ -40,14 +40,14 @@ public final class DedupJob {
     /**
      * @param episodeThreshold cosine distance, in [0, 2]: episodes within it of a representative are its duplicates
      * @param frameHamming bits, in [0, 63]: master-camera frames within it of a representative are its duplicates;
-     *     negative skips frames
+     *     -1 skips frames
      */
     public record Options(double episodeThreshold, int frameHamming) {
         public Options {
             if (!(episodeThreshold >= 0 && episodeThreshold <= 2)) {
                 throw new IllegalArgumentException("episode threshold is a cosine distance in [0, 2], got " + episodeThreshold);
             }
-            if (frameHamming > 63) {
+            if (frameHamming < -1 || frameHamming > 63) {
                 throw new IllegalArgumentException("frame threshold is a Hamming distance in [0, 63] bits, got " + frameHamming);
             }
         }
@@ -161,6 +161,16 @@ public final class DedupJob {
     }
 
     private static long writeEpisodes(Lake lake, EpisodeVectors ev, Groups g, double threshold) {
+        java.util.Set<String> rows = new java.util.HashSet<>();
+        for (int i = 0; i < ev.size(); i++) {
+            rows.add(ev.infos().get(i).episodeId() + "\t" + ev.infos().get(g.representative(g.groupOf(i))).episodeId()
+                    + "\t" + threshold + "\t" + ev.model());
+        }
+        Long same = unchanged(lake, DedupTables.EPISODE_GROUPS, rows,
+                List.of("episode_id", "representative_id", "threshold", "embedding_model"));
+        if (same != null) {
+            return same;
+        }
         return write(lake, DedupTables.EPISODE_GROUPS, DedupTables.EPISODE_SCHEMA, ev.size(), (root, from, to) -> {
             for (int i = from; i < to; i++) {
                 int r = i - from;
@@ -177,6 +187,17 @@ public final class DedupJob {
 
     private static long writeFrames(Lake lake, MasterFrames mf, Groups g, int threshold) {
         int[] members = java.util.stream.IntStream.range(0, mf.size()).filter(i -> !g.isRepresentative(i)).toArray();
+        java.util.Set<String> rows = new java.util.HashSet<>();
+        for (int i : members) {
+            int rep = g.representative(g.groupOf(i));
+            rows.add(mf.episode()[i] + "\t" + mf.frameIndex()[i] + "\t" + mf.episode()[rep] + "\t" + mf.frameIndex()[rep]
+                    + "\t" + threshold);
+        }
+        Long same = unchanged(lake, DedupTables.FRAME_GROUPS, rows, List.of("episode_id", "frame_index",
+                "representative_episode_id", "representative_frame_index", "threshold"));
+        if (same != null) {
+            return same;
+        }
         return write(lake, DedupTables.FRAME_GROUPS, DedupTables.FRAME_SCHEMA, members.length, (root, from, to) -> {
             for (int k = from; k < to; k++) {
                 int i = members[k];
@@ -190,6 +211,35 @@ public final class DedupJob {
                 ((IntVector) root.getVector("threshold")).setSafe(r, threshold);
             }
         });
+    }
+
+    /**
+     * @return the table's version when it already holds exactly these rows (a re-run with the same
+     *     inputs and thresholds commits nothing), else null
+     */
+    private static Long unchanged(Lake lake, String table, java.util.Set<String> rows, List<String> cols) {
+        if (!lake.hasTable(table)) {
+            return null;
+        }
+        java.util.Set<String> stored = new java.util.HashSet<>();
+        long[] count = {0};
+        try (LakeTable t = lake.table(table)) {
+            t.scan(ScanRequest.builder().columns(cols).build(), b -> {
+                for (int r = 0; r < b.getRowCount(); r++) {
+                    StringBuilder k = new StringBuilder();
+                    for (int c = 0; c < cols.size(); c++) {
+                        if (c > 0) {
+                            k.append('\t');
+                        }
+                        FieldVector v = b.getVector(cols.get(c));
+                        k.append(v instanceof VarCharVector ? text(v, r) : String.valueOf(v.getObject(r)));
+                    }
+                    stored.add(k.toString());
+                    count[0]++;
+                }
+            });
+            return count[0] == rows.size() && stored.equals(rows) ? t.version() : null;
+        }
     }
 
     @FunctionalInterface

@@ -129,6 +129,11 @@ public final class LeRobotExporter {
                 deleteTree(target);
             }
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+            try { // createTempDirectory made it owner-only; a dataset folder is for everyone to read
+                Files.setPosixFilePermissions(target, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+            } catch (UnsupportedOperationException e) {
+                // not a POSIX file system: its default permissions stand
+            }
             ok = true;
             return new LeRobotExportResult(target, tag, r.fps(), r.episodes(), r.frames(), r.tasks(), r.cameras(),
                     r.encoder(), r.dataFiles(), r.videoFiles(), treeBytes(target), (System.nanoTime() - t0) / 1e9,
