@@ -26,6 +26,11 @@ import io.flywheel.enrich.image.ImageFormat;
 import io.flywheel.enrich.image.ImageMetrics;
 import io.flywheel.enrich.image.PerceptualHash;
 import io.flywheel.enrich.motion.GripperState;
+import io.flywheel.enrich.video.AnnexB;
+import io.flywheel.enrich.video.AnnexBDecoder;
+import io.flywheel.enrich.video.VideoCodec;
+import io.flywheel.enrich.video.VideoFormatException;
+import io.flywheel.enrich.video.VideoFrame;
 import io.flywheel.enrich.motion.MotionLabeler;
 import io.flywheel.enrich.motion.Phase;
 import io.flywheel.ingest.LocatorReader;
@@ -63,6 +68,11 @@ import io.flywheel.lake.TableSchemas;
  *       killed at any moment leaves every episode either enriched (both committed) or not marked (and redone by
  *       the next run, whose frame upsert replaces the same rows).</li>
  * </ol>
+ * A video camera (locator format {@code h264} / {@code h265}: one access unit of a {@code foxglove.CompressedVideo}
+ * message per image) cannot be decoded image by image: per episode, its access units are read in frame order from
+ * the episode's first keyframe and fed to one {@link AnnexBDecoder} (ITU-T H.264 / H.265 Annex B, FFmpeg), by one
+ * worker task per camera, and each decoded picture gets the same columns as a JPEG image (sharpness, pHash, hot
+ * JPEG, embedding); images before the first keyframe get the decode error "before the first keyframe".
  * An image that cannot be decoded gets only a {@code decode_error} (the message names the raw file, the locator
  * and what was expected) and is counted in {@link Result#decodeErrors()}; a raw file that cannot be read stops the
  * run with the file and offset in the message, leaving earlier batches committed.
@@ -246,13 +256,30 @@ public final class EnrichJob {
             frames.sort(Comparator.comparingInt(FrameRow::frameIndex));
             Cell[][] c = new Cell[frames.size()][];
             cells.put(en.getKey(), c);
+            // video cameras: (frame, image) positions per topic, in frame order, decoded by one task each
+            Map<String, List<int[]>> video = new LinkedHashMap<>();
+            for (int i = 0; i < frames.size(); i++) {
+                List<ImageLocator> ls = frames.get(i).images();
+                c[i] = new Cell[ls.size()];
+                for (int k = 0; k < ls.size(); k++) {
+                    if (isVideo(ls.get(k).format())) {
+                        video.computeIfAbsent(ls.get(k).topic(), x -> new ArrayList<>()).add(new int[] {i, k});
+                    }
+                }
+            }
+            for (Map.Entry<String, List<int[]>> v : video.entrySet()) {
+                futures.add(pool.submit(() -> {
+                    analyzeVideo(en.getKey(), v.getKey(), frames, v.getValue(), c, workers.get());
+                    return null;
+                }));
+            }
             for (int s = 0; s < frames.size(); s += SEGMENT) {
                 int from = s;
                 int to = Math.min(frames.size(), s + SEGMENT);
                 futures.add(pool.submit(() -> {
                     Worker w = workers.get();
                     for (int i = from; i < to; i++) {
-                        c[i] = analyze(frames.get(i), w);
+                        analyze(frames.get(i), w, c[i]);
                     }
                     return null;
                 }));
@@ -301,15 +328,15 @@ public final class EnrichJob {
         return tx.upsertEpisodes(outEpisodes).commit();
     }
 
-    private static Cell[] analyze(FrameRow f, Worker w) throws IOException {
-        Cell[] out = new Cell[f.images().size()];
+    /** Fills {@code out} with the outcome of every image of the frame that is not a video access unit. */
+    private static void analyze(FrameRow f, Worker w, Cell[] out) throws IOException {
         for (int k = 0; k < out.length; k++) {
             ImageLocator l = f.images().get(k);
-            String where = l.rawUri() + (l.plain() ? " bytes " + l.offset() : " chunk at " + l.chunkOffset()
-                    + " offset " + l.offset()) + " (" + l.topic() + ", episode " + f.episodeId() + " frame "
-                    + f.frameIndex() + ")";
-            byte[] data = w.reader().read(RawLocator.fromStored(l.rawUri(), l.chunkOffset(), l.offset(), l.length(),
-                    l.compression(), l.format(), l.width(), l.height()));
+            if (isVideo(l.format())) {
+                continue; // decoded in stream order by analyzeVideo
+            }
+            String where = where(f, l);
+            byte[] data = w.reader().read(locator(l));
             try {
                 ImageFormat fmt = ImageFormat.of(l.format(), l.width() == null ? 0 : l.width(),
                         l.height() == null ? 0 : l.height(), data);
@@ -320,7 +347,141 @@ public final class EnrichJob {
                 out[k] = new Cell(null, where + ": " + e.getMessage());
             }
         }
-        return out;
+    }
+
+    private static String where(FrameRow f, ImageLocator l) {
+        return l.rawUri() + (l.plain() ? " bytes " + l.offset() : " chunk at " + l.chunkOffset()
+                + " offset " + l.offset()) + " (" + l.topic() + ", episode " + f.episodeId() + " frame "
+                + f.frameIndex() + ")";
+    }
+
+    private static RawLocator locator(ImageLocator l) {
+        return RawLocator.fromStored(l.rawUri(), l.chunkOffset(), l.offset(), l.length(), l.compression(), l.format(),
+                l.width(), l.height());
+    }
+
+    /** @return true for the format of a foxglove.CompressedVideo access unit: h264, h265 (or avc, hevc) */
+    static boolean isVideo(String format) {
+        if (format == null) {
+            return false;
+        }
+        String f = format.trim().toLowerCase(java.util.Locale.ROOT);
+        return f.equals("h264") || f.equals("h265") || f.equals("avc") || f.equals("hevc");
+    }
+
+    /**
+     * Decodes the access units of one video camera of one episode in frame order with one {@link AnnexBDecoder}
+     * and analyses every decoded picture as an 8-bit RGB image (the same columns as a JPEG camera). Units before
+     * the episode's first keyframe get the decode error "before the first keyframe"; a unit the decoder rejects
+     * gets its message (the decoder recovers at the next keyframe). A frame row that repeats the previous row's
+     * locator (a camera slower than the master clock) reuses its outcome, so each access unit is decoded once.
+     * The frame rows must hold every access unit of the stream from the keyframe on (the camera is the master
+     * clock, or not slower than it): a P-frame whose reference was left out by the alignment decodes with
+     * errors.
+     *
+     * @param pos (frame, image) positions of the topic's images, in frame order
+     */
+    private static void analyzeVideo(String episode, String topic, List<FrameRow> frames, List<int[]> pos,
+                                     Cell[][] cells, Worker w) throws IOException {
+        Map<Long, int[]> byTime = new HashMap<>();
+        int[] dupOf = new int[pos.size()];
+        java.util.Arrays.fill(dupOf, -1);
+        AnnexBDecoder dec = null;
+        String source = episode + " camera " + topic;
+        try {
+            RawLocator prev = null;
+            boolean seenKey = false;
+            for (int p = 0; p < pos.size(); p++) {
+                int i = pos.get(p)[0];
+                int k = pos.get(p)[1];
+                FrameRow f = frames.get(i);
+                ImageLocator l = f.images().get(k);
+                RawLocator loc = locator(l);
+                if (p > 0 && loc.equals(prev)) {
+                    dupOf[p] = p - 1;
+                    continue;
+                }
+                prev = loc;
+                String where = where(f, l);
+                VideoCodec codec;
+                try {
+                    codec = VideoCodec.fromFormat(l.format());
+                } catch (IllegalArgumentException e) {
+                    cells[i][k] = new Cell(null, where + ": " + e.getMessage());
+                    continue;
+                }
+                if (dec != null && dec.codec() != codec) {
+                    cells[i][k] = new Cell(null, where + ": format changed from " + dec.codec().format() + " to "
+                            + codec.format() + " within the camera");
+                    continue;
+                }
+                byte[] data = w.reader().read(loc);
+                if (!seenKey) {
+                    if (AnnexB.firstNalOffset(data) < 0 || !AnnexB.isKeyframe(codec, data)) {
+                        cells[i][k] = new Cell(null, where + ": " + codec.format()
+                                + " access unit before the first keyframe of the episode; it cannot be decoded");
+                        continue;
+                    }
+                    seenKey = true;
+                }
+                if (dec == null) {
+                    dec = AnnexBDecoder.open(codec, source);
+                }
+                byTime.put((long) p, pos.get(p));
+                try {
+                    for (VideoFrame vf : dec.decode(data, p)) {
+                        analyzeDecoded(vf, byTime, frames, cells, w);
+                    }
+                } catch (VideoFormatException e) {
+                    cells[i][k] = new Cell(null, where + ": " + e.getMessage());
+                }
+            }
+            if (dec != null) {
+                for (VideoFrame vf : dec.flush()) {
+                    analyzeDecoded(vf, byTime, frames, cells, w);
+                }
+            }
+        } catch (VideoFormatException e) {
+            // the decoder failed while draining (or could not open): the images left without an outcome get it
+            for (int[] ik : pos) {
+                if (cells[ik[0]][ik[1]] == null) {
+                    cells[ik[0]][ik[1]] = new Cell(null, e.getMessage());
+                }
+            }
+        } finally {
+            if (dec != null) {
+                dec.close();
+            }
+        }
+        for (int p = 0; p < pos.size(); p++) {
+            int[] ik = pos.get(p);
+            if (dupOf[p] >= 0) {
+                int[] q = pos.get(dupOf[p]);
+                cells[ik[0]][ik[1]] = cells[q[0]][q[1]];
+            } else if (cells[ik[0]][ik[1]] == null) {
+                cells[ik[0]][ik[1]] = new Cell(null, where(frames.get(ik[0]), frames.get(ik[0]).images().get(ik[1]))
+                        + ": the " + frames.get(ik[0]).images().get(ik[1]).format() + " decoder returned no picture"
+                        + " for this access unit");
+            }
+        }
+    }
+
+    /** Analyses one decoded picture and stores it at the position its time (the unit's index) names. */
+    private static void analyzeDecoded(VideoFrame vf, Map<Long, int[]> byTime, List<FrameRow> frames, Cell[][] cells,
+                                       Worker w) {
+        int[] ik = byTime.remove(vf.timestampNs());
+        if (ik == null) {
+            return; // not a unit of ours (cannot happen: times are the units' indices)
+        }
+        FrameRow f = frames.get(ik[0]);
+        String where = where(f, f.images().get(ik[1]));
+        RgbImage img = vf.image();
+        try {
+            cells[ik[0]][ik[1]] = new Cell(w.analyzer().analyze(img.pixels(),
+                    ImageFormat.raw("rgb8", img.width(), img.height()), where), null);
+        } catch (ImageDecodeException e) {
+            cells[ik[0]][ik[1]] = new Cell(null, e.getMessage());
+        }
     }
 
     private record Episode(List<FrameRow> frames, float[] embedding, String master, Map<String, Object> stats) {}

@@ -55,6 +55,58 @@ final class CdrImageLayout {
         return ((long) (p[0] - start) << 32) | len;
     }
 
+    /**
+     * Where a CDR {@code foxglove_msgs/msg/CompressedVideo} keeps its access unit, with its timestamp and format.
+     *
+     * @param stampNs the {@code timestamp} field (builtin_interfaces/Time) in ns
+     * @param offset offset of the first {@code data} byte from the message's first byte
+     * @param length {@code data} bytes (one access unit)
+     * @param format the {@code format} field without its NUL terminator, e.g. {@code "h264"}
+     */
+    record Video(long stampNs, int offset, int length, String format) {}
+
+    /**
+     * Lays out a CDR {@code foxglove_msgs/msg/CompressedVideo} (fields in order: {@code builtin_interfaces/Time
+     * timestamp}, {@code string frame_id}, {@code uint8[] data}, {@code string format}; Foxglove schemas), with
+     * the same XCDR1 alignment as {@link #locate}.
+     *
+     * @param message the whole CDR message (encapsulation header included), from position to limit
+     * @return the timestamp, the place of {@code data} and the format
+     * @throws DecodeException when the message ends before a field does
+     */
+    static Video video(ByteBuffer message) throws DecodeException {
+        ByteBuffer b = message.duplicate();
+        int start = b.position();
+        int end = b.limit();
+        String type = "foxglove_msgs/msg/CompressedVideo";
+        if (end - start < 4) throw new DecodeException("CDR " + type + ": message shorter than its 4-byte header");
+        int rep = b.get(start + 1) & 0xFF;
+        b.order((rep & 1) == 1 ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN);
+        int origin = start + 4;
+        need(b, origin + 8, end, type, "timestamp", origin);
+        long stamp = b.getInt(origin) * 1_000_000_000L + (b.getInt(origin + 4) & 0xFFFF_FFFFL);
+        int[] p = {origin + 8};
+        skipString(b, p, end, origin, type, "frame_id");
+        align(p, origin, 4);
+        need(b, p[0] + 4, end, type, "data length", origin);
+        long len = b.getInt(p[0]) & 0xFFFF_FFFFL;
+        p[0] += 4;
+        if (len > end - p[0]) {
+            throw new DecodeException("CDR " + type + ": data declares " + len + " bytes but only " + (end - p[0])
+                    + " remain (offset " + (p[0] - start) + ")");
+        }
+        int dataAt = p[0];
+        p[0] += (int) len;
+        int formatAt = p[0];
+        skipString(b, p, end, origin, type, "format");
+        int fs = formatAt + (4 - (formatAt - origin) % 4) % 4 + 4;
+        int fe = p[0];
+        while (fe > fs && b.get(fe - 1) == 0) fe--;
+        byte[] f = new byte[fe - fs];
+        b.get(fs, f);
+        return new Video(stamp, dataAt - start, (int) len, new String(f, java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     private static void skipString(ByteBuffer b, int[] p, int end, int origin, String type, String field)
             throws DecodeException {
         align(p, origin, 4);

@@ -42,7 +42,7 @@ import io.flywheel.ros.cdr.CdrFastPaths;
  */
 final class McapSource {
     /** How a channel's messages are handled. */
-    private enum Kind { CDR_COMPRESSED_IMAGE, CDR_IMAGE, CDR_JOINT_STATE, CDR_HEADER, TREE, LOG_ONLY, PROTOBUF_IMAGE,
+    private enum Kind { CDR_COMPRESSED_IMAGE, CDR_COMPRESSED_VIDEO, CDR_IMAGE, CDR_JOINT_STATE, CDR_HEADER, TREE, LOG_ONLY, PROTOBUF_IMAGE,
         JSON_IMAGE }
 
     /** @param dataField protobuf images: the field number of the {@code data} bytes field */
@@ -424,6 +424,7 @@ final class McapSource {
         Kind kind;
         if (enc.equals("cdr")) {
             if (sb.role == StreamRole.CAMERA && shortType.equals("CompressedImage")) kind = Kind.CDR_COMPRESSED_IMAGE;
+            else if (sb.role == StreamRole.CAMERA && shortType.equals("CompressedVideo")) kind = Kind.CDR_COMPRESSED_VIDEO;
             else if (sb.role == StreamRole.CAMERA && shortType.equals("Image")) kind = Kind.CDR_IMAGE;
             else if ((sb.role == StreamRole.STATE || sb.role == StreamRole.GRIPPER) && shortType.equals("JointState")) {
                 kind = Kind.CDR_JOINT_STATE;
@@ -502,6 +503,7 @@ final class McapSource {
         try {
             switch (p.kind) {
                 case CDR_COMPRESSED_IMAGE -> compressedImage(sb, m, data, chunkOffset, compression, dataOffset);
+                case CDR_COMPRESSED_VIDEO -> compressedVideo(sb, m, data, chunkOffset, compression, dataOffset);
                 case CDR_IMAGE -> image(sb, m, data, chunkOffset, compression, dataOffset);
                 case CDR_JOINT_STATE -> jointState(sb, m, data);
                 case CDR_HEADER -> sb.add(m.logTime(), CdrFastPaths.headerStamp(data));
@@ -534,6 +536,19 @@ final class McapSource {
         int i = sb.add(m.logTime(), ci.stampNs());
         sb.locator(i, new RawLocator(uri, chunkOffset, dataOffset + off, len, compression,
                 normaliseFormat(ci.format()), 0, 0));
+    }
+
+    /**
+     * A CDR {@code foxglove_msgs/msg/CompressedVideo}: the locator is the {@code data} bytes (one H.264 / H.265
+     * access unit, Annex B), its format the message's {@code format} ({@code h264}, {@code h265}); the stamp is
+     * the {@code timestamp} field. Such an image decodes only in stream order from a keyframe (enrich does so).
+     */
+    private void compressedVideo(StreamBuilder sb, Record.Message m, ByteBuffer data, long chunkOffset,
+                                 String compression, long dataOffset) throws DecodeException {
+        CdrImageLayout.Video v = CdrImageLayout.video(data);
+        int i = sb.add(m.logTime(), v.stampNs());
+        sb.locator(i, new RawLocator(uri, chunkOffset, dataOffset + v.offset(), v.length(), compression,
+                normaliseFormat(v.format()), 0, 0));
     }
 
     private void image(StreamBuilder sb, Record.Message m, ByteBuffer data, long chunkOffset, String compression,
@@ -624,6 +639,8 @@ final class McapSource {
         String s = f == null ? "" : f.trim().toLowerCase(java.util.Locale.ROOT);
         if (s.equals("jpg") || s.equals("jpeg") || s.endsWith("jpeg compressed bgr8") || s.contains("jpeg")) return "jpeg";
         if (s.contains("png")) return "png";
+        if (s.equals("avc")) return "h264"; // foxglove.CompressedVideo format aliases
+        if (s.equals("hevc")) return "h265";
         return s;
     }
 }

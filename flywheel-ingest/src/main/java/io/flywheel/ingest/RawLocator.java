@@ -33,7 +33,9 @@ package io.flywheel.ingest;
  * @param offset offset of the first byte (in the decompressed chunk records, or absolute)
  * @param length number of bytes
  * @param compression {@code "zstd"}, {@code "lz4"}, {@code "bz2"} or {@code ""}
- * @param format image format: {@code "jpeg"}, {@code "png"}, or a raw pixel encoding such as {@code "rgb8"}
+ * @param format image format: {@code "jpeg"}, {@code "png"}, a raw pixel encoding such as {@code "rgb8"}, or
+ *     {@code "h264"} / {@code "h265"} for one access unit (Annex B) of a {@code foxglove.CompressedVideo}
+ *     message, which decodes only in stream order from a keyframe
  * @param width pixels per row, 0 when not known (compressed images)
  * @param height rows, 0 when not known
  * @param payload how the image is held in the range: {@code ""}, {@code "base64"} or {@code "json:<path>"}

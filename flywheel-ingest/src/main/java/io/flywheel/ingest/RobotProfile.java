@@ -55,7 +55,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * When a profile names at least one role, topics it does not name are {@link StreamRole#OTHER}; when it
  * names none, roles are detected ({@link #guess}).
  *
- * <p>Without a profile, {@link #detect(List)} guesses: {@code CompressedImage}/{@code Image} -> CAMERA;
+ * <p>Without a profile, {@link #detect(List)} guesses: {@code CompressedImage}/{@code Image}/{@code CompressedVideo} -> CAMERA;
  * {@code JointState}, {@code Pose}/{@code PoseStamped}/{@code Odometry} and types named {@code *State} ->
  * STATE; {@code *MultiArray}, {@code Twist}/{@code TwistStamped} and types named {@code *Action} ->
  * ACTION; a topic named {@code *gripper*} with a numeric type -> GRIPPER; a {@code String} on a topic named
@@ -248,7 +248,7 @@ public final class RobotProfile {
         String last = topic.substring(topic.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
         String t = topic.toLowerCase(Locale.ROOT);
         switch (shortType) {
-            case "CompressedImage", "Image", "RawImage":
+            case "CompressedImage", "Image", "RawImage", "CompressedVideo":
                 return new Guess(StreamRole.CAMERA, "type " + shortType);
             case "JointState":
                 if (t.contains("gripper")) return new Guess(StreamRole.GRIPPER, "JointState on a gripper topic");

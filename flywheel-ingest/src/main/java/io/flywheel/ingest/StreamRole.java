@@ -5,7 +5,10 @@ package io.flywheel.ingest;
  * one, guessed from message types and topic names ({@link RobotProfile#detect}).
  */
 public enum StreamRole {
-    /** Camera frames ({@code sensor_msgs/CompressedImage}, {@code sensor_msgs/Image}, RLDS images). */
+    /**
+     * Camera frames ({@code sensor_msgs/CompressedImage}, {@code sensor_msgs/Image}, RLDS images, and
+     * {@code foxglove.CompressedVideo} access units).
+     */
     CAMERA,
     /** Robot state vector ({@code sensor_msgs/JointState.position}, RLDS {@code observation/state}). */
     STATE,
