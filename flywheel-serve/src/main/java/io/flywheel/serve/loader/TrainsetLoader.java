@@ -337,6 +337,11 @@ public final class TrainsetLoader implements AutoCloseable {
                 }
                 io.flywheel.enrich.RgbImage decoded = null;
                 if (options.images() == LoaderOptions.Images.DECODED) {
+                    if (format.matches("(?i)h264|h265|avc|hevc")) {
+                        throw new IllegalStateException(topic + " of training set '" + set.tag() + "' is " + format
+                                + " video: one access unit cannot be decoded alone; run `flywheel enrich` on the lake"
+                                + " so that samples carry hot JPEG copies, then build the set again");
+                    }
                     if (decoder == null) {
                         decoder = new ImageDecoder();
                     }
