@@ -63,7 +63,9 @@ final class McapRecoverCommand implements Callable<Integer> {
             }
         }
         if (r.messages() == 0 && !r.problems().isEmpty()) {
-            System.err.println("flywheel mcap recover: no message could be recovered from " + in);
+            java.nio.file.Files.deleteIfExists(out); // an empty file would look like a recovery
+            System.err.println("flywheel mcap recover: no message could be recovered from " + in + "; " + out
+                    + " was not written");
             return 1;
         }
         return 0;
