@@ -73,7 +73,7 @@ class TrainsetCliTest {
         assertTrue(Files.size(png) > 1000);
 
         CliRun again = CliRun.of("trainset", "build", lake, "--tag", "train-v1");
-        assertEquals(2, again.exitCode());
+        assertEquals(1, again.exitCode());
         assertTrue(again.err().contains("already exists") && again.noStackTrace(), again.err());
         CliRun missing = CliRun.of("trainset", "show", lake, "nope");
         assertEquals(2, missing.exitCode());

@@ -78,12 +78,13 @@ public final class TrainsetBuilder {
      * @param scratch a folder for the temporary Arrow file the samples are staged in (deleted after)
      * @param progress progress receiver
      * @return the committed set and pool statistics
-     * @throws IllegalArgumentException when the tag exists, or a mined episode id is not in the lake
+     * @throws IllegalStateException when the tag exists (tags are immutable)
+     * @throws IllegalArgumentException when a mined episode id is not in the lake
      * @throws LakeException when the lake cannot be read or written
      */
     public static Result build(Lake lake, TrainsetSpec spec, Path scratch, Progress progress) throws IOException {
         if (Trainsets.find(lake, spec.tag()).isPresent()) {
-            throw new IllegalArgumentException("training set '" + spec.tag() + "' already exists in " + lake.location()
+            throw new IllegalStateException("training set '" + spec.tag() + "' already exists in " + lake.location()
                     + "; choose a new tag (tags are immutable)");
         }
         long episodesVersion;

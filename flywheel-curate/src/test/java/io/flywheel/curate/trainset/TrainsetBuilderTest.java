@@ -169,7 +169,7 @@ class TrainsetBuilderTest {
             CompositionChart.write(d, png);
             assertTrue(ImageIO.read(png.toFile()).getHeight() > 100);
 
-            IllegalArgumentException again = assertThrows(IllegalArgumentException.class, () -> TrainsetBuilder.build(lake,
+            IllegalStateException again = assertThrows(IllegalStateException.class, () -> TrainsetBuilder.build(lake,
                     TrainsetSpec.builder("train-v1").build(), tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE));
             assertTrue(again.getMessage().contains("already exists"), again.getMessage());
             assertThrows(IllegalArgumentException.class, () -> Trainsets.open(lake, "nope"));
