@@ -134,7 +134,7 @@ public final class CurateBench {
                             + "\"nprobes\":20,\"refine_factor\":10,\"qps\":%.1f}",
                     n, dim, QUERIES / ((System.nanoTime() - f0) / 1e9)));
         }
-        deleteTree(Path.of(uri));
+        io.flywheel.lake.LocalFiles.deleteTree(Path.of(uri));
         System.err.printf(Locale.ROOT, "vectors n=%d dim=%d done in %.1f s%n", n, dim, (System.nanoTime() - t0) / 1e9);
     }
 
@@ -194,15 +194,6 @@ public final class CurateBench {
                 extrapolated / mihSeconds, same, groupSeconds, g.groupCount(), g.duplicateGroupCount()));
         if (!same) {
             throw new IllegalStateException("multi-index pairs differ from the all-pairs baseline on the sampled rows");
-        }
-    }
-
-    private static void deleteTree(Path p) throws java.io.IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (var s = Files.walk(p)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         }
     }
 }

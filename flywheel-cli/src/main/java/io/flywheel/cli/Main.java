@@ -87,16 +87,14 @@ public final class Main implements Runnable {
     public static void main(String[] args) {
         String scratch = System.getProperty("flywheel.scratch");
         if (scratch != null) { // the launcher's per-run temporary folder: removed however the JVM ends (but a kill -9)
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(java.nio.file.Path.of(scratch))));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    io.flywheel.lake.LocalFiles.deleteTree(java.nio.file.Path.of(scratch));
+                } catch (IOException e) {
+                    // best effort: it lives under the system's temporary folder
+                }
+            }));
         }
         System.exit(commandLine().execute(args));
-    }
-
-    private static void deleteTree(java.nio.file.Path dir) {
-        try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.walk(dir)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // best effort: it lives under the system's temporary folder
-        }
     }
 }

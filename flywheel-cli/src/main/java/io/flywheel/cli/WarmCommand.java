@@ -167,9 +167,7 @@ final class WarmCommand implements Callable<Integer> {
             return 0;
         } finally {
             if (cache == null) {
-                try (var s = java.nio.file.Files.walk(dir)) {
-                    s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
+                io.flywheel.lake.LocalFiles.deleteTree(dir);
             }
         }
     }

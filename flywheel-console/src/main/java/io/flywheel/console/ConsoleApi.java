@@ -203,8 +203,9 @@ public final class ConsoleApi {
                 });
             }
             if (!have.contains("duplicate_of") && lake.hasTable(io.flywheel.curate.pool.DedupTables.EPISODE_GROUPS)) {
-                // the latest dedup keeps its groups in episode_groups: one small scan per page
-                Map<String, String> reps = io.flywheel.curate.pool.DedupTables.representatives(lake);
+                // the latest dedup keeps its groups in episode_groups: look up this page's episodes only
+                Map<String, String> reps = io.flywheel.curate.pool.DedupTables.representatives(lake,
+                        rows.stream().map(r -> String.valueOf(r.get("episode_id"))).toList());
                 for (Map<String, Object> r : rows) {
                     r.put("duplicate_of", reps.get(String.valueOf(r.get("episode_id"))));
                 }

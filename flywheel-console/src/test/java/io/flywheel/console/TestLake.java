@@ -3,7 +3,6 @@ package io.flywheel.console;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,7 +82,7 @@ public final class TestLake {
         }
         Path bridge = SharedData.data("camera/bridge-mcap");
         Path root = Path.of(System.getProperty("java.io.tmpdir")).resolve("console-test-lake");
-        deleteTree(root);
+        io.flywheel.lake.LocalFiles.deleteTree(root);
         Path fleet = root.resolve("fleet");
         FleetSimulator.run(SimOptions.builder(Preset.TINY).seed(42).outDir(fleet).threads(1)
                 .jpegEncoder(JpegEncoder.Kind.IMAGEIO).build(), ProgressListener.NONE);
@@ -307,21 +306,6 @@ public final class TestLake {
                     .storageOptions(Map.of()).execute()) {
                 ds.version();
             }
-        }
-    }
-
-    private static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (var s = Files.walk(p)) {
-            s.sorted(Comparator.reverseOrder()).forEach(f -> {
-                try {
-                    Files.delete(f);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
         }
     }
 }

@@ -52,12 +52,24 @@ public final class DedupTables {
 
     /** @return episode id to representative id, from the latest dedup (empty when none ran) */
     public static Map<String, String> representatives(Lake lake) {
+        return representatives(lake, null);
+    }
+
+    /**
+     * @param episodeIds the episodes to look up (a page of a listing), or null for all
+     * @return episode id to representative id for those episodes, from the latest dedup
+     */
+    public static Map<String, String> representatives(Lake lake, java.util.Collection<String> episodeIds) {
         Map<String, String> out = new HashMap<>();
-        if (!lake.hasTable(EPISODE_GROUPS)) {
+        if (!lake.hasTable(EPISODE_GROUPS) || (episodeIds != null && episodeIds.isEmpty())) {
             return out;
         }
+        ScanRequest.Builder req = ScanRequest.builder().columns("episode_id", "representative_id");
+        if (episodeIds != null) {
+            req.filter(io.flywheel.lake.Sql.in("episode_id", List.copyOf(episodeIds)));
+        }
         try (LakeTable t = lake.table(EPISODE_GROUPS)) {
-            t.scan(ScanRequest.builder().columns("episode_id", "representative_id").build(), b -> {
+            t.scan(req.build(), b -> {
                 VarCharVector id = (VarCharVector) b.getVector("episode_id");
                 VarCharVector rep = (VarCharVector) b.getVector("representative_id");
                 for (int i = 0; i < b.getRowCount(); i++) {

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.complex.ListVector;
@@ -69,10 +68,10 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
                         continue;
                     }
                     String ep = new String(id.get(r), StandardCharsets.UTF_8);
-                    String m = text(b.getVector("embedding_model"), r);
+                    String m = DedupJob.text(b.getVector("embedding_model"), r);
                     if (model[0] == null) {
                         model[0] = m;
-                        model[1] = text(b.getVector("embedding_sha256"), r);
+                        model[1] = DedupJob.text(b.getVector("embedding_sha256"), r);
                     } else if (!model[0].equals(m)) {
                         throw new IllegalArgumentException("episodes of " + lake.location() + " were embedded by two models ("
                                 + model[0] + " and " + m + " on " + ep + "); re-run enrich with one model");
@@ -97,9 +96,5 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
             }
             return new EpisodeVectors(List.copyOf(infos), vecs.toArray(new float[0][]), model[0], model[1], t.version());
         }
-    }
-
-    private static String text(FieldVector v, int r) {
-        return v.isNull(r) ? "" : new String(((VarCharVector) v).get(r), StandardCharsets.UTF_8);
     }
 }

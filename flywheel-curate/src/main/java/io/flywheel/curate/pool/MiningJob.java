@@ -2,17 +2,14 @@ package io.flywheel.curate.pool;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.stream.Stream;
 
 import io.flywheel.curate.KnnQuery;
 import io.flywheel.curate.VectorIndexOptions;
@@ -21,6 +18,7 @@ import io.flywheel.curate.VectorTable;
 import io.flywheel.curate.trainset.EpisodeInfo;
 import io.flywheel.curate.trainset.MinedEpisode;
 import io.flywheel.lake.Lake;
+import io.flywheel.lake.LocalFiles;
 
 /**
  * Failure-driven mining: for each query episode embedding, the k nearest episodes of the pool by
@@ -169,7 +167,11 @@ public final class MiningJob {
 
     /** Rewrites the pool table: every episode with an embedding except the queries. */
     private static long writePool(String uri, EpisodeVectors ev, Set<String> exclude) {
-        deleteTree(Path.of(uri));
+        try {
+            LocalFiles.deleteTree(Path.of(uri));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove the old mining pool " + uri + ": " + e.getMessage(), e);
+        }
         List<Integer> rows = new ArrayList<>();
         for (int i = 0; i < ev.size(); i++) {
             if (!exclude.contains(ev.infos().get(i).episodeId())) {
@@ -202,18 +204,5 @@ public final class MiningJob {
         scalars.put("robot_id", robot);
         scalars.put("task", task);
         return VectorTable.write(uri, ids, scalars, flat, dim);
-    }
-
-    private static void deleteTree(Path p) {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(p)) {
-            for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(x);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove the old mining pool " + p + ": " + e.getMessage(), e);
-        }
     }
 }

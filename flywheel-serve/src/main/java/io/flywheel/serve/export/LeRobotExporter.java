@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,6 +25,7 @@ import io.flywheel.enrich.RgbImage;
 import io.flywheel.enrich.video.EncoderOptions;
 import io.flywheel.enrich.video.Mp4VideoWriter;
 import io.flywheel.lake.Lake;
+import io.flywheel.lake.LocalFiles;
 import io.flywheel.serve.export.ParquetTable.Column;
 import io.flywheel.serve.export.ParquetTable.Kind;
 import io.flywheel.serve.loader.CameraImage;
@@ -117,7 +117,7 @@ public final class LeRobotExporter {
         boolean ok = false;
         try (TrainsetLoader loader = TrainsetLoader.open(lake, tag, LoaderOptions.builder().batchSize(READ_BATCH)
                 .images(LoaderOptions.Images.DECODED).threads(1).prefetch(1).build())) {
-            List<TrainsetEpisode> kept = oneShape(episodes, loader, tag);
+            List<TrainsetEpisode> kept = oneShape(lake, episodes, tag);
             Writer w = new Writer(tmp, tag, set, kept, loader, options, progress);
             LeRobotExportResult r = w.run();
             if (kept.size() < episodes.size()) {
@@ -126,7 +126,7 @@ public final class LeRobotExporter {
                         + " dataset has one shape");
             }
             if (Files.exists(target)) {
-                deleteTree(target);
+                LocalFiles.deleteTree(target);
             }
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
             try { // createTempDirectory made it owner-only; a dataset folder is for everyone to read
@@ -140,7 +140,7 @@ public final class LeRobotExporter {
                     r.filledImages());
         } finally {
             if (!ok) {
-                deleteTree(tmp);
+                LocalFiles.deleteTree(tmp);
             }
         }
     }
@@ -232,17 +232,6 @@ public final class LeRobotExporter {
         return (int) f;
     }
 
-    static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(p)) {
-            for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(x);
-            }
-        }
-    }
-
     private static long treeBytes(Path p) throws IOException {
         try (Stream<Path> s = Files.walk(p)) {
             return s.filter(Files::isRegularFile).mapToLong(x -> x.toFile().length()).sum();
@@ -254,14 +243,18 @@ public final class LeRobotExporter {
      * A LeRobot dataset has one state and one action shape: the episodes whose first sample has the
      * most common (state length, action length), in set order (ties: the shape met first).
      */
-    private static List<TrainsetEpisode> oneShape(List<TrainsetEpisode> episodes, TrainsetLoader loader, String tag) {
+    private static List<TrainsetEpisode> oneShape(Lake lake, List<TrainsetEpisode> episodes, String tag) {
+        List<TrainsetEpisode> nonEmpty = episodes.stream().filter(ep -> ep.sampleCount() > 0).toList();
+        List<Sample> firsts;
+        // one take of every episode's first sample, without images: only the vector lengths are needed
+        try (TrainsetLoader shapes = TrainsetLoader.open(lake, tag, LoaderOptions.builder()
+                .images(LoaderOptions.Images.NONE).threads(1).prefetch(1).build())) {
+            firsts = shapes.get(nonEmpty.stream().mapToLong(TrainsetEpisode::firstSample).toArray());
+        }
         Map<String, List<TrainsetEpisode>> byShape = new LinkedHashMap<>();
-        for (TrainsetEpisode ep : episodes) {
-            if (ep.sampleCount() == 0) {
-                continue;
-            }
-            Sample s = loader.get(ep.firstSample()).get(0);
-            byShape.computeIfAbsent(s.state().length + "/" + s.action().length, k -> new ArrayList<>()).add(ep);
+        for (int i = 0; i < nonEmpty.size(); i++) {
+            Sample s = firsts.get(i);
+            byShape.computeIfAbsent(s.state().length + "/" + s.action().length, k -> new ArrayList<>()).add(nonEmpty.get(i));
         }
         List<TrainsetEpisode> best = List.of();
         for (List<TrainsetEpisode> l : byShape.values()) {
