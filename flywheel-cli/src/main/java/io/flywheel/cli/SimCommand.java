@@ -59,7 +59,7 @@ final class SimCommand implements Callable<Integer> {
     Double duplicateRate;
 
     @Option(names = "--hard-objects", paramLabel = "N",
-            description = "episodes with a transparent or reflective object (default: the preset's share, 4%)")
+            description = "episodes with a transparent or reflective object (default: the preset's share, 4%%)")
     Integer hardObjects;
 
     @Option(names = "--glass-failures", paramLabel = "N",
