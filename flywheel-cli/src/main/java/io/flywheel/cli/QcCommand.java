@@ -162,6 +162,7 @@ final class QcCommand implements Runnable {
             Map<String, Long> transitions = new TreeMap<>();
             Long fromVersion = null;
             Long toVersion = null;
+            boolean anyChanged = false;
             try (Lake l = Lake.open(lake)) {
                 List<EpisodeRow> rows;
                 try (LakeTable t = l.table("episodes")) {
@@ -187,6 +188,7 @@ final class QcCommand implements Runnable {
                     String status = q.status().name().toLowerCase(Locale.ROOT);
                     List<String> oldFlags = r.qualityFlags() == null ? List.of() : r.qualityFlags();
                     boolean changed = !status.equals(r.qualityStatus()) || !q.flags().equals(oldFlags);
+                    anyChanged |= changed;
                     List<String> msgs = new ArrayList<>();
                     for (io.flywheel.quality.RuleResult rr : q.results()) {
                         if (rr.outcome() == io.flywheel.quality.RuleResult.Outcome.FAIL) {
@@ -210,7 +212,8 @@ final class QcCommand implements Runnable {
                             r.operator(), r.outcome(), r.startNs(), r.endNs(), r.durationNs(), r.masterTopic(),
                             r.frameCount(), status, q.flags(), METRICS.writeValueAsString(qm), r.metadataJson()));
                 }
-                if (apply && !updated.isEmpty()) {
+                // a rule file that changes no episode's status or flags commits nothing (no empty version)
+                if (apply && anyChanged) {
                     toVersion = l.begin().upsertEpisodes(updated).commit().table("episodes").toVersion();
                 }
             }
@@ -223,7 +226,8 @@ final class QcCommand implements Runnable {
                 m.put("status_changes", transitions);
                 m.put("changed", changed);
                 m.put("applied", apply);
-                m.put("episodes_version", apply ? toVersion : fromVersion);
+                m.put("committed", toVersion != null);
+                m.put("episodes_version", toVersion != null ? toVersion : fromVersion);
                 Json.print(System.out, m);
                 return 0;
             }
@@ -238,8 +242,9 @@ final class QcCommand implements Runnable {
             }
             System.out.println(rows(out.size()) + " re-evaluated with " + ruleSet.source() + ": " + changed
                     + " changed; status changes " + transitions + "; now " + byStatus + "; "
-                    + (apply ? "committed to episodes (version " + fromVersion + " -> " + toVersion + ")"
-                    : "read-only (--apply commits it)"));
+                    + (!apply ? "read-only (--apply commits it)" : toVersion == null
+                    ? "nothing to commit (episodes stay at version " + fromVersion + ")"
+                    : "committed to episodes (version " + fromVersion + " -> " + toVersion + ")"));
             return 0;
         }
 

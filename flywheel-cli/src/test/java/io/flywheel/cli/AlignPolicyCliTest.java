@@ -214,6 +214,25 @@ class AlignPolicyCliTest {
         assertTrue(bad.err().contains("--on-miss: unknown miss policy 'skip': expected flag or drop"), bad.err());
     }
 
+    @Test
+    void aPolicyForATopicNoRecordingHasIsRejectedAndNothingIsCommitted() throws IOException {
+        Path lake = tmp.resolve("misspelled");
+        assertEquals(0, CliRun.of("init", lake.toString()).exitCode());
+        CliRun r = CliRun.of("ingest", lake.toString(), fleet.toString(), "--policy", "/joint_state=asof:20");
+        assertEquals(2, r.exitCode(), r.out() + r.err());
+        assertTrue(r.err().contains("policy for topic '/joint_state': no recording of this run has that stream"), r.err());
+        assertTrue(r.err().contains(JOINTS), "the streams there are are listed: " + r.err());
+        try (Lake l = Lake.open(lake.toString())) {
+            assertTrue(l.rawFileSha256s().isEmpty(), "nothing committed");
+        }
+        // the corrected spelling then ingests everything: nothing of the refused run is skipped as known
+        assertEquals(0, CliRun.of("ingest", lake.toString(), fleet.toString(), "--policy", JOINTS + "=asof:20",
+                "--json").exitCode());
+        try (Lake l = Lake.open(lake.toString())) {
+            assertEquals(truth.episodes().size() + 0L, l.rawFileSha256s().size());
+        }
+    }
+
     /** One raw stream: times as the lake holds them (header stamp, else log time), MCAP sequence and positions. */
     private record Raw(long[] time, long[] sequence, double[][] position) {}
 

@@ -108,6 +108,11 @@ class QcRulesCliTest {
         assertEquals(25, JSON.readTree(back.out()).get("status_changes").get("fail -> pass").asLong());
         CliRun same = CliRun.of("qc", "report", lake.toString(), "--rules", defaults.toString(), "--json");
         assertEquals(0, JSON.readTree(same.out()).get("changed").asLong());
+        long[] settled = versions(lake);
+        CliRun noop = CliRun.of("qc", "report", lake.toString(), "--rules", defaults.toString(), "--apply");
+        assertEquals(0, noop.exitCode(), noop.err());
+        assertTrue(noop.out().contains("nothing to commit (episodes stay at version " + settled[0] + ")"), noop.out());
+        assertEquals(settled[0], versions(lake)[0], "--apply with no change commits no empty version");
 
         CliRun usage = CliRun.of("qc", "report", lake.toString(), "--apply");
         assertEquals(2, usage.exitCode());

@@ -247,6 +247,7 @@ public final class IngestJob {
         List<EpisodeRow> episodes = new ArrayList<>();
         List<RawFileRow> rawFiles = new ArrayList<>();
         List<RecordingResult> results = new ArrayList<>();
+        java.util.Set<String> streamTopics = new java.util.TreeSet<>(); // of the recordings read and not skipped
         java.util.Set<String> seen = new java.util.HashSet<>();
         java.util.Set<String> inLake = null; // sha256 of the raw files already in the lake, read at the first recording
         long skipped = 0;
@@ -304,6 +305,7 @@ public final class IngestJob {
             for (Episode ep : rec.episodes()) {
                 for (StreamData s : ep.streams()) {
                     topics.merge(s.topic(), s.size(), Integer::sum);
+                    streamTopics.add(s.topic());
                 }
             }
             long startNs = rec.episodes().stream().mapToLong(Episode::startNs).min().orElse(0);
@@ -319,9 +321,25 @@ public final class IngestJob {
         }
         CommitResult commit = null;
         if (!rawFiles.isEmpty()) {
+            checkPolicyTopics(align, streamTopics);
             commit = lake.begin().putFrames(frames).putEpisodes(episodes).putRawFiles(rawFiles).commit();
         }
         return new Result(List.copyOf(results), episodes.size(), frames.size(), skipped, List.copyOf(failed), commit);
+    }
+
+    /**
+     * A per-topic policy that names no stream of the recordings read is a mistake (a misspelled topic would otherwise
+     * leave the stream on its default policy, and the recordings, once committed, are skipped by later runs).
+     *
+     * @throws IllegalArgumentException naming the topic and the streams there are; nothing is committed
+     */
+    private static void checkPolicyTopics(AlignConfig align, java.util.Set<String> streamTopics) {
+        for (String topic : align.policies().keySet()) {
+            if (!streamTopics.contains(topic)) {
+                throw new IllegalArgumentException("policy for topic '" + topic + "': no recording of this run has"
+                        + " that stream (streams: " + String.join(", ", streamTopics) + "); nothing was committed");
+            }
+        }
     }
 
     private static List<String> uris(Recording rec) {
