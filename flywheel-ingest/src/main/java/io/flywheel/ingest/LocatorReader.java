@@ -44,8 +44,11 @@ public final class LocatorReader implements Closeable {
 
     /**
      * @param loc the locator
-     * @return a new array holding the image bytes: exactly {@code loc.length()} bytes for payload {@code ""}
-     * @throws IngestException naming the file and offset when the range lies outside the file, no chunk record
+     * @return a new array holding the image bytes: exactly {@code loc.length()} bytes for payload {@code ""}, except
+     *     an {@code h264} / {@code h265} sample of an MP4 file, which comes back as Annex B (start codes instead of
+     *     length prefixes, parameter sets in front of a keyframe)
+     * @throws IngestException naming the file and offset when the range lies outside the file, an MP4's sample
+     *     table or sample is malformed, no chunk record
      *     is at {@code chunkOffset}, the range lies outside the decompressed chunk, a bag chunk does not
      *     decompress, or the payload is not valid base64 / JSON with a base64 string at the path
      * @throws McapFormatException when an MCAP chunk does not decompress or fails its CRC
