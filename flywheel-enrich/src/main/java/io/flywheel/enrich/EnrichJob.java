@@ -35,6 +35,7 @@ import io.flywheel.enrich.motion.MotionLabeler;
 import io.flywheel.enrich.motion.Phase;
 import io.flywheel.ingest.LocatorReader;
 import io.flywheel.ingest.RawLocator;
+import io.flywheel.ingest.VideoUnits;
 import io.flywheel.lake.CommitResult;
 import io.flywheel.lake.EpisodeRow;
 import io.flywheel.lake.FrameRow;
@@ -69,10 +70,13 @@ import io.flywheel.lake.TableSchemas;
  *       the next run, whose frame upsert replaces the same rows).</li>
  * </ol>
  * A video camera (locator format {@code h264} / {@code h265}: one access unit of a {@code foxglove.CompressedVideo}
- * message per image) cannot be decoded image by image: per episode, its access units are read in frame order from
- * the episode's first keyframe and fed to one {@link AnnexBDecoder} (ITU-T H.264 / H.265 Annex B, FFmpeg), by one
- * worker task per camera, and each decoded picture gets the same columns as a JPEG image (sharpness, pHash, hot
- * JPEG, embedding); images before the first keyframe get the decode error "before the first keyframe".
+ * message in an MCAP file or ROS 1 bag, or one sample of a sidecar MP4, per image) cannot be decoded image by image:
+ * per episode, every access unit of the topic is listed from the raw files ({@link VideoUnits}, also the units the
+ * alignment skipped, which later P-frames reference), fed in stream order from the keyframe before the first frame
+ * row's unit to one {@link AnnexBDecoder} (ITU-T H.264 / H.265 Annex B, FFmpeg), by one worker task per camera,
+ * and each frame row gets the decoded picture of the unit its locator points at, with the same columns as a JPEG
+ * image (sharpness, pHash, hot JPEG, embedding); images before the first keyframe get the decode error "before the
+ * first keyframe".
  * An image that cannot be decoded gets only a {@code decode_error} (the message names the raw file, the locator
  * and what was expected) and is counted in {@link Result#decodeErrors()}; a raw file that cannot be read stops the
  * run with the file and offset in the message, leaving earlier batches committed.
@@ -369,76 +373,131 @@ public final class EnrichJob {
         return f.equals("h264") || f.equals("h265") || f.equals("avc") || f.equals("hevc");
     }
 
+    /** @return the identity of an access unit: raw file, chunk, offset and length of its locator */
+    private static String unitKey(String uri, long chunkOffset, long offset, long length) {
+        return uri + "|" + chunkOffset + "|" + offset + "|" + length;
+    }
+
     /**
-     * Decodes the access units of one video camera of one episode in frame order with one {@link AnnexBDecoder}
-     * and analyses every decoded picture as an 8-bit RGB image (the same columns as a JPEG camera). Units before
-     * the episode's first keyframe get the decode error "before the first keyframe"; a unit the decoder rejects
-     * gets its message (the decoder recovers at the next keyframe). A frame row that repeats the previous row's
-     * locator (a camera slower than the master clock) reuses its outcome, so each access unit is decoded once.
-     * The frame rows must hold every access unit of the stream from the keyframe on (the camera is the master
-     * clock, or not slower than it): a P-frame whose reference was left out by the alignment decodes with
-     * errors.
+     * Decodes one video camera of one episode and analyses the pictures its frame rows point at as 8-bit RGB
+     * images (the same columns as a JPEG camera).
+     *
+     * <p>A P-frame needs every picture it references, also those the alignment did not keep as frame rows (a camera
+     * faster than the master clock). So every access unit of the topic is listed from the raw files the frame rows
+     * point into ({@link VideoUnits}: MCAP and ROS 1 bags through their readers with a topic filter, in log-time
+     * order; sidecar MP4 samples in decode order), and one {@link AnnexBDecoder} is fed the units from the last
+     * keyframe at or before the first unit a frame row points at up to the last such unit. Each decoded picture
+     * goes to the frame rows whose locator is that unit's (same raw file, chunk, offset and length), so a unit two
+     * frame rows share is decoded once. Units before the stream's first keyframe get the decode error "before the
+     * first keyframe"; a unit the decoder rejects gets its message (the decoder recovers at the next keyframe).
      *
      * @param pos (frame, image) positions of the topic's images, in frame order
      */
     private static void analyzeVideo(String episode, String topic, List<FrameRow> frames, List<int[]> pos,
                                      Cell[][] cells, Worker w) throws IOException {
-        Map<Long, int[]> byTime = new HashMap<>();
-        int[] dupOf = new int[pos.size()];
-        java.util.Arrays.fill(dupOf, -1);
-        AnnexBDecoder dec = null;
+        Map<String, List<int[]>> wanted = new HashMap<>();
+        List<String> uris = new ArrayList<>();
+        for (int[] ik : pos) {
+            ImageLocator l = frames.get(ik[0]).images().get(ik[1]);
+            wanted.computeIfAbsent(unitKey(l.rawUri(), l.chunkOffset(), l.offset(), l.length()), x -> new ArrayList<>())
+                    .add(ik);
+            if (!uris.contains(l.rawUri())) {
+                uris.add(l.rawUri());
+            }
+        }
         String source = episode + " camera " + topic;
+        List<VideoUnits.Unit> all = new ArrayList<>();
         try {
-            RawLocator prev = null;
-            boolean seenKey = false;
-            for (int p = 0; p < pos.size(); p++) {
-                int i = pos.get(p)[0];
-                int k = pos.get(p)[1];
-                FrameRow f = frames.get(i);
-                ImageLocator l = f.images().get(k);
-                RawLocator loc = locator(l);
-                if (p > 0 && loc.equals(prev)) {
-                    dupOf[p] = p - 1;
-                    continue;
-                }
-                prev = loc;
-                String where = where(f, l);
-                VideoCodec codec;
+            for (String u : uris) {
+                java.nio.file.Path file;
                 try {
-                    codec = VideoCodec.fromFormat(l.format());
-                } catch (IllegalArgumentException e) {
-                    cells[i][k] = new Cell(null, where + ": " + e.getMessage());
-                    continue;
+                    file = java.nio.file.Path.of(java.net.URI.create(u));
+                } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+                    throw new io.flywheel.ingest.IngestException(u, -1, "only file: URIs can be read here");
                 }
-                if (dec != null && dec.codec() != codec) {
-                    cells[i][k] = new Cell(null, where + ": format changed from " + dec.codec().format() + " to "
-                            + codec.format() + " within the camera");
-                    continue;
-                }
-                byte[] data = w.reader().read(loc);
-                if (!seenKey) {
-                    if (AnnexB.firstNalOffset(data) < 0 || !AnnexB.isKeyframe(codec, data)) {
-                        cells[i][k] = new Cell(null, where + ": " + codec.format()
-                                + " access unit before the first keyframe of the episode; it cannot be decoded");
+                all.addAll(VideoUnits.read(file, topic));
+            }
+        } catch (io.flywheel.ingest.IngestException | io.flywheel.mcap.McapFormatException
+                 | io.flywheel.ros.bag.BagFormatException e) {
+            for (int[] ik : pos) {
+                cells[ik[0]][ik[1]] = new Cell(null, source + ": cannot list the access units of the camera: "
+                        + e.getMessage());
+            }
+            return;
+        }
+        // positions of the wanted units in the stream
+        String[] keys = new String[all.size()];
+        int first = -1;
+        int last = -1;
+        for (int u = 0; u < all.size(); u++) {
+            RawLocator l = all.get(u).locator();
+            keys[u] = unitKey(l.uri(), l.chunkOffset(), l.offset(), l.length());
+            if (wanted.containsKey(keys[u])) {
+                first = first < 0 ? u : first;
+                last = u;
+            }
+        }
+        AnnexBDecoder dec = null;
+        try {
+            if (first >= 0) {
+                // start at the last keyframe at or before the first wanted unit (or at the stream's start)
+                int start = 0;
+                for (int u = first; u >= 0; u--) {
+                    RawLocator l = all.get(u).locator();
+                    VideoCodec codec;
+                    try {
+                        codec = VideoCodec.fromFormat(l.format());
+                    } catch (IllegalArgumentException e) {
                         continue;
                     }
-                    seenKey = true;
-                }
-                if (dec == null) {
-                    dec = AnnexBDecoder.open(codec, source);
-                }
-                byTime.put((long) p, pos.get(p));
-                try {
-                    for (VideoFrame vf : dec.decode(data, p)) {
-                        analyzeDecoded(vf, byTime, frames, cells, w);
+                    byte[] data = w.reader().read(l);
+                    if (AnnexB.firstNalOffset(data) >= 0 && AnnexB.isKeyframe(codec, data)) {
+                        start = u;
+                        break;
                     }
-                } catch (VideoFormatException e) {
-                    cells[i][k] = new Cell(null, where + ": " + e.getMessage());
                 }
-            }
-            if (dec != null) {
-                for (VideoFrame vf : dec.flush()) {
-                    analyzeDecoded(vf, byTime, frames, cells, w);
+                boolean seenKey = false;
+                for (int u = start; u <= last; u++) {
+                    RawLocator l = all.get(u).locator();
+                    List<int[]> at = wanted.get(keys[u]);
+                    String where = at == null ? source + " access unit " + u + " (" + l.uri() + ")"
+                            : where(frames.get(at.get(0)[0]), frames.get(at.get(0)[0]).images().get(at.get(0)[1]));
+                    VideoCodec codec;
+                    try {
+                        codec = VideoCodec.fromFormat(l.format());
+                    } catch (IllegalArgumentException e) {
+                        put(cells, at, new Cell(null, where + ": " + e.getMessage()));
+                        continue;
+                    }
+                    if (dec != null && dec.codec() != codec) {
+                        put(cells, at, new Cell(null, where + ": format changed from " + dec.codec().format() + " to "
+                                + codec.format() + " within the camera"));
+                        continue;
+                    }
+                    byte[] data = w.reader().read(l);
+                    if (!seenKey) {
+                        if (AnnexB.firstNalOffset(data) < 0 || !AnnexB.isKeyframe(codec, data)) {
+                            put(cells, at, new Cell(null, where + ": " + codec.format()
+                                    + " access unit before the first keyframe of the episode; it cannot be decoded"));
+                            continue;
+                        }
+                        seenKey = true;
+                    }
+                    if (dec == null) {
+                        dec = AnnexBDecoder.open(codec, source);
+                    }
+                    try {
+                        for (VideoFrame vf : dec.decode(data, u)) {
+                            analyzeDecoded(vf, keys, wanted, frames, cells, w);
+                        }
+                    } catch (VideoFormatException e) {
+                        put(cells, at, new Cell(null, where + ": " + e.getMessage()));
+                    }
+                }
+                if (dec != null) {
+                    for (VideoFrame vf : dec.flush()) {
+                        analyzeDecoded(vf, keys, wanted, frames, cells, w);
+                    }
                 }
             }
         } catch (VideoFormatException e) {
@@ -453,35 +512,47 @@ public final class EnrichJob {
                 dec.close();
             }
         }
-        for (int p = 0; p < pos.size(); p++) {
-            int[] ik = pos.get(p);
-            if (dupOf[p] >= 0) {
-                int[] q = pos.get(dupOf[p]);
-                cells[ik[0]][ik[1]] = cells[q[0]][q[1]];
-            } else if (cells[ik[0]][ik[1]] == null) {
-                cells[ik[0]][ik[1]] = new Cell(null, where(frames.get(ik[0]), frames.get(ik[0]).images().get(ik[1]))
-                        + ": the " + frames.get(ik[0]).images().get(ik[1]).format() + " decoder returned no picture"
-                        + " for this access unit");
+        java.util.Set<String> listed = new java.util.HashSet<>(java.util.Arrays.asList(keys));
+        for (int[] ik : pos) {
+            if (cells[ik[0]][ik[1]] != null) {
+                continue;
+            }
+            FrameRow f = frames.get(ik[0]);
+            ImageLocator l = f.images().get(ik[1]);
+            cells[ik[0]][ik[1]] = new Cell(null, where(f, l) + (listed.contains(unitKey(l.rawUri(), l.chunkOffset(),
+                    l.offset(), l.length())) ? ": the " + l.format() + " decoder returned no picture for this access unit"
+                    : ": no access unit of " + topic + " among the " + all.size() + " in the raw file lies here (was the"
+                    + " file changed after ingest?)"));
+        }
+    }
+
+    private static void put(Cell[][] cells, List<int[]> at, Cell c) {
+        if (at != null) {
+            for (int[] ik : at) {
+                cells[ik[0]][ik[1]] = c;
             }
         }
     }
 
-    /** Analyses one decoded picture and stores it at the position its time (the unit's index) names. */
-    private static void analyzeDecoded(VideoFrame vf, Map<Long, int[]> byTime, List<FrameRow> frames, Cell[][] cells,
-                                       Worker w) {
-        int[] ik = byTime.remove(vf.timestampNs());
-        if (ik == null) {
-            return; // not a unit of ours (cannot happen: times are the units' indices)
+    /** Analyses one decoded picture and stores it at the frame rows of the unit its time (the unit's index) names. */
+    private static void analyzeDecoded(VideoFrame vf, String[] keys, Map<String, List<int[]>> wanted, List<FrameRow> frames,
+                                       Cell[][] cells, Worker w) {
+        long u = vf.timestampNs();
+        List<int[]> at = u >= 0 && u < keys.length ? wanted.get(keys[(int) u]) : null;
+        if (at == null) {
+            return; // a picture only decoded as a reference
         }
-        FrameRow f = frames.get(ik[0]);
-        String where = where(f, f.images().get(ik[1]));
+        FrameRow f = frames.get(at.get(0)[0]);
+        String where = where(f, f.images().get(at.get(0)[1]));
         RgbImage img = vf.image();
+        Cell c;
         try {
-            cells[ik[0]][ik[1]] = new Cell(w.analyzer().analyze(img.pixels(),
-                    ImageFormat.raw("rgb8", img.width(), img.height()), where), null);
+            c = new Cell(w.analyzer().analyze(img.pixels(), ImageFormat.raw("rgb8", img.width(), img.height()), where),
+                    null);
         } catch (ImageDecodeException e) {
-            cells[ik[0]][ik[1]] = new Cell(null, e.getMessage());
+            c = new Cell(null, e.getMessage());
         }
+        put(cells, at, c);
     }
 
     private record Episode(List<FrameRow> frames, float[] embedding, String master, Map<String, Object> stats) {}

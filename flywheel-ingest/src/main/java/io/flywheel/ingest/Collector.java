@@ -14,14 +14,30 @@ final class Collector {
     final Map<String, String> episodeMetadata = new LinkedHashMap<>();
     final Map<String, String> recordingMetadata = new LinkedHashMap<>();
     private final Map<String, RobotProfile.Guess> sourceGuesses = new LinkedHashMap<>();
+    /** When not null: the role of every topic (a reader that re-reads known camera topics). */
+    private final StreamRole forcedRole;
 
     Collector(RobotProfile profile) {
+        this(profile, null);
+    }
+
+    /** A collector giving every topic the role {@code forcedRole} (null: profile or guess). */
+    Collector(RobotProfile profile, StreamRole forcedRole) {
         this.profile = profile;
+        this.forcedRole = forcedRole;
     }
 
     /** The role of a topic: from the profile when it names roles, else guessed. */
     StreamRole role(String topic, String type) {
+        if (forcedRole != null) return forcedRole;
         return profile.namesRoles() ? profile.role(topic) : RobotProfile.guess(topic, type).role();
+    }
+
+    /** The smallest log time of any message read so far, ns; {@link Long#MAX_VALUE} when none. */
+    long minLogTimeNs() {
+        long m = Long.MAX_VALUE;
+        for (StreamBuilder s : streams.values()) m = Math.min(m, s.minLogTimeNs());
+        return m;
     }
 
     /** The builder of a topic, created at first sight (the first channel id seen for the topic is kept). */
@@ -33,7 +49,7 @@ final class Collector {
     StreamBuilder stream(String topic, int channelId, String type, StreamRole guess) {
         StreamBuilder b = streams.get(topic);
         if (b == null) {
-            StreamRole r = profile.namesRoles() || guess == null ? role(topic, type) : guess;
+            StreamRole r = forcedRole != null || profile.namesRoles() || guess == null ? role(topic, type) : guess;
             if (guess != null) sourceGuesses.put(topic, new RobotProfile.Guess(guess, "source layout (" + type + ")"));
             b = new StreamBuilder(topic, channelId, r, type);
             streams.put(topic, b);

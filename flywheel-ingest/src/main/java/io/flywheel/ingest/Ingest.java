@@ -16,6 +16,7 @@ import java.util.Map;
  *   <li>ROS 1 bag: one recording, one episode;</li>
  *   <li>RLDS TFRecord: one recording per file, one episode per {@code tf.train.Example}.</li>
  * </ul>
+ * MCAP, rosbag2 and ROS 1 recordings also get their sidecar MP4 videos ({@link Sidecars}) as cameras.
  * Roles come from the options' {@link RobotProfile}, or are detected; times follow the options'
  * {@link io.flywheel.align.TimestampRule}, with the log clock (wall or relative) decided once per episode over all
  * its streams. Stateless; safe to call from several threads on different inputs.
@@ -77,6 +78,7 @@ public final class Ingest {
             // one pass per file: the SHA-256 is computed from the bytes read for parsing
             Collector c = new Collector(profile);
             for (Path p : source.files()) files.add(McapSource.read(p, c));
+            Sidecars.add(c, Sidecars.find(source), files);
             recordingId = Sources.recordingId(files);
             resolved = c.resolvedProfile();
             recMeta.putAll(c.recordingMetadata);
@@ -89,6 +91,8 @@ public final class Ingest {
             case ROS1_BAG -> {
                 Collector c = new Collector(profile);
                 Ros1BagSource.read(source.files().get(0), c);
+                Sidecars.add(c, Sidecars.find(source), files);
+                recordingId = Sources.recordingId(files);
                 resolved = c.resolvedProfile();
                 episodes.add(c.episode(recordingId, 0, resolved, robotId, options.timestampRule()));
             }

@@ -21,7 +21,9 @@ import io.flywheel.mcap.RecordParser;
  * plain range is read directly; a chunked locator reads the chunk record at {@code chunkOffset} (an MCAP
  * Chunk record, MCAP spec "Chunk", decompressed with {@link ChunkDecompressor}; or, when the file starts with
  * the ROS 1 bag magic {@code #ROSBAG V2.0}, a bag chunk record, op 0x05, decompressed as bz2 or lz4 frame)
- * and slices {@code [offset, offset + length)}; then the payload is decoded ({@code base64}: RFC 4648 base64
+ * and slices {@code [offset, offset + length)}; a plain range of format {@code h264} / {@code h265} in an MP4 file
+ * (a sidecar video sample, length-prefixed NAL units) is turned into Annex B with the track's parameter sets in
+ * front of keyframes ({@link Mp4SampleTable#toAnnexB}); then the payload is decoded ({@code base64}: RFC 4648 base64
  * text; {@code json:<path>}: the base64 string at that field path of a JSON message). The last decompressed
  * chunk is kept, so reading the frames of one chunk in a row decompresses it once. Files stay open until
  * {@link #close()}. Not thread-safe: one reader per thread.
@@ -34,14 +36,19 @@ public final class LocatorReader implements Closeable {
 
     private final Map<String, FileChannel> open = new HashMap<>();
     private final Map<String, Boolean> isBag = new HashMap<>();
+    private final Map<String, Boolean> isMp4 = new HashMap<>();
+    private final Map<String, Mp4SampleTable> mp4 = new HashMap<>();
     private String cachedUri;
     private long cachedChunk = -1;
     private ByteBuffer cachedRecords;
 
     /**
      * @param loc the locator
-     * @return a new array holding the image bytes: exactly {@code loc.length()} bytes for payload {@code ""}
-     * @throws IngestException naming the file and offset when the range lies outside the file, no chunk record
+     * @return a new array holding the image bytes: exactly {@code loc.length()} bytes for payload {@code ""}, except
+     *     an {@code h264} / {@code h265} sample of an MP4 file, which comes back as Annex B (start codes instead of
+     *     length prefixes, parameter sets in front of a keyframe)
+     * @throws IngestException naming the file and offset when the range lies outside the file, an MP4's sample
+     *     table or sample is malformed, no chunk record
      *     is at {@code chunkOffset}, the range lies outside the decompressed chunk, a bag chunk does not
      *     decompress, or the payload is not valid base64 / JSON with a base64 string at the path
      * @throws McapFormatException when an MCAP chunk does not decompress or fails its CRC
@@ -51,6 +58,9 @@ public final class LocatorReader implements Closeable {
         byte[] range = range(loc);
         String p = loc.payload();
         if (p.isEmpty()) {
+            if (loc.isPlainRange() && Boolean.TRUE.equals(isMp4.get(loc.uri())) && isVideoFormat(loc.format())) {
+                return mp4Table(loc.uri()).toAnnexB(range);
+            }
             return range;
         }
         long where = loc.isPlainRange() ? loc.offset() : loc.chunkOffset();
@@ -81,6 +91,21 @@ public final class LocatorReader implements Closeable {
     }
 
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** @return true for h264 / h265 (or avc / hevc) */
+    static boolean isVideoFormat(String f) {
+        String s = f == null ? "" : f.trim().toLowerCase(java.util.Locale.ROOT);
+        return s.equals("h264") || s.equals("h265") || s.equals("avc") || s.equals("hevc");
+    }
+
+    private Mp4SampleTable mp4Table(String uri) throws IOException {
+        Mp4SampleTable t = mp4.get(uri);
+        if (t == null) {
+            t = Mp4SampleTable.read(Path.of(URI.create(uri)));
+            mp4.put(uri, t);
+        }
+        return t;
+    }
 
     /** The addressed bytes, before any payload decoding. */
     private byte[] range(RawLocator loc) throws IOException {
@@ -232,6 +257,7 @@ public final class LocatorReader implements Closeable {
             ByteBuffer magic = ByteBuffer.allocate((int) Math.min(BAG_MAGIC.length, fc.size()));
             readFully(fc, magic, 0, uri);
             isBag.put(uri, java.util.Arrays.equals(magic.array(), BAG_MAGIC));
+            isMp4.put(uri, Mp4SampleTable.looksLikeMp4(magic.array(), magic.limit()));
         }
         return fc;
     }
@@ -248,6 +274,8 @@ public final class LocatorReader implements Closeable {
         }
         open.clear();
         isBag.clear();
+        isMp4.clear();
+        mp4.clear();
         cachedRecords = null;
         if (first != null) throw first;
     }

@@ -22,6 +22,7 @@ import io.flywheel.decode.Decoders;
 import io.flywheel.decode.MessageDecoder;
 import io.flywheel.mcap.ChunkDecompressor;
 import io.flywheel.mcap.McapFormatException;
+import io.flywheel.mcap.McapIndexedReader;
 import io.flywheel.mcap.McapStreamReader;
 import io.flywheel.mcap.Record;
 import io.flywheel.mcap.RecordParser;
@@ -87,6 +88,56 @@ final class McapSource {
             // dropped with the recording, so the scratch one only serves to reach the error.
             new McapSource(path, new Collector(out.profile)).runReference();
             throw e; // not reached unless the two readers disagree, then the fast reader's error stands
+        }
+    }
+
+    /**
+     * Reads the messages of one topic, in log-time order, into {@code out} with the same per-message handling as
+     * {@link #read} (so their locators are the ones ingest stored): through the file's index ({@link
+     * McapIndexedReader} with a topic filter, which decompresses only the chunks holding the topic), or, for a file
+     * without a summary, by reading the whole file as {@link #read} does.
+     *
+     * @param path the MCAP file
+     * @param topic the topic
+     * @param out receives the topic's stream (give it a forced CAMERA role to get image locators)
+     * @throws McapFormatException when the file breaks the MCAP spec
+     * @throws IngestException when a message cannot be decoded
+     */
+    static void readTopic(Path path, String topic, Collector out) throws IOException {
+        McapSource src = new McapSource(path, out);
+        McapIndexedReader r;
+        try {
+            r = McapIndexedReader.open(path);
+        } catch (McapFormatException e) {
+            read(path, out); // no summary to select by: the full pass
+            return;
+        }
+        try (r) {
+            for (Record.Channel c : r.channels().values()) {
+                if (!c.topic().equals(topic)) continue;
+                Record.Schema s = r.schemas().get(c.schemaId());
+                if (s != null) src.schema(s);
+                src.channel(c);
+            }
+            McapIndexedReader.MessageIterator it = r.messages(McapIndexedReader.ReadOptions.builder().topic(topic)
+                    .order(McapIndexedReader.Order.LOG_TIME).build());
+            while (it.hasNext()) {
+                Record.Message m = it.next().message();
+                McapIndexedReader.Position p = it.position();
+                if (!src.plans.containsKey(m.channelId())) {
+                    src.channel(r.channels().get(m.channelId()));
+                }
+                if (p.chunkOffset() < 0) {
+                    long d = p.recordOffset() + 31;
+                    src.message(m, -1, "", d, d);
+                } else if (p.compression().isEmpty()) {
+                    // records of an uncompressed chunk start after its 40 bytes of fields and the empty compression
+                    long d = p.chunkOffset() + 9 + 40 + p.recordOffset() + 31;
+                    src.message(m, -1, "", d, d);
+                } else {
+                    src.message(m, p.chunkOffset(), p.compression(), p.recordOffset() + 31, p.chunkOffset());
+                }
+            }
         }
     }
 

@@ -35,7 +35,8 @@ package io.flywheel.ingest;
  * @param compression {@code "zstd"}, {@code "lz4"}, {@code "bz2"} or {@code ""}
  * @param format image format: {@code "jpeg"}, {@code "png"}, a raw pixel encoding such as {@code "rgb8"}, or
  *     {@code "h264"} / {@code "h265"} for one access unit (Annex B) of a {@code foxglove.CompressedVideo}
- *     message, which decodes only in stream order from a keyframe
+ *     message, or one sample (length-prefixed NAL units; {@link LocatorReader} gives it as Annex B) of a sidecar MP4
+ *     ({@link Sidecars}), which decodes only in stream order from a keyframe
  * @param width pixels per row, 0 when not known (compressed images)
  * @param height rows, 0 when not known
  * @param payload how the image is held in the range: {@code ""}, {@code "base64"} or {@code "json:<path>"}

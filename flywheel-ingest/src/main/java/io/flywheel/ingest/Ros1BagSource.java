@@ -24,6 +24,9 @@ import io.flywheel.ros.ros1.Ros1Decoder;
  * padding (ROS wiki, "ROS/Technical Overview", message serialization): the header is uint32 seq, time stamp
  * (2 x uint32), string frame_id (uint32 length + bytes); then CompressedImage: string format, uint8[] data;
  * Image: uint32 height, uint32 width, string encoding, uint8 is_bigendian, uint32 step, uint8[] data.
+ * A {@code foxglove_msgs/CompressedVideo} (ROS 1: {@code time timestamp, string frame_id, uint8[] data,
+ * string format}) gets a locator at its {@code data} (one H.264 / H.265 access unit, Annex B) with the
+ * message's format ({@code h264}, {@code h265}); its time stamp is {@code timestamp}.
  */
 final class Ros1BagSource {
     private Ros1BagSource() {}
@@ -33,15 +36,19 @@ final class Ros1BagSource {
             throws IngestException {
         String type = Values.shortType(sb.messageType);
         boolean raw = type.equals("Image");
-        if (!raw && !type.equals("CompressedImage") || !(tree instanceof Map<?, ?> t)) {
+        boolean video = type.equals("CompressedVideo");
+        if (!raw && !video && !type.equals("CompressedImage") || !(tree instanceof Map<?, ?> t)) {
             return;
         }
         ByteBuffer d = m.data().duplicate().order(ByteOrder.LITTLE_ENDIAN);
         int base = d.position();
         int end = d.limit();
-        int[] p = {base + 12}; // header: seq, stamp.sec, stamp.nsec
-        skipString(d, p, end, m, path);  // header.frame_id
-        if (raw) {
+        // header: seq, stamp.sec, stamp.nsec; CompressedVideo: time timestamp (sec, nsec), no seq
+        int[] p = {base + (video ? 8 : 12)};
+        skipString(d, p, end, m, path);  // header.frame_id / frame_id
+        if (video) {
+            // uint8[] data follows frame_id; string format comes after it
+        } else if (raw) {
             p[0] += 8;                   // height, width
             skipString(d, p, end, m, path); // encoding
             p[0] += 5;                   // is_bigendian, step
@@ -86,14 +93,23 @@ final class Ros1BagSource {
     }
 
     static void read(Path path, Collector out) throws IOException {
+        read(path, out, null);
+    }
+
+    /**
+     * @param topics the topics to read, null for all
+     */
+    static void read(Path path, Collector out, java.util.Set<String> topics) throws IOException {
         Map<Integer, MessageDecoder> decoders = new HashMap<>();
         String uri = path.toAbsolutePath().normalize().toUri().toString();
         try (BagReader r = BagReader.open(path)) {
             for (Connection c : r.connections().values()) {
-                out.stream(c.topic(), c.id(), c.type());
+                if (topics == null || topics.contains(c.topic())) out.stream(c.topic(), c.id(), c.type());
             }
             BagReader.Order order = r.hasIndex() ? BagReader.Order.LOG_TIME : BagReader.Order.FILE;
-            r.read(BagReader.ReadOptions.builder().order(order).build(), (BagMessage m) -> {
+            BagReader.ReadOptions.Builder ro = BagReader.ReadOptions.builder().order(order);
+            if (topics != null) ro.topics(topics);
+            r.read(ro.build(), (BagMessage m) -> {
                 Connection c = m.connection();
                 StreamBuilder sb = out.stream(c.topic(), c.id(), c.type());
                 MessageDecoder dec = decoders.get(c.id());

@@ -73,6 +73,19 @@ final class StreamBuilder {
         return m;
     }
 
+    /** The smallest log time added, ns; {@link Long#MAX_VALUE} when empty. */
+    long minLogTimeNs() {
+        long m = Long.MAX_VALUE;
+        for (int i = 0; i < n; i++) m = Math.min(m, log[i]);
+        return m;
+    }
+
+    /** @return the log time of message {@code i}, ns */
+    long logTime(int i) { return log[i]; }
+
+    /** @return the locator of message {@code i}, or null */
+    RawLocator locatorAt(int i) { return locators == null ? null : locators[i]; }
+
     /**
      * Applies the timestamp rule and builds the stream. Messages with no usable time keep 0 in
      * {@link StreamData#timeNs()} (the rule's {@link Long#MIN_VALUE} is not handed on).

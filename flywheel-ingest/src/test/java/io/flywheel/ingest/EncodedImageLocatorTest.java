@@ -29,6 +29,7 @@ import io.flywheel.decode.Decoders;
 import io.flywheel.decode.MessageDecoder;
 import io.flywheel.mcap.McapWriter;
 import io.flywheel.ros.ros1.Ros1Decoder;
+import io.flywheel.testkit.Ros1BagWriter;
 import io.flywheel.testkit.SharedData;
 
 /**

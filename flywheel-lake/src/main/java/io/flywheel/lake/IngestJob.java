@@ -310,7 +310,10 @@ public final class IngestJob {
             }
             long startNs = rec.episodes().stream().mapToLong(Episode::startNs).min().orElse(0);
             for (SourceFile f : rec.files()) {
-                rawFiles.add(new RawFileRow(f.uri(), f.bytes(), f.sha256(), rec.format().name().toLowerCase(),
+                // sidecar videos and their timestamps files (io.flywheel.ingest.Sidecars) are raw files of their own kind
+                String kind = f.uri().endsWith(".mp4") ? "mp4" : f.uri().endsWith(".timestamps") ? "timestamps"
+                        : rec.format().name().toLowerCase();
+                rawFiles.add(new RawFileRow(f.uri(), f.bytes(), f.sha256(), kind,
                         rec.recordingId(), rec.robotId(), startNs, json(topics), "ingested", now));
             }
             results.add(new RecordingResult(rec.recordingId(), rec.format().name(), uris(rec), false,

@@ -52,6 +52,20 @@ public final class McapIndexedReader implements Closeable {
     private static final int MAGIC_LEN = 8;
     private static final int MAX_BYTES = ChunkCodec.MAX_CHUNK_BYTES;
 
+    /**
+     * Where a message record lies in the file (MCAP spec, "Chunk" and "Message" records), as
+     * {@link MessageIterator#position()} reports it for the message last returned.
+     *
+     * @param chunkOffset absolute offset of the opcode byte of the Chunk record holding the message
+     *     (its Chunk Index's {@code chunk_start_offset}), or -1 for a message outside any chunk
+     * @param compression the chunk's compression ({@code ""}, {@code zstd}, {@code lz4}); {@code ""}
+     *     outside chunks
+     * @param recordOffset offset of the Message record's opcode byte: inside the chunk's
+     *     decompressed records when {@code chunkOffset >= 0}, else absolute in the file; the
+     *     message's {@code data} starts 31 bytes later (opcode, length, 22 bytes of fields)
+     */
+    public record Position(long chunkOffset, String compression, long recordOffset) {}
+
     /** Order in which {@link #messages(ReadOptions)} yields messages. */
     public enum Order {
         /** Ascending log time; equal log times in file order. */
@@ -610,13 +624,16 @@ public final class McapIndexedReader implements Closeable {
         final byte[] data;
         final int base;
         final int size;
+        /** The chunk's compression ({@code ""} for records stored as they are). */
+        final String compression;
         private ByteBuffer readOnly;
 
-        LoadedChunk(long offset, byte[] data, int base, int size) {
+        LoadedChunk(long offset, byte[] data, int base, int size, String compression) {
             this.offset = offset;
             this.data = data;
             this.base = base;
             this.size = size;
+            this.compression = compression;
         }
 
         /** @return a read-only buffer over all of {@code data}, for slicing message views from */
@@ -685,7 +702,7 @@ public final class McapIndexedReader implements Closeable {
         if (!c.compression().isEmpty()) {
             ByteBuffer out = dec != null ? dec.decompressChunk(c, null, 0, name, off, true, pool == null ? null : pool::get)
                     : ChunkDecompressor.decompress(c, name, off, true);
-            return new LoadedChunk(off, out.array(), out.arrayOffset() + out.position(), usize);
+            return new LoadedChunk(off, out.array(), out.arrayOffset() + out.position(), usize, c.compression());
         }
         if (c.uncompressedSize() != recordsLen) {
             throw new McapFormatException(name, off, "uncompressed chunk holds " + recordsLen
@@ -710,7 +727,7 @@ public final class McapIndexedReader implements Closeable {
                         + ", its " + usize + " decompressed bytes give " + crc.getValue());
             }
         }
-        return new LoadedChunk(off, data, base, usize);
+        return new LoadedChunk(off, data, base, usize, c.compression());
     }
 
     /** Recycled arrays for decompressed chunks ({@link ReadOptions#reuseBuffers()}); one iterator's. */
@@ -857,6 +874,8 @@ public final class McapIndexedReader implements Closeable {
         /** Per channel id: the channel and schema, looked up once ({@code null} until first use). */
         private ChannelInfo[] views = new ChannelInfo[0];
         private MessageView next;
+        private Position nextPosition;
+        private Position position;
         private int chunksRead;
         private int chunksHeld;
         private int maxChunksHeld;
@@ -935,6 +954,7 @@ public final class McapIndexedReader implements Closeable {
                 } else {
                     Cursor c = (Cursor) s;
                     next = c.current();
+                    nextPosition = c.position();
                     c.advance();
                     if (c.valid()) {
                         head = c;
@@ -960,7 +980,19 @@ public final class McapIndexedReader implements Closeable {
             }
             MessageView m = next;
             next = null;
+            position = nextPosition;
             return m;
+        }
+
+        /**
+         * @return where the message last returned by {@link #next()} lies in the file
+         * @throws IllegalStateException before the first {@link #next()}
+         */
+        public Position position() {
+            if (position == null) {
+                throw new IllegalStateException("no message returned yet");
+            }
+            return position;
         }
 
         /** @return how many chunks this iterator has read and decompressed so far */
@@ -1085,6 +1117,9 @@ public final class McapIndexedReader implements Closeable {
             abstract MessageView current() throws IOException;
 
             abstract void advance();
+
+            /** @return where the current message lies */
+            abstract Position position();
         }
 
         private final class ChunkCursor extends Cursor {
@@ -1108,6 +1143,8 @@ public final class McapIndexedReader implements Closeable {
             public long minor() { return entries[2 * i + 1]; }
 
             void advance() { i++; }
+
+            Position position() { return new Position(lc.offset, lc.compression, entries[2 * i + 1]); }
 
             MessageView current() throws IOException {
                 long off = entries[2 * i + 1];
@@ -1176,6 +1213,8 @@ public final class McapIndexedReader implements Closeable {
             public long minor() { return 0; }
 
             void advance() { i++; }
+
+            Position position() { return new Position(-1, "", looseOffsets[order[i]]); }
 
             MessageView current() throws IOException {
                 long off = looseOffsets[order[i]];

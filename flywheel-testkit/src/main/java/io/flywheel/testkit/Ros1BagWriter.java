@@ -1,4 +1,4 @@
-package io.flywheel.ingest;
+package io.flywheel.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -24,25 +24,28 @@ import net.jpountz.lz4.LZ4FrameOutputStream;
  * data records after each chunk, and the index section (connections, chunk infos). Compression: {@code none},
  * {@code bz2} (commons-compress) or {@code lz4} (LZ4 frame with independent blocks, as roslz4 writes).
  */
-final class Ros1BagWriter {
-    record Conn(int id, String topic, String type, String definition) {}
+public final class Ros1BagWriter {
+    /** A connection: id, topic, type and message definition. */
+    public record Conn(int id, String topic, String type, String definition) {}
 
     private record Msg(int conn, long timeNs, byte[] data) {}
 
     private final List<Conn> conns = new ArrayList<>();
     private final List<Msg> msgs = new ArrayList<>();
 
-    int connection(String topic, String type, String definition) {
+    /** Adds a connection; @return its id */
+    public int connection(String topic, String type, String definition) {
         conns.add(new Conn(conns.size(), topic, type, definition));
         return conns.size() - 1;
     }
 
-    void message(int conn, long timeNs, byte[] data) {
+    /** Adds a message (written in the order added). */
+    public void message(int conn, long timeNs, byte[] data) {
         msgs.add(new Msg(conn, timeNs, data));
     }
 
     /** Writes the bag with {@code perChunk} messages per chunk. */
-    void write(Path file, String compression, int perChunk) throws IOException {
+    public void write(Path file, String compression, int perChunk) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write("#ROSBAG V2.0\n".getBytes(StandardCharsets.US_ASCII));
         int headerAt = out.size();
@@ -155,19 +158,23 @@ final class Ros1BagWriter {
         return b.toByteArray();
     }
 
-    static byte[] utf8(String s) {
+    /** @return UTF-8 bytes */
+    public static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    static byte[] u32(int v) {
+    /** @return uint32 little-endian */
+    public static byte[] u32(int v) {
         return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(v).array();
     }
 
-    static byte[] u64(long v) {
+    /** @return uint64 little-endian */
+    public static byte[] u64(long v) {
         return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array();
     }
 
-    static byte[] time(long ns) {
+    /** @return a ROS 1 time (uint32 sec, uint32 nsec, little-endian) */
+    public static byte[] time(long ns) {
         return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt((int) (ns / 1_000_000_000L))
                 .putInt((int) (ns % 1_000_000_000L)).array();
     }

@@ -1,0 +1,136 @@
+package io.flywheel.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.flywheel.enrich.RgbImage;
+import io.flywheel.enrich.video.EncoderOptions;
+import io.flywheel.enrich.video.Mp4VideoWriter;
+import io.flywheel.mcap.McapWriter;
+import io.flywheel.ros.cdr.CdrWriter;
+import io.flywheel.testkit.SharedData;
+
+/**
+ * {@code flywheel ingest} with a sidecar MP4 next to an MCAP: it becomes the camera {@code /wrist/video}; a truncated
+ * MP4 and a timestamps file with the wrong count are bad input (exit 1, one line naming the file).
+ *
+ * <p>Known truth: an MCAP of 10 real JPEG frames at 10 Hz from T0 ({@code /master/image/compressed}) and
+ * {@code run.wrist.mp4}: 20 frames at 20 fps (a 160x120 crop of a real photo, moving 4 px per frame).
+ */
+class SidecarVideoCliTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long T0 = 1_700_000_000_000_000_000L;
+    private static final String IMAGE_SCHEMA = "std_msgs/Header header\nstring format\nuint8[] data\n"
+            + "================================================================================\n"
+            + "MSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n";
+
+    @TempDir
+    Path tmp;
+    Path mcap;
+    Path mp4;
+
+    @BeforeEach
+    void write() throws IOException {
+        mcap = tmp.resolve("run.mcap");
+        byte[] jpeg = Files.readAllBytes(SharedData.data("camera/widowx-tictactoe/top_down_cam/td_move0.jpg"));
+        try (McapWriter w = McapWriter.builder().profile("ros2").build(mcap)) {
+            int ch = w.registerChannel("/master/image/compressed", "cdr", w.registerSchema("sensor_msgs/msg/CompressedImage",
+                    "ros2msg", IMAGE_SCHEMA.getBytes(StandardCharsets.UTF_8)), Map.of());
+            for (int j = 0; j < 10; j++) {
+                long t = T0 + j * 100_000_000L;
+                w.writeMessage(ch, j, t, t, new CdrWriter(jpeg.length + 64).header(t, "top").string("jpeg")
+                        .byteSequence(jpeg, 0, jpeg.length).toByteArray());
+            }
+        }
+        mp4 = tmp.resolve("run.wrist.mp4");
+        java.awt.image.BufferedImage bi = javax.imageio.ImageIO.read(
+                SharedData.data("camera/widowx-tictactoe/over_shoulder_cam/move0.jpg").toFile());
+        try (Mp4VideoWriter w = Mp4VideoWriter.open(mp4, 160, 120, EncoderOptions.builder().fps(20).build())) {
+            for (int i = 0; i < 20; i++) {
+                byte[] px = new byte[160 * 120 * 3];
+                for (int y = 0; y < 120; y++) {
+                    for (int x = 0; x < 160; x++) {
+                        int rgb = bi.getRGB(4 * i + x, y + 100);
+                        int o = (y * 160 + x) * 3;
+                        px[o] = (byte) (rgb >> 16);
+                        px[o + 1] = (byte) (rgb >> 8);
+                        px[o + 2] = (byte) rgb;
+                    }
+                }
+                w.write(new RgbImage(160, 120, px));
+            }
+        }
+    }
+
+    @Test
+    void sidecarBecomesACameraAlignedToTheMaster() throws IOException {
+        Path lake = tmp.resolve("lake");
+        assertEquals(0, CliRun.of("init", lake.toString()).exitCode());
+        CliRun r = CliRun.of("ingest", lake.toString(), mcap.toString(), "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode sum = JSON.readTree(r.out());
+        assertEquals(10, sum.get("frames").asLong(), r.out());
+        try (io.flywheel.lake.Lake l = io.flywheel.lake.Lake.open(lake);
+             io.flywheel.lake.LakeTable t = l.table("frames")) {
+            List<io.flywheel.lake.FrameRow> rows = new java.util.ArrayList<>(t.frames(io.flywheel.lake.ScanRequest.all()));
+            rows.sort(java.util.Comparator.comparingInt(io.flywheel.lake.FrameRow::frameIndex));
+            for (io.flywheel.lake.FrameRow f : rows) {
+                io.flywheel.lake.ImageLocator v = f.images().stream().filter(x -> x.topic().equals("/wrist/video"))
+                        .findFirst().orElseThrow();
+                // master frame j at T0 + 100 ms j meets video frame 2j at T0 + 50 ms 2j exactly
+                assertEquals(0L, v.residualNs(), "frame " + f.frameIndex());
+                assertTrue(v.plain());
+                assertEquals("h264", v.format());
+            }
+        }
+        CliRun e = CliRun.of("enrich", lake.toString(), "--model", "none", "--json");
+        assertEquals(0, e.exitCode(), e.err());
+        JsonNode en = JSON.readTree(e.out());
+        assertEquals(0, en.get("decode_errors").asLong(), e.out());
+        assertEquals(20, en.get("images").asLong(), e.out());
+    }
+
+    @Test
+    void truncatedMp4IsBadInput() throws IOException {
+        byte[] all = Files.readAllBytes(mp4);
+        Files.write(mp4, java.util.Arrays.copyOf(all, all.length * 2 / 3));
+        Path lake = tmp.resolve("lake");
+        assertEquals(0, CliRun.of("init", lake.toString()).exitCode());
+        CliRun r = CliRun.of("ingest", lake.toString(), mcap.toString());
+        assertEquals(1, r.exitCode(), r.out() + r.err());
+        assertTrue(r.err().contains("run.wrist.mp4"), r.err());
+        assertTrue(r.err().contains("truncated"), r.err());
+        assertTrue(r.noStackTrace(), r.err());
+    }
+
+    @Test
+    void timestampsFileWithTheWrongCountIsBadInput() throws IOException {
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < 19; i++) {
+            s.append(T0 + i * 50_000_000L).append('\n');
+        }
+        Files.writeString(tmp.resolve("run.wrist.timestamps"), s.toString());
+        Path lake = tmp.resolve("lake");
+        assertEquals(0, CliRun.of("init", lake.toString()).exitCode());
+        CliRun r = CliRun.of("ingest", lake.toString(), mcap.toString());
+        assertEquals(1, r.exitCode(), r.out() + r.err());
+        assertTrue(r.err().contains("run.wrist.timestamps"), r.err());
+        assertTrue(r.err().contains("line 20"), r.err());
+        assertTrue(r.err().contains("19 timestamps for the 20 video frames"), r.err());
+        assertTrue(r.noStackTrace(), r.err());
+    }
+}
