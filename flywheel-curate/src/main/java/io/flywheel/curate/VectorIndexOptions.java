@@ -3,16 +3,19 @@ package io.flywheel.curate;
 /**
  * How {@link VectorSearch#buildIndex} indexes an embedding column. Defaults: a flat (no index,
  * exact scan) search below 50,000 rows; above, IVF-PQ with {@code round(sqrt(rows))} IVF
- * partitions and {@code D / 8} PQ sub-vectors of 8 bits (8 dimensions per sub-vector; for a D
- * not divisible by 8, the largest divisor of D not above D / 8), cosine distance; k-means
+ * partitions and {@code D / 4} PQ sub-vectors of 8 bits (4 dimensions per sub-vector; for a D
+ * not divisible by 4, the largest divisor of D not above D / 4), cosine distance; k-means
  * training on {@code sampleRate} rows per centroid (IVF: {@code partitions * sampleRate} rows, PQ:
  * {@code 256 * sampleRate} rows), 50 iterations for the IVF centroids and 10 for the PQ codebooks.
  * Build with {@link #builder()}.
  *
- * <p>Why 10 PQ iterations: Lance 7.0 runs every PQ k-means iteration it is given (no early stop in
- * practice at 8-dimensional sub-vectors), single-threaded per sub-vector; 50 iterations took 135 s
- * of the 100k x 96 build on the 2-core bench VM against 27 s for 10, with the same recall@10 once
- * candidates are re-ranked by the refine factor (BENCHMARKS.md, "Vector search").
+ * <p>Why 10 PQ iterations: Lance 7.0 runs every PQ k-means iteration it is given (no early stop
+ * seen), and PQ training dominated the build: 50 iterations took 135 s of PQ training for 100k x 96
+ * on the loaded 2-core bench VM against 11-27 s for 10, with recall@10 within 0.01 after re-ranking
+ * by the refine factor. Why 4 dimensions per sub-vector: at 1M x 96 in 1,000 clusters, 12 sub-vectors
+ * of 8 dimensions capped recall@10 at 0.81 (refine factor 10) and 0.94 (20) whatever nprobes, because
+ * PQ could not rank the ~1,000 near-equidistant members of a cluster; 24 sub-vectors of 4 reached
+ * 0.99 at refine factor 20 (BENCHMARKS.md, "Vector search").
  *
  * @param column embedding column, {@code FixedSizeList<float32>[D]}
  * @param flatBelowRows pools with fewer rows are searched flat (exact), not indexed

@@ -136,7 +136,7 @@ public final class VectorSearch implements AutoCloseable {
         int sub = options.subVectors();
         if (sub == 0) {
             sub = 1;
-            for (int s = Math.max(1, dim / 8); s >= 1; s--) {
+            for (int s = Math.max(1, dim / 4); s >= 1; s--) {
                 if (dim % s == 0) {
                     sub = s;
                     break;
