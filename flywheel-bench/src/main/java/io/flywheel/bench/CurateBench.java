@@ -21,22 +21,37 @@ import io.flywheel.curate.SyntheticVectors;
 import io.flywheel.curate.VectorIndexOptions;
 import io.flywheel.curate.VectorSearch;
 import io.flywheel.curate.VectorTable;
+import io.flywheel.curate.trainset.TrainsetBuilder;
+import io.flywheel.curate.trainset.TrainsetSpec;
+import io.flywheel.curate.trainset.TrainsetTables;
+import io.flywheel.lake.EpisodeRow;
+import io.flywheel.lake.FrameRow;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.TableRef;
 
 /**
  * Curation speed, one JVM:
  *
  * <ul>
- *   <li>{@code vectors N DIM}: Lance IVF-PQ kNN (k = 10, cosine) against exact brute force
- *       ({@link ExactSearch}, all cores) on N synthetic clustered unit vectors (1,000 clusters,
- *       noise norm 1.0) plus 200 held-out queries from the same clusters: index build time,
- *       recall@10 against the exact result, queries/s of each side (queries one after another);
+ *   <li>{@code vectors N DIM}: Lance IVF-PQ kNN (k = 10, cosine) on N synthetic clustered unit
+ *       vectors (1,000 clusters, noise norm 1.0) plus 200 held-out queries from the same clusters:
+ *       index build time (wall and process CPU), recall@10 against the exact result and queries/s
+ *       (queries one after another) over a grid of nprobes x refine factor. Three exact peers:
+ *       {@link ExactSearch#knn} (a Java dot-product loop over one float[] matrix, each query split
+ *       over all cores; the ground truth and the speedup's denominator), {@link ExactSearch#knnAll}
+ *       (all queries at once, queries split over the cores: throughput), and Lance's own flat scan
+ *       of the same table before the index exists ({@code useIndex=false}, same Java path);
  *   <li>{@code phash N T}: all pHash pairs within T bits among N hashes with planted near copies,
  *       multi-index hashing ({@link HammingSearch#pairs}) against the all-pairs baseline, which is
  *       timed on the first rows only and extrapolated by comparison count; the sampled rows' pairs
- *       are checked equal; then {@link Grouping#phash} end to end.
+ *       are checked equal; then {@link Grouping#phash} end to end;
+ *   <li>{@code trainset EPISODES FRAMES}: {@link TrainsetBuilder#build} time on a generated lake,
+ *       sample count checked against the count computed by hand (see {@link #trainset}).
  * </ul>
  *
- * Prints one JSON line per measurement. usage: CurateBench SCRATCH (vectors N DIM | phash N T)...
+ * Prints one JSON line per measurement. usage: CurateBench SCRATCH (vectors N DIM | phash N T |
+ * trainset EPISODES FRAMES)...
  */
 public final class CurateBench {
     private static final int QUERIES = 200;
@@ -53,13 +68,21 @@ public final class CurateBench {
             switch (args[i]) {
                 case "vectors" -> vectors(scratch, n, p);
                 case "phash" -> phash(n, p);
-                default -> throw new IllegalArgumentException("unknown mode " + args[i] + ": expected vectors or phash");
+                case "trainset" -> trainset(scratch, n, p);
+                default -> throw new IllegalArgumentException("unknown mode " + args[i]
+                        + ": expected vectors, phash or trainset");
             }
         }
     }
 
+    /** The nprobes x refine factor grid measured at every size. */
+    static final int[][] GRID = {{10, 10}, {20, 10}, {40, 10}, {80, 10}, {20, 20}, {40, 20}, {80, 20}, {160, 20}};
+    /** Queries given to the Lance flat scan (it is slow; its rate is all we need from it). */
+    private static final int FLAT_QUERIES = 20;
+
     static void vectors(Path scratch, int n, int dim) throws Exception {
         long t0 = System.nanoTime();
+        String load0 = loadAverage();
         float[] all = SyntheticVectors.clustered(n + QUERIES, dim, 1000, 1.0, 7);
         float[] base = java.util.Arrays.copyOf(all, n * dim);
         float[][] queries = new float[QUERIES][];
@@ -68,11 +91,12 @@ public final class CurateBench {
         }
         all = null;
         ExactSearch exact = ExactSearch.ofRows(base, dim);
-        // brute force: warm up, then time the queries one after another (each split over all cores)
+        // peer 1, latency mode: each query split over all cores (ExactSearch.knn), one after another; the ground truth
         for (int q = 0; q < 20; q++) {
             exact.knn(queries[q], K);
         }
         long e0 = System.nanoTime();
+        long c0 = cpuNanos();
         List<Set<Integer>> truth = new ArrayList<>();
         for (float[] q : queries) {
             Set<Integer> s = new HashSet<>();
@@ -82,7 +106,20 @@ public final class CurateBench {
             truth.add(s);
         }
         double exactSeconds = (System.nanoTime() - e0) / 1e9;
+        double exactCores = (cpuNanos() - c0) / 1e9 / exactSeconds;
         double exactQps = QUERIES / exactSeconds;
+        // peer 2, throughput mode: all queries at once, split over the cores (ExactSearch.knnAll)
+        exact.knnAll(java.util.Arrays.copyOf(queries, 20), K);
+        long a0 = System.nanoTime();
+        List<List<Neighbour>> batch = exact.knnAll(queries, K);
+        double exactBatchQps = QUERIES / ((System.nanoTime() - a0) / 1e9);
+        for (int q = 0; q < QUERIES; q++) {
+            for (Neighbour nb : batch.get(q)) {
+                if (!truth.get(q).contains(nb.row())) {
+                    throw new IllegalStateException("knnAll and knn differ on query " + q);
+                }
+            }
+        }
         String[] ids = new String[n];
         String[] quality = new String[n];
         for (int i = 0; i < n; i++) {
@@ -94,37 +131,52 @@ public final class CurateBench {
         VectorTable.write(uri, ids, Map.of("quality_status", quality), base, dim);
         double writeSeconds = (System.nanoTime() - w0) / 1e9;
         try (VectorSearch search = VectorSearch.open(uri)) {
+            // peer 3: Lance's own exact flat scan of the same table (no index yet), through the same Java path
+            int flatFound = 0;
+            search.knn(KnnQuery.builder(queries[0]).k(K).exact(true).build());
+            long f0 = System.nanoTime();
+            for (int q = 0; q < FLAT_QUERIES; q++) {
+                flatFound += found(search.knn(KnnQuery.builder(queries[q]).k(K).exact(true).build()), truth.get(q));
+            }
+            double flatQps = FLAT_QUERIES / ((System.nanoTime() - f0) / 1e9);
+            VectorIndexOptions options = VectorIndexOptions.builder().build();
             long b0 = System.nanoTime();
-            VectorSearch.IndexChoice choice = search.buildIndex(VectorIndexOptions.builder().build());
+            long bc0 = cpuNanos();
+            VectorSearch.IndexChoice choice = search.buildIndex(options);
             double buildSeconds = (System.nanoTime() - b0) / 1e9;
+            double buildCpu = (cpuNanos() - bc0) / 1e9;
             System.out.println(String.format(Locale.ROOT,
                     "{\"bench\":\"vector-index\",\"n\":%d,\"dim\":%d,\"index\":\"%s\",\"partitions\":%d,\"sub_vectors\":%d,"
-                            + "\"write_s\":%.2f,\"build_s\":%.2f,\"exact_qps\":%.1f}",
-                    n, dim, choice.kind(), choice.partitions(), choice.subVectors(), writeSeconds, buildSeconds, exactQps));
-            int[][] configs = {{10, 10}, {20, 10}, {20, 20}, {40, 20}, {80, 40}};
-            for (int[] c : configs) {
+                            + "\"ivf_max_iters\":%d,\"pq_max_iters\":%d,\"sample_rate\":%d,\"write_s\":%.2f,"
+                            + "\"build_s\":%.2f,\"build_cpu_s\":%.2f,\"build_cores\":%.2f,"
+                            + "\"exact_qps\":%.1f,\"exact_cores\":%.2f,\"exact_batch_qps\":%.1f,"
+                            + "\"lance_flat_qps\":%.2f,\"lance_flat_recall_at_10\":%.4f,\"load_avg\":\"%s\"}",
+                    n, dim, choice.kind(), choice.partitions(), choice.subVectors(), options.maxIterations(),
+                    options.pqMaxIterations(), options.sampleRate(), writeSeconds, buildSeconds, buildCpu,
+                    buildCpu / buildSeconds, exactQps, exactCores, exactBatchQps, flatQps,
+                    flatFound / (double) (FLAT_QUERIES * K), load0));
+            for (int[] c : GRID) {
                 for (int q = 0; q < 20; q++) { // warm-up
                     search.knn(KnnQuery.builder(queries[q]).k(K).nprobes(c[0]).refineFactor(c[1]).build());
                 }
                 long s0 = System.nanoTime();
                 int found = 0;
                 for (int q = 0; q < QUERIES; q++) {
-                    for (VectorSearch.Hit h : search.knn(KnnQuery.builder(queries[q]).k(K).nprobes(c[0])
-                            .refineFactor(c[1]).build())) {
-                        if (truth.get(q).contains(Integer.parseInt(h.id()))) {
-                            found++;
-                        }
-                    }
+                    found += found(search.knn(KnnQuery.builder(queries[q]).k(K).nprobes(c[0]).refineFactor(c[1])
+                            .build()), truth.get(q));
                 }
                 double seconds = (System.nanoTime() - s0) / 1e9;
                 double qps = QUERIES / seconds;
                 System.out.println(String.format(Locale.ROOT,
                         "{\"bench\":\"vector-search\",\"n\":%d,\"dim\":%d,\"nprobes\":%d,\"refine_factor\":%d,"
-                                + "\"recall_at_10\":%.4f,\"qps\":%.1f,\"exact_qps\":%.1f,\"speedup\":%.2f}",
-                        n, dim, c[0], c[1], found / (double) (QUERIES * K), qps, exactQps, qps / exactQps));
+                                + "\"recall_at_10\":%.4f,\"qps\":%.1f,\"ms_per_query\":%.2f,\"exact_qps\":%.1f,"
+                                + "\"speedup\":%.2f,\"speedup_vs_batch\":%.2f,\"speedup_vs_lance_flat\":%.1f,"
+                                + "\"load_avg\":\"%s\"}",
+                        n, dim, c[0], c[1], found / (double) (QUERIES * K), qps, 1000 / qps, exactQps, qps / exactQps,
+                        qps / exactBatchQps, qps / flatQps, loadAverage()));
             }
             // prefiltered, for the record
-            long f0 = System.nanoTime();
+            long p0 = System.nanoTime();
             for (int q = 0; q < QUERIES; q++) {
                 search.knn(KnnQuery.builder(queries[q]).k(K).nprobes(20).refineFactor(10)
                         .filter("quality_status != 'fail'").build());
@@ -132,10 +184,105 @@ public final class CurateBench {
             System.out.println(String.format(Locale.ROOT,
                     "{\"bench\":\"vector-search-prefiltered\",\"n\":%d,\"dim\":%d,\"filter\":\"quality_status != 'fail'\","
                             + "\"nprobes\":20,\"refine_factor\":10,\"qps\":%.1f}",
-                    n, dim, QUERIES / ((System.nanoTime() - f0) / 1e9)));
+                    n, dim, QUERIES / ((System.nanoTime() - p0) / 1e9)));
         }
         io.flywheel.lake.LocalFiles.deleteTree(Path.of(uri));
         System.err.printf(Locale.ROOT, "vectors n=%d dim=%d done in %.1f s%n", n, dim, (System.nanoTime() - t0) / 1e9);
+    }
+
+    private static int found(List<VectorSearch.Hit> hits, Set<Integer> truth) {
+        int f = 0;
+        for (VectorSearch.Hit h : hits) {
+            if (truth.contains(Integer.parseInt(h.id()))) {
+                f++;
+            }
+        }
+        return f;
+    }
+
+    /** @return CPU time of this process (all threads, including Lance's native ones), ns */
+    static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /** @return the 1/5/15-minute load averages of the machine ({@code /proc/loadavg}), or "?" */
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (Exception e) {
+            return "?";
+        }
+    }
+
+    /**
+     * Training-set build time: a lake of {@code episodes} episodes of {@code frames} frames each at
+     * 30 Hz (timestamps {@code t0 + j * 33,333,333 ns}; state/action float64[7]; no images), written
+     * through the lake API, 50 episodes per commit; then {@link TrainsetBuilder#build} with ratio 0.3,
+     * seed 1, 10 Hz. Expected by hand: every episode passes QC, succeeds and has no duplicate, so
+     * the pool is all episodes and the base sample {@code round(0.3 * episodes)} of them; 10 Hz ticks
+     * over 30 Hz frames take frames 0, 3, 6, ..., so each episode gives {@code ceil(frames / 3)}
+     * samples. The build's count must equal the product (and the samples table's row count).
+     */
+    static void trainset(Path scratch, int episodes, int frames) throws Exception {
+        Path lakeDir = scratch.resolve("trainset-lake-" + episodes + "x" + frames + "-" + System.nanoTime());
+        String load0 = loadAverage();
+        long w0 = System.nanoTime();
+        try (Lake lake = Lake.init(lakeDir)) {
+            List<FrameRow> rows = new ArrayList<>();
+            List<EpisodeRow> eps = new ArrayList<>();
+            for (int e = 0; e < episodes; e++) {
+                String id = String.format(Locale.ROOT, "ep-%06d", e);
+                long t0 = 1_700_000_000_000_000_000L + e * 60_000_000_000L;
+                for (int j = 0; j < frames; j++) {
+                    double[] state = new double[7];
+                    double[] action = new double[7];
+                    for (int d = 0; d < 7; d++) {
+                        state[d] = Math.sin(j * 0.01 + d + e);
+                        action[d] = Math.cos(j * 0.01 + d + e);
+                    }
+                    rows.add(new FrameRow(id, j, t0 + j * 33_333_333L, state, action, 0.5, List.of(), List.of(),
+                            List.of()));
+                }
+                eps.add(new EpisodeRow(id, "rec-" + e, "robot-" + (e % 4), "pick", "scene-" + (e % 7), "op", "success",
+                        t0, t0 + (frames - 1) * 33_333_333L, (frames - 1) * 33_333_333L, "/cam0", (long) frames, "pass",
+                        List.of(), null, "{}"));
+                if (eps.size() == 50 || e == episodes - 1) {
+                    lake.begin().putFrames(rows).putEpisodes(eps).commit();
+                    rows.clear();
+                    eps.clear();
+                }
+            }
+            double writeSeconds = (System.nanoTime() - w0) / 1e9;
+            long b0 = System.nanoTime();
+            long c0 = cpuNanos();
+            TrainsetBuilder.Result r = TrainsetBuilder.build(lake, TrainsetSpec.builder("bench-v1").baseRatio(0.3).seed(1)
+                    .sampleRateHz(10).build(), scratch.resolve("trainset-scratch"), TrainsetBuilder.Progress.NONE);
+            double buildSeconds = (System.nanoTime() - b0) / 1e9;
+            double cpu = (cpuNanos() - c0) / 1e9;
+            long expectedEpisodes = Math.round(0.3 * episodes);
+            long expectedSamples = expectedEpisodes * ((frames + 2) / 3);
+            long tableRows;
+            try (LakeTable t = lake.table(TrainsetTables.SAMPLES, TableRef.version(r.trainset().samplesVersion()))) {
+                tableRows = t.countRows();
+            }
+            System.out.println(String.format(Locale.ROOT,
+                    "{\"bench\":\"trainset-build\",\"episodes\":%d,\"frames\":%d,\"frame_rows\":%d,\"ratio\":0.3,"
+                            + "\"rate_hz\":10,\"lake_write_s\":%.1f,\"build_s\":%.1f,\"build_cpu_s\":%.1f,"
+                            + "\"set_episodes\":%d,\"expected_episodes\":%d,\"samples\":%d,\"samples_table_rows\":%d,"
+                            + "\"expected_samples\":%d,\"load_avg\":\"%s %s\"}",
+                    episodes, frames, (long) episodes * frames, writeSeconds, buildSeconds, cpu,
+                    r.trainset().episodeCount(), expectedEpisodes, r.trainset().sampleCount(), tableRows, expectedSamples,
+                    load0, loadAverage()));
+            if (r.trainset().sampleCount() != expectedSamples || tableRows != expectedSamples
+                    || r.trainset().episodeCount() != expectedEpisodes) {
+                throw new IllegalStateException("training set has " + r.trainset().episodeCount() + " episodes and "
+                        + r.trainset().sampleCount() + " samples (" + tableRows + " rows), expected " + expectedEpisodes
+                        + " and " + expectedSamples);
+            }
+        }
+        io.flywheel.lake.LocalFiles.deleteTree(lakeDir);
     }
 
     static void phash(int n, int t) {

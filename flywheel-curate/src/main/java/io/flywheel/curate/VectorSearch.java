@@ -63,6 +63,8 @@ public final class VectorSearch implements AutoCloseable {
     private final String uri;
     private final BufferAllocator allocator;
     private final Dataset dataset;
+    /** Embedding dimension by column: the schema comes over JNI (~7-10 ms a call), so once per column. */
+    private final java.util.Map<String, Integer> dimensions = new java.util.concurrent.ConcurrentHashMap<>();
     private boolean closed;
 
     private VectorSearch(String uri, BufferAllocator allocator, Dataset dataset) {
@@ -96,6 +98,16 @@ public final class VectorSearch implements AutoCloseable {
      * @throws IllegalArgumentException when the column is missing or not FixedSizeList&lt;float32&gt;
      */
     public int dimension(String column) {
+        Integer known = dimensions.get(column);
+        if (known != null) {
+            return known;
+        }
+        int d = readDimension(column);
+        dimensions.put(column, d);
+        return d;
+    }
+
+    private int readDimension(String column) {
         Field f;
         try {
             f = dataset.getSchema().findField(column);
@@ -124,7 +136,7 @@ public final class VectorSearch implements AutoCloseable {
         int sub = options.subVectors();
         if (sub == 0) {
             sub = 1;
-            for (int s = Math.max(1, dim / 8); s >= 1; s--) {
+            for (int s = Math.max(1, dim / 4); s >= 1; s--) {
                 if (dim % s == 0) {
                     sub = s;
                     break;
@@ -153,9 +165,9 @@ public final class VectorSearch implements AutoCloseable {
             return choice;
         }
         IvfBuildParams ivf = new IvfBuildParams.Builder().setNumPartitions(choice.partitions())
-                .setMaxIters(options.maxIterations()).build();
+                .setMaxIters(options.maxIterations()).setSampleRate(options.sampleRate()).build();
         PQBuildParams pq = new PQBuildParams.Builder().setNumSubVectors(choice.subVectors()).setNumBits(8)
-                .setMaxIters(options.maxIterations()).build();
+                .setMaxIters(options.pqMaxIterations()).setSampleRate(options.sampleRate()).build();
         VectorIndexParams vp = VectorIndexParams.withIvfPqParams(DistanceType.Cosine, ivf, pq);
         try {
             dataset.createIndex(List.of(options.column()), IndexType.IVF_PQ, Optional.of(options.column() + "_ivf_pq"),

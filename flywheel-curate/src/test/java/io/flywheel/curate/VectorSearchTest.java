@@ -111,7 +111,7 @@ class VectorSearchTest {
             VectorSearch.IndexChoice c = s.buildIndex(VectorIndexOptions.builder().flatBelowRows(5_000).build());
             assertEquals(VectorSearch.Kind.IVF_PQ, c.kind());
             assertEquals(100, c.partitions()); // round(sqrt(10,000))
-            assertEquals(4, c.subVectors()); // 32 / 8
+            assertEquals(8, c.subVectors()); // 32 / 4
             assertEquals(1, s.indexes().size());
             int queries = 50;
             int found = 0;
@@ -148,11 +148,15 @@ class VectorSearchTest {
         VectorSearch.IndexChoice big = VectorSearch.choose(1_000_000, 96, o);
         assertEquals(VectorSearch.Kind.IVF_PQ, big.kind());
         assertEquals(1000, big.partitions());
-        assertEquals(12, big.subVectors());
-        assertEquals(96, VectorSearch.choose(100_000, 768, o).subVectors());
-        assertEquals(5, VectorSearch.choose(100_000, 45, o).subVectors()); // largest divisor of 45 <= 5
+        assertEquals(24, big.subVectors()); // 96 / 4
+        assertEquals(192, VectorSearch.choose(100_000, 768, o).subVectors());
+        assertEquals(9, VectorSearch.choose(100_000, 45, o).subVectors()); // largest divisor of 45 <= 11
+        assertEquals(12, VectorSearch.choose(100_000, 96, VectorIndexOptions.builder().subVectors(12).build())
+                .subVectors());
         assertThrows(IllegalArgumentException.class,
                 () -> VectorSearch.choose(100_000, 96, VectorIndexOptions.builder().subVectors(7).build()));
+        assertThrows(IllegalArgumentException.class, () -> VectorIndexOptions.builder().sampleRate(0).build());
+        assertThrows(IllegalArgumentException.class, () -> VectorIndexOptions.builder().pqMaxIterations(0).build());
     }
 
     @Test

@@ -56,7 +56,7 @@ import io.flywheel.lake.Sql;
  */
 public final class TrainsetBuilder {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int EPISODES_PER_SCAN = 4;
+    private static final int ROWS_PER_TAKE = 8_192;
     private static final int ROWS_PER_BATCH = 512;
 
     /** Receives progress: episodes expanded so far out of all of the set's. */
@@ -118,23 +118,16 @@ public final class TrainsetBuilder {
         List<String> members = new ArrayList<>(union);
 
         long framesVersion;
-        Map<String, int[]> frameIndexes;
-        Schema framesSchema;
-        try (LakeTable frames = lake.table("frames")) {
-            framesVersion = frames.version();
-            framesSchema = frames.schema();
-            frameIndexes = sampledFrames(frames, members, spec.sampleRateHz());
-        }
-
-        Files.createDirectories(scratch);
-        Path staged = Files.createTempFile(scratch, "trainset-", ".arrow");
         long samplesVersion;
         long[] firstSample = new long[members.size()];
         long[] sampleCount = new long[members.size()];
-        try (BufferAllocator alloc = lake.newAllocator("trainset")) {
-            Schema samplesSchema = TrainsetTables.samples(framesSchema);
-            stageSamples(lake, framesVersion, members, frameIndexes, samplesSchema, staged, alloc, firstSample,
-                    sampleCount, progress);
+        Files.createDirectories(scratch);
+        Path staged = Files.createTempFile(scratch, "trainset-", ".arrow");
+        try (LakeTable frames = lake.table("frames"); BufferAllocator alloc = lake.newAllocator("trainset")) {
+            framesVersion = frames.version();
+            Schema samplesSchema = TrainsetTables.samples(frames.schema());
+            long[][] rows = sampledRows(frames, members, spec.sampleRateHz());
+            stageSamples(frames, rows, samplesSchema, staged, alloc, firstSample, sampleCount, progress);
             try (FileChannel ch = FileChannel.open(staged, StandardOpenOption.READ);
                     ArrowFileReader reader = new ArrowFileReader(ch, alloc)) {
                 samplesVersion = lake.writeTable(TrainsetTables.SAMPLES, reader, true);
@@ -184,121 +177,135 @@ public final class TrainsetBuilder {
         return qc && !e.failed() && !e.duplicate();
     }
 
-    /** @return per member episode, the frame_index values of its samples, increasing */
-    private static Map<String, int[]> sampledFrames(LakeTable frames, List<String> members, double rateHz) {
-        Map<String, TreeMap<Integer, Long>> times = new HashMap<>();
+    /**
+     * One scan of the frames table's episode_id, frame_index and timestamp_ns columns, in table order
+     * (so a row's position in the scan is its row offset at this version).
+     *
+     * @return per member episode (in {@code members} order), the row offsets of its samples in time order
+     */
+    private static long[][] sampledRows(LakeTable frames, List<String> members, double rateHz) {
+        Map<String, Integer> memberIndex = new HashMap<>();
+        for (int i = 0; i < members.size(); i++) {
+            memberIndex.put(members.get(i), i);
+        }
+        // per member: frame_index -> {timestamp_ns, row offset}; a repeated frame_index keeps its last row
+        List<TreeMap<Integer, long[]>> byFrame = new ArrayList<>(members.size());
+        for (int i = 0; i < members.size(); i++) {
+            byFrame.add(new TreeMap<>());
+        }
         if (!members.isEmpty()) {
-            frames.scan(ScanRequest.builder().columns("episode_id", "frame_index", "timestamp_ns")
-                    .filter(Sql.in("episode_id", members)).build(), batch -> {
+            long[] offset = {0};
+            frames.scan(ScanRequest.builder().columns("episode_id", "frame_index", "timestamp_ns").build(), batch -> {
                 VarCharVector id = (VarCharVector) batch.getVector("episode_id");
                 IntVector idx = (IntVector) batch.getVector("frame_index");
                 BigIntVector ts = (BigIntVector) batch.getVector("timestamp_ns");
-                for (int i = 0; i < batch.getRowCount(); i++) {
-                    times.computeIfAbsent(new String(id.get(i), StandardCharsets.UTF_8), k -> new TreeMap<>())
-                            .put(idx.get(i), ts.get(i));
+                for (int i = 0; i < batch.getRowCount(); i++, offset[0]++) {
+                    Integer m = memberIndex.get(new String(id.get(i), StandardCharsets.UTF_8));
+                    if (m != null) {
+                        byFrame.get(m).put(idx.get(i), new long[] {ts.get(i), offset[0]});
+                    }
                 }
             });
-        }
-        Map<String, int[]> out = new HashMap<>();
-        for (String m : members) {
-            TreeMap<Integer, Long> t = times.getOrDefault(m, new TreeMap<>());
-            int[] indexes = t.keySet().stream().mapToInt(Integer::intValue).toArray();
-            long[] ts = t.values().stream().mapToLong(Long::longValue).toArray();
-            int[] pos = SampleClock.select(ts, rateHz);
-            int[] chosen = new int[pos.length];
-            for (int i = 0; i < pos.length; i++) {
-                chosen[i] = indexes[pos[i]];
+            if (offset[0] != frames.countRows()) {
+                throw new LakeException("frames table " + frames.uri() + " at version " + frames.version() + ": scan gave "
+                        + offset[0] + " rows, the table has " + frames.countRows());
             }
-            out.put(m, chosen);
+        }
+        long[][] out = new long[members.size()][];
+        for (int m = 0; m < members.size(); m++) {
+            TreeMap<Integer, long[]> t = byFrame.get(m);
+            long[] ts = new long[t.size()];
+            long[] rows = new long[t.size()];
+            int i = 0;
+            for (long[] v : t.values()) {
+                ts[i] = v[0];
+                rows[i++] = v[1];
+            }
+            int[] pos = SampleClock.select(ts, rateHz);
+            out[m] = new long[pos.length];
+            for (int j = 0; j < pos.length; j++) {
+                out[m][j] = rows[pos[j]];
+            }
+            byFrame.set(m, null);
         }
         return out;
     }
 
-    /** Copies the sampled frame rows, in episode then time order, into an Arrow IPC file. */
-    private static void stageSamples(Lake lake, long framesVersion, List<String> members, Map<String, int[]> chosen,
-                                     Schema schema, Path file, BufferAllocator alloc, long[] firstSample,
-                                     long[] sampleCount, Progress progress) throws IOException {
+    /**
+     * Copies the sampled frame rows, in episode then time order, into an Arrow IPC file: one
+     * {@link LakeTable#take} by row offset per {@link #ROWS_PER_TAKE} samples, so the work grows
+     * with the samples, not with samples times table size.
+     */
+    private static void stageSamples(LakeTable frames, long[][] rows, Schema schema, Path file, BufferAllocator alloc,
+                                     long[] firstSample, long[] sampleCount, Progress progress) throws IOException {
+        List<String> frameColumns = schema.getFields().subList(2, schema.getFields().size()).stream()
+                .map(f -> f.getName()).toList();
         try (VectorSchemaRoot out = VectorSchemaRoot.create(schema, alloc);
                 FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE);
-                ArrowFileWriter writer = new ArrowFileWriter(out, null, ch);
-                LakeTable frames = lake.table("frames", io.flywheel.lake.TableRef.version(framesVersion))) {
+                ArrowFileWriter writer = new ArrowFileWriter(out, null, ch)) {
             writer.start();
             out.allocateNew();
-            Map<String, Integer> memberIndex = new HashMap<>();
-            for (int i = 0; i < members.size(); i++) {
-                memberIndex.put(members.get(i), i);
-            }
-            int[] outRows = {0};
             long sample = 0;
-            for (int from = 0; from < members.size(); from += EPISODES_PER_SCAN) {
-                List<String> group = members.subList(from, Math.min(members.size(), from + EPISODES_PER_SCAN));
-                Map<String, Map<Integer, Integer>> wanted = new HashMap<>();
-                for (String g : group) {
-                    Map<Integer, Integer> w = new HashMap<>();
-                    int[] c = chosen.get(g);
-                    for (int i = 0; i < c.length; i++) {
-                        w.put(c[i], i);
+            for (int m = 0; m < rows.length; m++) {
+                firstSample[m] = sample;
+                sampleCount[m] = rows[m].length;
+                sample += rows[m].length;
+            }
+            long total = sample;
+            // (episode index, offset) of every sample, in sample order, taken in chunks
+            int[] outRows = {0};
+            long[] next = {0};
+            int m = 0;
+            int j = 0;
+            while (next[0] < total) {
+                int n = (int) Math.min(ROWS_PER_TAKE, total - next[0]);
+                long[] offsets = new long[n];
+                int[] episode = new int[n];
+                for (int i = 0; i < n; i++) {
+                    while (j == rows[m].length) {
+                        m++;
+                        j = 0;
                     }
-                    wanted.put(g, w);
+                    offsets[i] = rows[m][j++];
+                    episode[i] = m;
                 }
-                // stage this group's rows in memory, then emit them in (episode, time) order
-                try (VectorSchemaRoot stage = VectorSchemaRoot.create(new Schema(schema.getFields().subList(2,
-                        schema.getFields().size())), alloc)) {
-                    stage.allocateNew();
-                    Map<Long, Integer> stageRow = new TreeMap<>();
-                    int[] n = {0};
-                    int base = from;
-                    frames.scan(ScanRequest.builder().filter(Sql.in("episode_id", group)).build(), batch -> {
-                        VarCharVector id = (VarCharVector) batch.getVector("episode_id");
-                        IntVector idx = (IntVector) batch.getVector("frame_index");
-                        for (int i = 0; i < batch.getRowCount(); i++) {
-                            String e = new String(id.get(i), StandardCharsets.UTF_8);
-                            Integer pos = wanted.get(e).get(idx.get(i));
-                            if (pos == null) {
-                                continue;
-                            }
-                            for (FieldVector v : stage.getFieldVectors()) {
-                                v.copyFromSafe(i, n[0], batch.getVector(v.getName()));
-                            }
-                            stageRow.put(((long) (memberIndex.get(e) - base) << 32) | pos, n[0]);
-                            n[0]++;
-                        }
-                    });
-                    stage.setRowCount(n[0]);
-                    for (int g = 0; g < group.size(); g++) {
-                        firstSample[from + g] = sample;
-                        sampleCount[from + g] = chosen.get(group.get(g)).length;
-                        sample += sampleCount[from + g];
-                    }
-                    long s = firstSample[from];
-                    for (Map.Entry<Long, Integer> e : stageRow.entrySet()) {
-                        int episodeIndex = base + (int) (e.getKey() >>> 32);
-                        int r = outRows[0]++;
-                        ((BigIntVector) out.getVector("sample_index")).setSafe(r, s++);
-                        ((IntVector) out.getVector("episode_index")).setSafe(r, episodeIndex);
-                        for (FieldVector v : stage.getFieldVectors()) {
-                            out.getVector(v.getName()).copyFromSafe(e.getValue(), r, v);
+                int[] in = {0};
+                frames.take(offsets, frameColumns, batch -> {
+                    for (int r = 0; r < batch.getRowCount(); r++) {
+                        int o = outRows[0]++;
+                        ((BigIntVector) out.getVector("sample_index")).setSafe(o, next[0]++);
+                        ((IntVector) out.getVector("episode_index")).setSafe(o, episode[in[0]++]);
+                        for (String c : frameColumns) {
+                            out.getVector(c).copyFromSafe(r, o, batch.getVector(c));
                         }
                         if (outRows[0] == ROWS_PER_BATCH) {
                             out.setRowCount(outRows[0]);
-                            writer.writeBatch();
+                            write(writer);
                             out.allocateNew();
                             outRows[0] = 0;
                         }
                     }
-                    if (s != sample) {
-                        throw new LakeException("frames table at version " + framesVersion + " lost rows of episodes "
-                                + group + " while the training set was built: expected " + (sample - firstSample[from])
-                                + " samples, found " + stageRow.size());
-                    }
+                });
+                if (in[0] != n) {
+                    throw new LakeException("frames table " + frames.uri() + " at version " + frames.version() + ": take of "
+                            + n + " sampled rows returned " + in[0]);
                 }
-                progress.update(Math.min(members.size(), from + EPISODES_PER_SCAN), members.size());
+                progress.update(episode[n - 1] + (j == rows[m].length ? 1 : 0), rows.length);
             }
-            if (outRows[0] > 0 || sample == 0) {
+            if (outRows[0] > 0 || total == 0) {
                 out.setRowCount(outRows[0]);
                 writer.writeBatch();
             }
             writer.end();
+            progress.update(rows.length, rows.length);
+        }
+    }
+
+    private static void write(ArrowFileWriter writer) {
+        try {
+            writer.writeBatch();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
