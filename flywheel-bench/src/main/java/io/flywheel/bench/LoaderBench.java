@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +24,6 @@ import org.apache.arrow.vector.complex.StructVector;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.filter2.compat.FilterCompat;
-import org.apache.parquet.filter2.predicate.FilterApi;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.conf.PlainParquetConfiguration;
@@ -35,10 +33,10 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.DelegatingSeekableInputStream;
 import org.apache.parquet.io.InputFile;
-import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.MessageColumnIO;
 import org.apache.parquet.io.RecordReader;
 import org.apache.parquet.io.SeekableInputStream;
+import org.apache.parquet.internal.filter2.columnindex.RowRanges;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.example.ExampleParquetWriter;
 import org.apache.parquet.io.LocalOutputFile;
@@ -401,116 +399,209 @@ public final class LoaderBench {
     }
 
     /**
-     * Parquet read of 64 rows the way a random-access reader does it with Apache Parquet Java: the footer is parsed
-     * once and kept (as Lance keeps its manifest), then per batch a {@link ParquetFileReader} with an
-     * {@code in(sample_index, ids)} record filter and the page index (column index + offset index) on:
-     * {@code readNextFilteredRowGroup} drops row groups by statistics and reads, of the others, only the pages
-     * whose rows can match (in every column, aligned through the offset index); the record reader then
-     * materialises only the matching rows. Every row is checked by value (sample index asked for, image CRC32 of
-     * its source row), and the number of rows too.
+     * Parquet read of 64 rows the way a random-access reader does it with Apache Parquet Java and the page index:
+     * the footer is parsed once and kept (as Lance keeps its manifest in memory between batches), then per batch a
+     * {@link ParquetFileReader} reads, of each row group holding asked rows, only the pages holding them:
+     * {@code readFilteredRowGroup(block, rowRanges)} with the row ranges of exactly the asked rows, which the
+     * reader maps through each column's offset index to the pages overlapping them (one page per image in the
+     * tuned file; in the default file a page holds ~50 images and the sample_index column is one page per row
+     * group). The record reader then skips, inside those pages, the rows not asked for. Row r of the file is
+     * sample r (the writer checks that). Every row is checked by value: its sample_index is the one asked for, in
+     * order, and its image's CRC32 is the one stored for its source row; and the number of rows too.
      */
     static final class ParquetPeer {
         final Path file;
         final CountingInputFile in;
         final ParquetMetadata footer;
         final MessageType schema;
+        final long[] firstRow;
+        /** kept open across batches: it caches each row group's column and offset indexes once read */
+        final ParquetFileReader reader;
+        /** per row group: do all columns have the same page boundaries (true in the tuned file: a row a page) */
+        final boolean[] aligned;
 
         ParquetPeer(Path file) throws IOException {
             this.file = file;
-            this.in = new CountingInputFile(new LocalInputFile(file));
+            this.in = new CountingInputFile(file);
             try (ParquetFileReader r = ParquetFileReader.open(in)) {
                 footer = r.getFooter();
+                aligned = new boolean[footer.getBlocks().size()];
+                for (int b = 0; b < aligned.length; b++) {
+                    List<Long> first = null;
+                    aligned[b] = true;
+                    for (var col : footer.getBlocks().get(b).getColumns()) {
+                        var oi = r.readOffsetIndex(col);
+                        List<Long> rows = new ArrayList<>();
+                        for (int p = 0; oi != null && p < oi.getPageCount(); p++) {
+                            rows.add(oi.getFirstRowIndex(p));
+                        }
+                        aligned[b] &= oi != null && (first == null || first.equals(rows));
+                        first = rows;
+                    }
+                }
             }
             schema = footer.getFileMetaData().getSchema();
+            ParquetReadOptions o = ParquetReadOptions.builder(new PlainParquetConfiguration()).useColumnIndexFilter(true)
+                    .useStatsFilter(false).useDictionaryFilter(false).useBloomFilter(false).useRecordFilter(false)
+                    .build();
+            reader = ParquetFileReader.open(in, footer, o, in.newStream());
+            firstRow = new long[footer.getBlocks().size() + 1];
+            for (int b = 0; b < footer.getBlocks().size(); b++) {
+                firstRow[b + 1] = firstRow[b] + footer.getBlocks().get(b).getRowCount();
+            }
             in.bytes.set(0);
         }
 
         void read(long[] idx) {
-            HashSet<Long> want = new HashSet<>();
-            for (long i : idx) {
-                want.add(i);
-            }
-            FilterCompat.Filter filter = FilterCompat.get(FilterApi.in(FilterApi.longColumn("sample_index"), want));
-            ParquetReadOptions o = ParquetReadOptions.builder(new PlainParquetConfiguration()).withRecordFilter(filter)
-                    .useColumnIndexFilter(true).useStatsFilter(true).useDictionaryFilter(false).useBloomFilter(false)
-                    .useRecordFilter(true).build();
+            long[] want = Arrays.stream(idx).distinct().sorted().toArray();
             int got = 0;
-            try (SeekableInputStream stream = in.newStream(); ParquetFileReader r = ParquetFileReader.open(in, footer, o,
-                    stream)) {
+            ParquetFileReader r = reader;
+            try {
                 MessageColumnIO io = new ColumnIOFactory().getColumnIO(schema);
-                for (PageReadStore pages = r.readNextFilteredRowGroup(); pages != null;
-                        pages = r.readNextFilteredRowGroup()) {
-                    RecordReader<Group> rr = io.getRecordReader(pages, new GroupRecordConverter(schema), filter);
-                    for (long k = 0; k < pages.getRowCount(); k++) {
-                        Group g = rr.read();
-                        if (g == null || rr.shouldSkipCurrentRecord()) {
-                            continue;
+                int w = 0;
+                for (int b = 0; b < firstRow.length - 1 && w < want.length; b++) {
+                    int from = w;
+                    while (w < want.length && want[w] < firstRow[b + 1]) {
+                        w++;
+                    }
+                    if (w == from) {
+                        continue;
+                    }
+                    long rows = firstRow[b + 1] - firstRow[b];
+                    long base = firstRow[b];
+                    // parquet-java <= 1.18.1 (apache/parquet-java#3747) can pair the last selected row of one column
+                    // with an earlier row of another when their page boundaries differ: there, one row per read
+                    int step = aligned[b] ? w - from : 1;
+                    for (int k0 = from; k0 < w; k0 += step) {
+                        int k1 = Math.min(w, k0 + step);
+                        RowRanges ranges = RowRanges.create(rows, Arrays.stream(want, k0, k1)
+                                .mapToInt(x -> (int) (x - base)).iterator(), new RowPerPage(rows));
+                        PageReadStore pages = r.readFilteredRowGroup(b, ranges);
+                        if (pages.getRowCount() != k1 - k0) {
+                            throw new IllegalStateException(file.getFileName() + ": row group " + b + " gave "
+                                    + pages.getRowCount() + " rows for " + (k1 - k0) + " asked");
                         }
-                        long si = g.getLong("sample_index", 0);
-                        if (!want.contains(si)) {
-                            throw new IllegalStateException(file.getFileName() + ": row " + si + " was not asked for");
+                        RecordReader<Group> rr = io.getRecordReader(pages, new GroupRecordConverter(schema),
+                                FilterCompat.NOOP);
+                        for (int k = k0; k < k1; k++) {
+                            Group g = rr.read();
+                            long si = g.getLong("sample_index", 0);
+                            if (si != want[k]) {
+                                throw new IllegalStateException(file.getFileName() + ": row " + si + " for " + want[k]);
+                            }
+                            long src = (long) g.getDouble("state", 0);
+                            if (crc(g.getBinary("image", 0).getBytes()) != crcs[(int) src]) {
+                                throw new IllegalStateException(file.getFileName() + ": wrong image in row " + si);
+                            }
+                            got++;
                         }
-                        long src = (long) g.getDouble("state", 0);
-                        if (crc(g.getBinary("image", 0).getBytes()) != crcs[(int) src]) {
-                            throw new IllegalStateException(file.getFileName() + ": wrong image in row " + si);
-                        }
-                        got++;
                     }
                 }
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
-            if (got != want.size()) {
-                throw new IllegalStateException(file.getFileName() + ": " + got + " rows for " + want.size() + " asked");
+            if (got != want.length) {
+                throw new IllegalStateException(file.getFileName() + ": " + got + " rows for " + want.length + " asked");
             }
         }
     }
 
-    /** An {@link InputFile} counting the bytes read through its streams (to show what a method reads). */
+    /** Row ranges of single rows: an offset index whose page i is row i (only the row indexes are used). */
+    record RowPerPage(long rows) implements org.apache.parquet.internal.column.columnindex.OffsetIndex {
+        @Override
+        public int getPageCount() {
+            return (int) rows;
+        }
+
+        @Override
+        public long getOffset(int page) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int getCompressedPageSize(int page) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long getFirstRowIndex(int page) {
+            return page;
+        }
+    }
+
+    /** A local {@link InputFile} read with positional channel reads, counting the bytes read. */
     static final class CountingInputFile implements InputFile {
-        final InputFile inner;
+        final Path path;
         final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
 
-        CountingInputFile(InputFile inner) {
-            this.inner = inner;
+        CountingInputFile(Path path) {
+            this.path = path;
         }
 
         @Override
         public long getLength() throws IOException {
-            return inner.getLength();
+            return Files.size(path);
         }
 
         @Override
         public SeekableInputStream newStream() throws IOException {
-            SeekableInputStream s = inner.newStream();
-            java.io.InputStream counting = new java.io.FilterInputStream(s) {
+            java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(path);
+            long[] pos = {0};
+            // an 8 KiB read buffer, as Hadoop's streams have: the Thrift footer and page-index decoders read a few
+            // bytes at a time
+            byte[] buf = new byte[8 * 1024];
+            long[] bufAt = {-1};
+            int[] bufLen = {0};
+            java.io.InputStream is = new java.io.InputStream() {
                 @Override
                 public int read() throws IOException {
-                    int b = super.read();
-                    if (b >= 0) {
-                        bytes.incrementAndGet();
-                    }
-                    return b;
+                    byte[] one = new byte[1];
+                    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
                 }
 
                 @Override
                 public int read(byte[] b, int off, int len) throws IOException {
-                    int n = super.read(b, off, len);
-                    if (n > 0) {
-                        bytes.addAndGet(n);
+                    if (len == 0) {
+                        return 0;
                     }
+                    if (bufAt[0] < 0 || pos[0] < bufAt[0] || pos[0] >= bufAt[0] + bufLen[0]) {
+                        if (len >= 8192) { // page reads go straight through
+                            int n = ch.read(java.nio.ByteBuffer.wrap(b, off, len), pos[0]);
+                            if (n > 0) {
+                                pos[0] += n;
+                                bytes.addAndGet(n);
+                            }
+                            return n;
+                        }
+                        int n = ch.read(java.nio.ByteBuffer.wrap(buf), pos[0]);
+                        if (n <= 0) {
+                            return -1;
+                        }
+                        bytes.addAndGet(n);
+                        bufAt[0] = pos[0];
+                        bufLen[0] = n;
+                    }
+                    int at = (int) (pos[0] - bufAt[0]);
+                    int n = Math.min(len, bufLen[0] - at);
+                    System.arraycopy(buf, at, b, off, n);
+                    pos[0] += n;
                     return n;
-                }
-            };
-            return new DelegatingSeekableInputStream(counting) {
-                @Override
-                public long getPos() throws IOException {
-                    return s.getPos();
                 }
 
                 @Override
-                public void seek(long newPos) throws IOException {
-                    s.seek(newPos);
+                public void close() throws IOException {
+                    ch.close();
+                }
+            };
+            return new DelegatingSeekableInputStream(is) {
+                @Override
+                public long getPos() {
+                    return pos[0];
+                }
+
+                @Override
+                public void seek(long newPos) {
+                    pos[0] = newPos;
                 }
             };
         }
@@ -529,6 +620,7 @@ public final class LoaderBench {
                         .withMaxRowCountForPageSizeCheck(1)
                         .withDictionaryEncoding(false).withPageWriteChecksumEnabled(false).build()) {
             SimpleGroupFactory f = new SimpleGroupFactory(SCHEMA);
+            long[] written = {0};
             t.scan(ScanRequest.builder().columns(List.of("sample_index", "state", "action", "images")).build(), b -> {
                 BigIntVector si = (BigIntVector) b.getVector("sample_index");
                 ListVector state = (ListVector) b.getVector("state");
@@ -536,6 +628,10 @@ public final class LoaderBench {
                 ListVector images = (ListVector) b.getVector("images");
                 VarBinaryVector hot = (VarBinaryVector) ((StructVector) images.getDataVector()).getChild("hot_jpeg");
                 for (int r = 0; r < b.getRowCount(); r++) {
+                    if (si.get(r) != written[0]++) {
+                        throw new IllegalStateException("trainset_samples scan: sample " + si.get(r) + " at row "
+                                + (written[0] - 1) + "; the Parquet peer needs row r = sample r");
+                    }
                     Group g = f.newGroup().append("sample_index", si.get(r));
                     for (int i = state.getElementStartIndex(r); i < state.getElementEndIndex(r); i++) {
                         g.add("state", ((Float8Vector) state.getDataVector()).get(i));
