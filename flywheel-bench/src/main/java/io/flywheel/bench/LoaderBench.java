@@ -70,7 +70,9 @@ import io.flywheel.serve.loader.TrainsetLoader;
  * loader throughput and warm-cache against S3-origin latency. Every read is checked by value: row
  * r has state[0] = r's source index and the image is the r-th generated JPEG.
  *
- * <p>usage: LoaderBench DIR [ROWS=20000] [WARM_BATCHES=200] [COLD_BATCHES=10]. Prints JSON lines.
+ * <p>usage: LoaderBench DIR [ROWS=20000] [WARM_BATCHES=200] [COLD_BATCHES=10]. Prints JSON lines. The
+ * environment variable {@code LOADER_BENCH_PARTS} (comma list of latency, cold, throughput, s3; default all)
+ * runs only the parts named.
  */
 public final class LoaderBench {
     static final int IMAGES = 64;
