@@ -6,7 +6,13 @@
 # interleaved in one run (the machine is shared: compare ratios, not absolute numbers). Every batch is checked by
 # value. The lake and the Parquet files are built once under the scratch folder and reused.
 #
+# The Parquet peer reads, per batch, only the pages holding the asked rows (row ranges through the page index, one
+# ParquetFileReader kept open with its footer and page indexes, as Lance keeps its manifest). The decoded-image
+# throughput is reported next to a plain OpenCV decode loop over the same JPEGs on as many threads, run
+# alternately with it (the ratio is what to compare on a shared machine).
+#
 # usage: bench/loader.sh [ROWS] [WARM_BATCHES] [COLD_BATCHES]    (defaults: 20000 rows, 200, 10)
+#        LOADER_BENCH_PARTS=latency,cold,throughput,s3 (the default: all) runs only the parts named
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 ROWS="${1:-20000}"

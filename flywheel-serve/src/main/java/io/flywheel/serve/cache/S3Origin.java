@@ -1,58 +1,57 @@
 package io.flywheel.serve.cache;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
-import javax.xml.parsers.DocumentBuilderFactory;
-
-import org.w3c.dom.Document;
-import org.w3c.dom.Element;
-import org.w3c.dom.NodeList;
 
 import io.flywheel.lake.StorageConfig;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.exception.AbortedException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.exception.SdkServiceException;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * An {@link Origin} on an S3-compatible bucket prefix, path-style, over HTTP(S) with AWS Signature
- * Version 4 (AWS "Signature Version 4 signing process": canonical request, string to sign,
- * HMAC-SHA256 key derivation). Uses the lake's {@link StorageConfig} keys ({@code aws_endpoint},
- * {@code aws_region}, {@code aws_access_key_id}, {@code aws_secret_access_key}). Only GET object
- * (ranged), HEAD object and ListObjectsV2 are used.
+ * An {@link Origin} on an S3-compatible bucket prefix, through the AWS SDK for Java v2
+ * ({@code software.amazon.awssdk:s3}: Signature Version 4 signing, retries with backoff, error
+ * parsing, ListObjectsV2 pagination) over its Apache HTTP client (pooled keep-alive connections,
+ * sized for parallel warms). Path-style addressing ({@code endpoint/bucket/key}), as S3-compatible
+ * servers (MinIO, s3proxy, Ceph) expect. Uses the lake's {@link StorageConfig} keys
+ * ({@code aws_endpoint}, {@code aws_region}, {@code aws_access_key_id},
+ * {@code aws_secret_access_key}; the storage config already merged flywheel.yaml and the
+ * {@code AWS_*} environment variables). Only GetObject (ranged), HeadObject and ListObjectsV2 are
+ * used; listings skip folder markers (keys ending in {@code /}), as {@link LocalOrigin} lists files
+ * only. Checksums are only computed and validated where the S3 API requires them (ranged GETs have
+ * no whole-object checksum to validate). Thread-safe; close it to release the connections.
  */
 public final class S3Origin implements Origin {
-    private static final DateTimeFormatter AMZ = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'");
-    private static final String EMPTY_SHA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    /** Connections kept per origin: the warmer's threads (16 by default) plus readers. */
+    private static final int MAX_CONNECTIONS = 64;
 
-    private final String endpoint;
     private final String bucket;
     private final String prefix;
-    private final String region;
-    private final String keyId;
-    private final String secret;
-    private final HttpClient http;
+    private final S3Client s3;
 
     /**
      * @param location {@code s3://bucket/prefix}
      * @param storage the lake's storage options (endpoint defaults to AWS's regional endpoint)
-     * @throws IllegalArgumentException when the location is not an s3:// URI or credentials are missing
+     * @throws IllegalArgumentException when the location is not an s3:// URI, the endpoint is not a
+     *     URI or credentials are missing
      */
     public S3Origin(String location, StorageConfig storage) {
         if (!location.startsWith("s3://")) {
@@ -67,16 +66,30 @@ public final class S3Origin implements Origin {
         }
         prefix = p.isEmpty() ? "" : p + "/";
         Map<String, String> o = storage.options();
-        region = o.getOrDefault(StorageConfig.REGION, "us-east-1");
-        String ep = o.getOrDefault(StorageConfig.ENDPOINT, "https://s3." + region + ".amazonaws.com");
-        endpoint = ep.endsWith("/") ? ep.substring(0, ep.length() - 1) : ep;
-        keyId = o.get(StorageConfig.ACCESS_KEY_ID);
-        secret = o.get(StorageConfig.SECRET_ACCESS_KEY);
+        String region = o.getOrDefault(StorageConfig.REGION, "us-east-1");
+        String keyId = o.get(StorageConfig.ACCESS_KEY_ID);
+        String secret = o.get(StorageConfig.SECRET_ACCESS_KEY);
         if (keyId == null || secret == null) {
             throw new IllegalArgumentException("s3 origin " + location + ": aws_access_key_id and aws_secret_access_key"
                     + " are needed (storage options, flywheel.yaml or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)");
         }
-        http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        var b = S3Client.builder().region(Region.of(region))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(keyId, secret)))
+                .forcePathStyle(true)
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(MAX_CONNECTIONS)
+                        .connectionTimeout(Duration.ofSeconds(10)).socketTimeout(Duration.ofSeconds(60)));
+        String ep = o.get(StorageConfig.ENDPOINT);
+        if (ep != null && !ep.isBlank()) {
+            try {
+                b.endpointOverride(URI.create(ep.endsWith("/") ? ep.substring(0, ep.length() - 1) : ep));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("s3 origin " + location + ": aws_endpoint '" + ep
+                        + "' is not a URI: " + e.getMessage(), e);
+            }
+        }
+        s3 = b.build();
     }
 
     @Override
@@ -86,13 +99,15 @@ public final class S3Origin implements Origin {
 
     @Override
     public long size(String key) throws IOException {
-        HttpResponse<byte[]> r = send("HEAD", objectPath(key), Map.of(), Map.of());
-        if (r.statusCode() == 404) {
-            throw new NoSuchFileException(describe() + key);
+        try {
+            Long n = s3.headObject(r -> r.bucket(bucket).key(prefix + key)).contentLength();
+            if (n == null) {
+                throw new IOException(describe() + key + ": HEAD without Content-Length");
+            }
+            return n;
+        } catch (SdkException e) {
+            throw failure(e, key, "HEAD");
         }
-        check(r, key, "HEAD");
-        return r.headers().firstValueAsLong("content-length").orElseThrow(() ->
-                new IOException(describe() + key + ": HEAD without Content-Length"));
     }
 
     @Override
@@ -100,14 +115,16 @@ public final class S3Origin implements Origin {
         if (range.length() == 0) {
             return new byte[0];
         }
-        HttpResponse<byte[]> r = send("GET", objectPath(key), Map.of(),
-                Map.of("range", "bytes=" + range.start() + "-" + (range.end() - 1)));
-        if (r.statusCode() == 404) {
-            throw new NoSuchFileException(describe() + key);
+        String what = "GET bytes " + range;
+        ResponseBytes<GetObjectResponse> r;
+        try {
+            r = s3.getObjectAsBytes(g -> g.bucket(bucket).key(prefix + key)
+                    .range("bytes=" + range.start() + "-" + (range.end() - 1)));
+        } catch (SdkException e) {
+            throw failure(e, key, what);
         }
-        check(r, key, "GET bytes " + range);
-        byte[] b = r.body();
-        if (r.statusCode() == 200 && b.length >= range.end()) { // server ignored the Range header
+        byte[] b = r.asByteArrayUnsafe();
+        if (r.response().contentRange() == null && b.length >= range.end()) { // server ignored the Range header
             return java.util.Arrays.copyOfRange(b, (int) range.start(), (int) range.end());
         }
         if (b.length != range.length()) {
@@ -119,133 +136,45 @@ public final class S3Origin implements Origin {
     @Override
     public List<Entry> list(String keyPrefix) throws IOException {
         List<Entry> out = new ArrayList<>();
-        String token = null;
-        do {
-            Map<String, String> q = new TreeMap<>();
-            q.put("list-type", "2");
-            q.put("prefix", prefix + keyPrefix);
-            if (token != null) {
-                q.put("continuation-token", token);
-            }
-            HttpResponse<byte[]> r = send("GET", "/" + bucket, q, Map.of());
-            check(r, keyPrefix, "LIST");
-            try {
-                DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
-                f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-                Document d = f.newDocumentBuilder().parse(new ByteArrayInputStream(r.body()));
-                NodeList contents = d.getElementsByTagName("Contents");
-                for (int i = 0; i < contents.getLength(); i++) {
-                    Element c = (Element) contents.item(i);
-                    String k = text(c, "Key");
-                    out.add(new Entry(k.substring(prefix.length()), Long.parseLong(text(c, "Size"))));
+        try {
+            for (ListObjectsV2Response page : s3.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(bucket)
+                    .prefix(prefix + keyPrefix).build())) {
+                for (S3Object c : page.contents()) {
+                    if (c.key().endsWith("/")) {
+                        continue; // a folder marker (console- or filesystem-made), not a file: as LocalOrigin lists
+                    }
+                    out.add(new Entry(c.key().substring(prefix.length()), c.size()));
                 }
-                token = "true".equals(text(d.getDocumentElement(), "IsTruncated"))
-                        ? text(d.getDocumentElement(), "NextContinuationToken") : null;
-            } catch (Exception e) {
-                throw new IOException(describe() + keyPrefix + ": unreadable ListObjectsV2 answer: " + e.getMessage(), e);
             }
-        } while (token != null && !token.isEmpty());
+        } catch (SdkException e) {
+            throw failure(e, keyPrefix, "LIST");
+        }
         out.sort((a, b) -> a.key().compareTo(b.key()));
         return out;
     }
 
-    private static String text(Element e, String tag) {
-        NodeList l = e.getElementsByTagName(tag);
-        return l.getLength() == 0 ? "" : l.item(0).getTextContent();
-    }
-
-    private String objectPath(String key) {
-        StringBuilder b = new StringBuilder("/").append(bucket);
-        for (String seg : (prefix + key).split("/", -1)) {
-            b.append('/').append(encode(seg));
-        }
-        return b.toString();
-    }
-
-    private void check(HttpResponse<byte[]> r, String key, String what) throws IOException {
-        if (r.statusCode() / 100 != 2) {
-            String body = new String(r.body(), StandardCharsets.UTF_8);
-            throw new IOException(describe() + key + ": " + what + " answered HTTP " + r.statusCode() + ": "
-                    + body.substring(0, Math.min(300, body.length())));
-        }
-    }
-
-    private HttpResponse<byte[]> send(String method, String path, Map<String, String> query, Map<String, String> extra)
-            throws IOException {
-        URI base = URI.create(endpoint);
-        String host = base.getHost() + (base.getPort() > 0 ? ":" + base.getPort() : "");
-        String amzDate = ZonedDateTime.now(ZoneOffset.UTC).format(AMZ);
-        String day = amzDate.substring(0, 8);
-        StringBuilder qs = new StringBuilder();
-        for (Map.Entry<String, String> e : new TreeMap<>(query).entrySet()) {
-            qs.append(qs.length() == 0 ? "" : "&").append(encode(e.getKey())).append('=').append(encode(e.getValue()));
-        }
-        TreeMap<String, String> headers = new TreeMap<>(extra);
-        headers.put("host", host);
-        headers.put("x-amz-content-sha256", EMPTY_SHA);
-        headers.put("x-amz-date", amzDate);
-        String signed = String.join(";", headers.keySet());
-        StringBuilder canon = new StringBuilder(method).append('\n').append(path).append('\n').append(qs).append('\n');
-        headers.forEach((k, v) -> canon.append(k).append(':').append(v.strip()).append('\n'));
-        canon.append('\n').append(signed).append('\n').append(EMPTY_SHA);
-        String scope = day + "/" + region + "/s3/aws4_request";
-        String toSign = "AWS4-HMAC-SHA256\n" + amzDate + "\n" + scope + "\n" + hex(sha256(canon.toString()));
-        byte[] k = hmac(("AWS4" + secret).getBytes(StandardCharsets.UTF_8), day);
-        k = hmac(k, region);
-        k = hmac(k, "s3");
-        k = hmac(k, "aws4_request");
-        String auth = "AWS4-HMAC-SHA256 Credential=" + keyId + "/" + scope + ", SignedHeaders=" + signed + ", Signature="
-                + hex(hmac(k, toSign));
-        HttpRequest.Builder rb = HttpRequest.newBuilder(URI.create(endpoint + path + (qs.length() > 0 ? "?" + qs : "")))
-                .timeout(Duration.ofSeconds(60)).method(method, HttpRequest.BodyPublishers.noBody())
-                .header("authorization", auth);
-        headers.forEach((h, v) -> {
-            if (!h.equals("host")) {
-                rb.header(h, v);
+    /** An SDK failure as the IOException the {@link Origin} contract names: bucket/prefix, key and what was asked. */
+    private IOException failure(SdkException e, String key, String what) {
+        if (e instanceof SdkServiceException s) {
+            if (s.statusCode() == 404 && !what.equals("LIST")) {
+                NoSuchFileException n = new NoSuchFileException(describe() + key, null, what + " answered HTTP 404");
+                n.initCause(e);
+                return n;
             }
-        });
-        try {
-            return http.send(rb.build(), HttpResponse.BodyHandlers.ofByteArray());
-        } catch (InterruptedException e) {
+            return new IOException(describe() + key + ": " + what + " answered HTTP " + s.statusCode() + ": "
+                    + e.getMessage(), e);
+        }
+        if (e instanceof AbortedException) {
             Thread.currentThread().interrupt();
-            throw new IOException(describe() + path + ": interrupted", e);
+            InterruptedIOException i = new InterruptedIOException(describe() + key + ": " + what + " interrupted");
+            i.initCause(e);
+            return i;
         }
+        return new IOException(describe() + key + ": " + what + " failed: " + e.getMessage(), e);
     }
 
-    /** RFC 3986 unreserved characters kept, everything else percent-encoded (as SigV4 asks). */
-    static String encode(String s) {
-        StringBuilder b = new StringBuilder();
-        for (byte c : s.getBytes(StandardCharsets.UTF_8)) {
-            char ch = (char) (c & 0xFF);
-            if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '_'
-                    || ch == '.' || ch == '~') {
-                b.append(ch);
-            } else {
-                b.append('%').append(String.format("%02X", c & 0xFF));
-            }
-        }
-        return b.toString();
-    }
-
-    private static byte[] sha256(String s) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static byte[] hmac(byte[] key, String data) {
-        try {
-            Mac m = Mac.getInstance("HmacSHA256");
-            m.init(new SecretKeySpec(key, "HmacSHA256"));
-            return m.doFinal(data.getBytes(StandardCharsets.UTF_8));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static String hex(byte[] b) {
-        return HexFormat.of().formatHex(b);
+    @Override
+    public void close() {
+        s3.close();
     }
 }

@@ -32,8 +32,6 @@ import org.apache.arrow.vector.complex.StructVector;
 import io.flywheel.curate.trainset.Trainset;
 import io.flywheel.curate.trainset.TrainsetTables;
 import io.flywheel.curate.trainset.Trainsets;
-import io.flywheel.enrich.image.ImageDecoder;
-import io.flywheel.enrich.image.ImageFormat;
 import io.flywheel.ingest.RawLocator;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
@@ -258,7 +256,7 @@ public final class TrainsetLoader implements AutoCloseable {
     private final class Worker implements AutoCloseable {
         private LakeTable table;
         private RawSource raw;
-        private ImageDecoder decoder;
+        private RgbDecoder decoder;
 
         List<Sample> read(long[] indices) {
             for (long i : indices) {
@@ -337,16 +335,16 @@ public final class TrainsetLoader implements AutoCloseable {
                 }
                 io.flywheel.enrich.RgbImage decoded = null;
                 if (options.images() == LoaderOptions.Images.DECODED) {
-                    if (format.matches("(?i)h264|h265|avc|hevc")) {
+                    if (VIDEO.matcher(format).matches()) {
                         throw new IllegalStateException(topic + " of training set '" + set.tag() + "' is " + format
                                 + " video: one access unit cannot be decoded alone; run `flywheel enrich` on the lake"
                                 + " so that samples carry hot JPEG copies, then build the set again");
                     }
                     if (decoder == null) {
-                        decoder = new ImageDecoder();
+                        decoder = new RgbDecoder();
                     }
-                    decoded = decoder.decode(bytes, ImageFormat.of(format, intOrZero(s.getChild("width"), i),
-                            intOrZero(s.getChild("height"), i), bytes), topic + " of training set '" + set.tag() + "'").rgb();
+                    decoded = decoder.decode(bytes, format, intOrZero(s.getChild("width"), i),
+                            intOrZero(s.getChild("height"), i), topic + " of training set '" + set.tag() + "'");
                 }
                 out.add(new CameraImage(topic, source, format, bytes, decoded));
             }
@@ -370,6 +368,8 @@ public final class TrainsetLoader implements AutoCloseable {
             }
         }
     }
+
+    private static final java.util.regex.Pattern VIDEO = java.util.regex.Pattern.compile("(?i)h264|h265|avc|hevc");
 
     private static int intOrZero(FieldVector v, int i) {
         return v == null || v.isNull(i) ? 0 : ((IntVector) v).get(i);

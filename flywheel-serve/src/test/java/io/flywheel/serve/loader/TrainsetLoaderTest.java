@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -126,6 +127,66 @@ class TrainsetLoaderTest {
                 assertEquals(6, d.batchesPerEpoch());
             }
             assertThrows(IllegalArgumentException.class, () -> TrainsetLoader.open(lake, "nope", o));
+        }
+    }
+
+    /**
+     * Decoded pixels: every camera image of a few samples, decoded by the loader (libjpeg-turbo straight to RGB),
+     * equals the enrich decoder's image of the same bytes (decode to BGR, then cvtColor) byte for byte, and agrees
+     * with the JDK's own JPEG decoder (ImageIO, an independent libjpeg build) to within rounding.
+     */
+    @Test
+    void decodedPixelsEqualAReferenceDecodeOfTheSameJpeg() throws IOException {
+        try (Lake lake = Lake.open(lakeDir); TrainsetLoader l = TrainsetLoader.open(lake, "train-v1",
+                LoaderOptions.builder().images(LoaderOptions.Images.DECODED).build());
+                io.flywheel.enrich.image.ImageDecoder ref = new io.flywheel.enrich.image.ImageDecoder()) {
+            int images = 0;
+            for (Sample x : l.get(0, 41, 98)) {
+                for (CameraImage img : x.images()) {
+                    io.flywheel.enrich.RgbImage want = ref.decode(img.bytes(),
+                            io.flywheel.enrich.image.ImageFormat.JPEG, "test").rgb();
+                    assertEquals(want.width(), img.decoded().width());
+                    assertEquals(want.height(), img.decoded().height());
+                    assertArrayEquals(want.pixels(), img.decoded().pixels(), x.sampleIndex() + " " + img.topic());
+                    java.awt.image.BufferedImage bi = javax.imageio.ImageIO.read(
+                            new java.io.ByteArrayInputStream(img.bytes()));
+                    long diff = 0;
+                    int worst = 0;
+                    for (int y = 0; y < bi.getHeight(); y++) {
+                        for (int xx = 0; xx < bi.getWidth(); xx++) {
+                            int rgb = bi.getRGB(xx, y);
+                            for (int c = 0; c < 3; c++) {
+                                int d = Math.abs(((rgb >> (16 - 8 * c)) & 0xFF) - img.decoded().at(xx, y, c));
+                                diff += d;
+                                worst = Math.max(worst, d);
+                            }
+                        }
+                    }
+                    double mean = diff / (bi.getWidth() * bi.getHeight() * 3.0);
+                    assertTrue(mean < 1.0 && worst <= 8, "mean " + mean + " worst " + worst);
+                    images++;
+                }
+            }
+            assertEquals(9, images);
+        }
+    }
+
+    /** The loader's decoder: PNG and raw arrays go through the enrich decoder; bad bytes name the image. */
+    @Test
+    void rgbDecoderHandlesPngRawAndBadBytes() throws IOException {
+        try (RgbDecoder d = new RgbDecoder(); io.flywheel.enrich.image.ImageDecoder ref =
+                new io.flywheel.enrich.image.ImageDecoder()) {
+            byte[] png = java.nio.file.Files.readAllBytes(
+                    SharedData.data("camera/arc2017-rgbd/parallel-jaw-grasping/input-0.color.png"));
+            io.flywheel.enrich.RgbImage p = d.decode(png, "png", 0, 0, "input-0.color.png");
+            assertArrayEquals(ref.decode(png, io.flywheel.enrich.image.ImageFormat.PNG, "x").rgb().pixels(), p.pixels());
+            // raw rgb8 2x1: red, then blue
+            io.flywheel.enrich.RgbImage raw = d.decode(new byte[] {(byte) 255, 0, 0, 0, 0, (byte) 255}, "rgb8", 2, 1,
+                    "raw");
+            assertArrayEquals(new byte[] {(byte) 255, 0, 0, 0, 0, (byte) 255}, raw.pixels());
+            var e = assertThrows(io.flywheel.enrich.image.ImageDecodeException.class,
+                    () -> d.decode(new byte[] {(byte) 0xFF, (byte) 0xD8, 1, 2, 3}, "jpeg", 0, 0, "cam0 of sample 7"));
+            assertTrue(e.getMessage().contains("cam0 of sample 7"), e.getMessage());
         }
     }
 
