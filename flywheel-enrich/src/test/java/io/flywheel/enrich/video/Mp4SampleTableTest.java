@@ -121,6 +121,25 @@ class Mp4SampleTableTest {
     }
 
     @Test
+    void anOpenEndedMdatCutShortIsCaughtByTheSampleRanges() throws IOException {
+        // mdat size 0 means "to the end of the file", so the box walk cannot tell the cut; the sample table can
+        byte[] b = bytes.clone();
+        int mdat = find(b, "mdat", find(b, "moov", 0)) - 4;
+        ByteBuffer.wrap(b, mdat, 4).putInt(0);
+        Path whole = dir.resolve("open-mdat.mp4");
+        Files.write(whole, b);
+        Mp4SampleTable t = Mp4SampleTable.read(whole);
+        Mp4SampleTable.Sample s9 = t.samples().get(9);
+        assertEquals(b.length, s9.offset() + s9.size(), "the open-ended file still reads whole");
+        Path cut = dir.resolve("open-mdat-cut.mp4");
+        Files.write(cut, Arrays.copyOf(b, b.length - 1));
+        IngestException e = fails(cut);
+        assertEquals(s9.offset(), e.offset());
+        assertTrue(e.getMessage().contains("video sample 9 of 10") && e.getMessage().contains("truncated"),
+                e.getMessage());
+    }
+
+    @Test
     void aTextFileIsNotAnMp4() throws IOException {
         Path txt = dir.resolve("notes.mp4");
         Files.write(txt, "this is not a video\n".repeat(50).getBytes(StandardCharsets.UTF_8));
