@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Mining quality on a simulated fleet with ground truth: the curation issue's motivating result, through the CLI.
+# Simulates a fleet (5% transparent/reflective objects, 5 glass-cup field failures), ingests and enriches it,
+# deduplicates, mines 8 neighbours per failure, builds a uniform 30% training set and the same plus the mined
+# episodes, and prints the hard-case share of each (failures are not in either set) and the mining precision
+# (hard cases among the distinct mined episodes, from a set of the mined episodes only).
+#
+# usage: bench/mining-quality.sh OUT_DIR [SEED [EPISODES [MODEL [MINE_OPTIONS...]]]]
+#   e.g. bench/mining-quality.sh /tmp/mq 7 300 mobilenet_v2_mac --cameras WRIST_TOPICS --whiten
+#   defaults: seed 42, 300 episodes, the default model, mining on the episode embeddings (master camera)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+OUT="${1:?usage: bench/mining-quality.sh OUT_DIR [SEED [EPISODES [MODEL [MINE_OPTIONS...]]]]}"
+SEED="${2:-42}"
+EPISODES="${3:-300}"
+MODEL="${4:-}"
+shift $(( $# < 4 ? $# : 4 ))
+FW="$ROOT/flywheel"
+HARD="object=glass_cup,wine_glass,steel_tumbler"
+mkdir -p "$OUT"
+t0=$SECONDS
+if [ ! -f "$OUT/fleet/ground_truth.json" ]; then
+  "$FW" sim --preset motivating --episodes "$EPISODES" --hard-objects $(( EPISODES / 20 )) --glass-failures 5 \
+    --duration 2 --resolution 320x240 --seed "$SEED" --out "$OUT/fleet" >/dev/null
+fi
+rm -rf "$OUT/lake"
+"$FW" init "$OUT/lake" >/dev/null
+"$FW" ingest "$OUT/lake" "$OUT/fleet" --json >/dev/null
+"$FW" enrich "$OUT/lake" --stride keyframes ${MODEL:+--model "$MODEL"} --json >/dev/null
+"$FW" dedup "$OUT/lake" --json >/dev/null
+"$FW" mine "$OUT/lake" --failures -k 8 --out "$OUT/mined.json" "$@" --json >"$OUT/mine.json"
+"$FW" trainset build "$OUT/lake" --tag uniform --ratio 0.3 --seed 1 --json >/dev/null
+"$FW" trainset build "$OUT/lake" --tag mined --ratio 0.3 --seed 1 --mined "$OUT/mined.json" --json >/dev/null
+"$FW" trainset build "$OUT/lake" --tag mined-only --ratio 0 --seed 1 --mined "$OUT/mined.json" --json >/dev/null
+"$FW" trainset diff "$OUT/lake" uniform mined --hard-case "$HARD" --no-chart --json >"$OUT/diff.json"
+"$FW" trainset diff "$OUT/lake" uniform mined-only --hard-case "$HARD" --no-chart --json >"$OUT/precision.json"
+node -e '
+const fs = require("fs");
+const d = JSON.parse(fs.readFileSync(process.argv[1])), p = JSON.parse(fs.readFileSync(process.argv[2]));
+const hard = (x, side) => Math.round(x["hard_share_" + side] * x[side + "_episodes"]);
+const u = d.hard_share_from, m = d.hard_share_to;
+console.log(JSON.stringify({seed: +process.argv[3], episodes: +process.argv[4], model: process.argv[5] || "default",
+  mine_options: process.argv.slice(7).join(" "),
+  uniform: {episodes: d.from_episodes, hard: hard(d, "from"), share: +u.toFixed(4)},
+  uniform_plus_mined: {episodes: d.to_episodes, hard: hard(d, "to"), share: +m.toFixed(4)},
+  lift: +(m / u).toFixed(2),
+  mined_distinct: p.to_episodes, mined_hard: hard(p, "to"), precision: +p.hard_share_to.toFixed(4),
+  seconds: +process.argv[6]}));
+' "$OUT/diff.json" "$OUT/precision.json" "$SEED" "$EPISODES" "$MODEL" $(( SECONDS - t0 )) "$@"
