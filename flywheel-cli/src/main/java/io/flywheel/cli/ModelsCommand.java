@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import io.flywheel.enrich.model.BuiltinModel;
 import io.flywheel.enrich.model.ModelCache;
 import io.flywheel.enrich.model.NsfwjsPackage;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -28,8 +29,34 @@ final class ModelsCommand implements Runnable {
         spec.commandLine().usage(System.out);
     }
 
-    /** Which built-in model(s) to pull. */
-    enum Choice { mobilenet_v2, inception_v3, mobilenet_v2_mac, all }
+    /** Which built-in model(s) to pull: a short name or id ({@link BuiltinModel#byName}), or {@code all}. */
+    record Choice(List<BuiltinModel> models) {
+        /** Parses --model; an unknown name is a usage error listing the names. */
+        static final class Converter implements CommandLine.ITypeConverter<Choice> {
+            @Override
+            public Choice convert(String value) {
+                if (value.equalsIgnoreCase("all")) {
+                    return new Choice(List.of(BuiltinModel.values()));
+                }
+                try {
+                    return new Choice(List.of(BuiltinModel.byName(value)));
+                } catch (IllegalArgumentException e) {
+                    throw new CommandLine.TypeConversionException("expected " + String.join(", ", new Names())
+                            + " (or a model id), found '" + value + "'");
+                }
+            }
+        }
+
+        /** The short names and {@code all}, for --help and completion. */
+        static final class Names extends ArrayList<String> {
+            Names() {
+                for (BuiltinModel m : BuiltinModel.values()) {
+                    add(m.shortName());
+                }
+                add("all");
+            }
+        }
+    }
 
     /** One model as the commands report it. */
     record ModelInfo(String id, String file, long bytes, int dimension, List<Long> inputShape, String preprocessing,
@@ -48,9 +75,10 @@ final class ModelsCommand implements Runnable {
             description = "Build the built-in embedding model(s) from the npm package nsfwjs@" + NsfwjsPackage.VERSION
                     + " (downloaded from the npm registry, sha512-checked) with Flywheel's own converter, into the cache.")
     static final class Pull implements Callable<Integer> {
-        @Option(names = "--model", paramLabel = "MODEL", defaultValue = "mobilenet_v2",
+        @Option(names = "--model", paramLabel = "MODEL", defaultValue = "mobilenet_v2", converter = Choice.Converter.class,
+                completionCandidates = Choice.Names.class,
                 description = "mobilenet_v2 (default: 96-d, fast), inception_v3 (768-d), mobilenet_v2_mac (384-d MAC:"
-                        + " max-pooled, keeps small local cues) or all")
+                        + " max-pooled, keeps small local cues), a full model id, or all")
         Choice model;
 
         @Option(names = "--from", paramLabel = "TGZ", description = "a local nsfwjs-" + NsfwjsPackage.VERSION
@@ -78,8 +106,7 @@ final class ModelsCommand implements Runnable {
                 }
                 pkg = ModelCache.download(NsfwjsPackage.TARBALL_URL);
             }
-            List<BuiltinModel> models = model == Choice.all ? List.of(BuiltinModel.values())
-                    : List.of(BuiltinModel.byName(model.name()));
+            List<BuiltinModel> models = model.models();
             List<ModelInfo> pulled = new ArrayList<>();
             for (BuiltinModel m : models) {
                 ModelInfo info = ModelInfo.of(cache.install(m, pkg));

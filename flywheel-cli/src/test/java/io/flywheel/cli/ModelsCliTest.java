@@ -77,6 +77,12 @@ class ModelsCliTest {
 
         CliRun usage = CliRun.of("models", "pull", "--model", "resnet");
         assertEquals(2, usage.exitCode());
-        assertTrue(usage.err().contains("mobilenet_v2, inception_v3, mobilenet_v2_mac, all"), usage.err());
+        assertTrue(usage.err().startsWith("flywheel models pull: Invalid value for option '--model': expected mobilenet_v2,"
+                + " inception_v3, mobilenet_v2_mac, all (or a model id), found 'resnet'"), usage.err());
+        // A full model id is a name too: the run gets as far as the (bad) tarball.
+        CliRun byId = CliRun.of("models", "pull", "--model", "mobilenet_v2_block10_mac", "--from", tgz.toString(),
+                "--cache-dir", tmp.resolve("c").toString());
+        assertEquals(1, byId.exitCode(), byId.err());
+        assertTrue(byId.err().contains("not the nsfwjs 4.4.0 tarball"), byId.err());
     }
 }
