@@ -76,8 +76,9 @@ final class EnrichCommand implements Callable<Integer> {
     int stopAfter;
 
     @Option(names = "--model", paramLabel = "NAME|FILE|none", defaultValue = "mobilenet_v2",
-            description = "embedding model: a built-in (mobilenet_v2, inception_v3; pulled into the per-user cache"
-                    + " on first use), an ONNX file, or none (default ${DEFAULT-VALUE})")
+            description = "embedding model: a built-in (mobilenet_v2: 96-d average-pooled, inception_v3: 768-d,"
+                    + " mobilenet_v2_mac: 384-d max-pooled MAC for small local cues; or a full model id; pulled into the"
+                    + " per-user cache on first use), an ONNX file, or none (default ${DEFAULT-VALUE})")
     String model;
 
     @Option(names = "--preprocessing", paramLabel = "unit|clip", defaultValue = "unit",

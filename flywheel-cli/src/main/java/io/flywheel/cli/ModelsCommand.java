@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import io.flywheel.enrich.model.BuiltinModel;
 import io.flywheel.enrich.model.ModelCache;
 import io.flywheel.enrich.model.NsfwjsPackage;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -28,19 +29,45 @@ final class ModelsCommand implements Runnable {
         spec.commandLine().usage(System.out);
     }
 
-    /** Which built-in model(s) to pull. */
-    enum Choice { mobilenet_v2, inception_v3, all }
+    /** Which built-in model(s) to pull: a short name or id ({@link BuiltinModel#byName}), or {@code all}. */
+    record Choice(List<BuiltinModel> models) {
+        /** Parses --model; an unknown name is a usage error listing the names. */
+        static final class Converter implements CommandLine.ITypeConverter<Choice> {
+            @Override
+            public Choice convert(String value) {
+                if (value.equalsIgnoreCase("all")) {
+                    return new Choice(List.of(BuiltinModel.values()));
+                }
+                try {
+                    return new Choice(List.of(BuiltinModel.byName(value)));
+                } catch (IllegalArgumentException e) {
+                    throw new CommandLine.TypeConversionException("expected " + String.join(", ", new Names())
+                            + " (or a model id), found '" + value + "'");
+                }
+            }
+        }
+
+        /** The short names and {@code all}, for --help and completion. */
+        static final class Names extends ArrayList<String> {
+            Names() {
+                for (BuiltinModel m : BuiltinModel.values()) {
+                    add(m.shortName());
+                }
+                add("all");
+            }
+        }
+    }
 
     /** One model as the commands report it. */
     record ModelInfo(String id, String file, long bytes, int dimension, List<Long> inputShape, String preprocessing,
-                     String sha256, String source) {
+                     String pooling, String sha256, String source) {
         static ModelInfo of(ModelCache.CachedModel m) {
             List<Long> shape = new ArrayList<>();
             for (long d : m.inputShape()) {
                 shape.add(d);
             }
             return new ModelInfo(m.id(), m.file().toString(), m.bytes(), m.dimension(), shape, m.preprocessing(),
-                    m.sha256(), m.source());
+                    m.pooling(), m.sha256(), m.source());
         }
     }
 
@@ -48,8 +75,10 @@ final class ModelsCommand implements Runnable {
             description = "Build the built-in embedding model(s) from the npm package nsfwjs@" + NsfwjsPackage.VERSION
                     + " (downloaded from the npm registry, sha512-checked) with Flywheel's own converter, into the cache.")
     static final class Pull implements Callable<Integer> {
-        @Option(names = "--model", paramLabel = "MODEL", defaultValue = "mobilenet_v2",
-                description = "mobilenet_v2 (default: 96-d, fast), inception_v3 (768-d) or all")
+        @Option(names = "--model", paramLabel = "MODEL", defaultValue = "mobilenet_v2", converter = Choice.Converter.class,
+                completionCandidates = Choice.Names.class,
+                description = "mobilenet_v2 (default: 96-d, fast), inception_v3 (768-d), mobilenet_v2_mac (384-d MAC:"
+                        + " max-pooled, keeps small local cues), a full model id, or all")
         Choice model;
 
         @Option(names = "--from", paramLabel = "TGZ", description = "a local nsfwjs-" + NsfwjsPackage.VERSION
@@ -77,18 +106,14 @@ final class ModelsCommand implements Runnable {
                 }
                 pkg = ModelCache.download(NsfwjsPackage.TARBALL_URL);
             }
-            List<BuiltinModel> models = switch (model) {
-                case mobilenet_v2 -> List.of(BuiltinModel.MOBILENET_V2_BLOCK10_GAP);
-                case inception_v3 -> List.of(BuiltinModel.INCEPTION_V3_MIXED5_GAP);
-                case all -> List.of(BuiltinModel.values());
-            };
+            List<BuiltinModel> models = model.models();
             List<ModelInfo> pulled = new ArrayList<>();
             for (BuiltinModel m : models) {
                 ModelInfo info = ModelInfo.of(cache.install(m, pkg));
                 pulled.add(info);
                 if (!json) {
-                    out.printf(Locale.ROOT, "%s: %d-d, input %s, %,d bytes, sha256 %s%n  -> %s%n", info.id(), info.dimension(),
-                            info.inputShape(), info.bytes(), info.sha256(), info.file());
+                    out.printf(Locale.ROOT, "%s: %d-d (%s pooling), input %s, %,d bytes, sha256 %s%n  -> %s%n", info.id(),
+                            info.dimension(), info.pooling(), info.inputShape(), info.bytes(), info.sha256(), info.file());
                 }
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
@@ -134,8 +159,9 @@ final class ModelsCommand implements Runnable {
                 return 0;
             }
             for (ModelInfo m : models) {
-                out.printf(Locale.ROOT, "%-28s %4d-d  input %-20s %,11d bytes  sha256 %s%s%n", m.id(), m.dimension(),
-                        m.inputShape(), m.bytes(), m.sha256(), m.id().equals(BuiltinModel.DEFAULT.id()) ? "  (default)" : "");
+                out.printf(Locale.ROOT, "%-28s %4d-d  %-7s  input %-20s %,11d bytes  sha256 %s%s%n", m.id(), m.dimension(),
+                        m.pooling(), m.inputShape(), m.bytes(), m.sha256(),
+                        m.id().equals(BuiltinModel.DEFAULT.id()) ? "  (default)" : "");
             }
             out.printf(Locale.ROOT, "%d model(s) in %s%s%n", models.size(), cache.dir(),
                     models.isEmpty() ? " (run `flywheel models pull`)" : "");

@@ -25,7 +25,7 @@ import io.flywheel.testkit.SharedData;
 class EnrichCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static Path bridgeLake(Path tmp) {
+    static Path bridgeLake(Path tmp) {
         Path lake = tmp.resolve("lake");
         assertEquals(0, CliRun.of("init", lake.toString()).exitCode());
         CliRun r = CliRun.of("ingest", lake.toString(), SharedData.data("camera/bridge-mcap").toString());

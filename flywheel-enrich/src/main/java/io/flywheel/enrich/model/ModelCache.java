@@ -28,9 +28,15 @@ import io.flywheel.enrich.Embedder;
 public final class ModelCache {
     private final Path dir;
 
-    /** A model file in the cache, as ONNX Runtime reads it. */
+    /**
+     * A model file in the cache, as ONNX Runtime reads it.
+     *
+     * @param pooling the ONNX metadata {@code flywheel.pooling} (average, max); for a file without it,
+     *                the pooling of the built-in model its id names ({@code flywheel.model_id}, else
+     *                the file name; the average-pooled built-ins do not record it), else {@code unknown}
+     */
     public record CachedModel(String id, Path file, long bytes, String sha256, int dimension, long[] inputShape,
-                              String preprocessing, String source) {}
+                              String preprocessing, String source, String pooling) {}
 
     /** @param dir the cache folder (created on first install) */
     public ModelCache(Path dir) {
@@ -82,7 +88,7 @@ public final class ModelCache {
     public OnnxEmbedder open(BuiltinModel model, int threads) {
         Path p = find(model).orElseThrow(() -> new Embedder.EmbeddingException("model " + model.id()
                 + " is not in the model cache " + dir + ": run `flywheel models pull --model "
-                + model.nsfwjsFolder() + "`", null));
+                + model.shortName() + "`", null));
         return OnnxEmbedder.builder(p).modelId(model.id()).preprocessing(Preprocessing.UNIT).intraOpThreads(threads).build();
     }
 
@@ -138,9 +144,18 @@ public final class ModelCache {
     public static CachedModel describe(Path file) throws IOException {
         try (OnnxEmbedder e = OnnxEmbedder.builder(file).inputSize(224).build()) {
             String id = e.metadata().getOrDefault("flywheel.model_id", e.modelId());
+            String pooling = e.metadata().get("flywheel.pooling");
+            if (pooling == null) {
+                pooling = "unknown";
+                for (BuiltinModel m : BuiltinModel.values()) {
+                    if (m.id().equals(id)) {
+                        pooling = m.pooling().label();
+                    }
+                }
+            }
             return new CachedModel(id, file, Files.size(file), e.sha256(), e.dimension(), e.inputShape(),
                     e.metadata().getOrDefault("flywheel.preprocessing", "unknown"),
-                    e.metadata().getOrDefault("flywheel.source", ""));
+                    e.metadata().getOrDefault("flywheel.source", ""), pooling);
         }
     }
 

@@ -14,7 +14,8 @@ import java.util.Set;
 
 /**
  * Converts a TF.js Keras layers-model shipped in {@code nsfwjs@4.4.0} into a truncated ONNX
- * embedding model: the graph up to a cut layer, then {@code GlobalAveragePool} and {@code Flatten}.
+ * embedding model: the graph up to a cut layer, then {@code GlobalAveragePool} or {@code GlobalMaxPool}
+ * (see {@link Pooling}) and {@code Flatten}.
  *
  * <p>Input: the package's {@code dist/models/<folder>/model.min.js} (a browserify bundle exporting
  * {@code {modelTopology, weightsManifest}}; the topology is Keras 2.2.4 {@code model_config}) and its
@@ -72,8 +73,12 @@ public final class NsfwjsConverter {
         meta.put("flywheel.source", "npm:nsfwjs@" + NsfwjsPackage.VERSION + " dist/models/" + model.nsfwjsFolder()
                 + " (MIT, Infinite Red)");
         meta.put("flywheel.cut_layer", model.cutLayer());
-        byte[] onnx = convert(pkg, model.nsfwjsFolder(), model.cutLayer(), model.id(), meta);
-        return onnx;
+        if (model.pooling() != Pooling.AVERAGE) {
+            // Written only for non-average models so that the average-pooled models' bytes (and the
+            // sha256 of files already in users' caches) stay as they were; absent means average.
+            meta.put("flywheel.pooling", model.pooling().label());
+        }
+        return convert(pkg, model.nsfwjsFolder(), model.cutLayer(), model.pooling(), model.id(), meta);
     }
 
     /**
@@ -88,6 +93,26 @@ public final class NsfwjsConverter {
      * @throws ModelFormatException when a file is malformed, the cut layer is missing or a layer is unsupported
      */
     public static byte[] convert(NsfwjsPackage pkg, String folder, String cutLayer, String graphName,
+                                 Map<String, String> metadata) throws IOException {
+        return convert(pkg, folder, cutLayer, Pooling.AVERAGE, graphName, metadata);
+    }
+
+    /**
+     * Converts any nsfwjs model folder, cut at any layer whose output is a 4-D feature map
+     * [N,C,H,W], with a choice of pooling: {@link Pooling#AVERAGE} or {@link Pooling#MAX} give
+     * output {@code embedding} float32 [N,C]; {@link Pooling#NONE} gives output {@code features},
+     * the feature map itself, float32 [N,C,H,W].
+     *
+     * @param pkg       package files
+     * @param folder    folder below {@code dist/models/}, e.g. {@code mobilenet_v2}
+     * @param cutLayer  Keras layer name whose output is pooled
+     * @param pooling   what follows the cut layer
+     * @param graphName ONNX graph name
+     * @param metadata  ONNX metadata_props to record (as given: the caller adds {@code flywheel.pooling})
+     * @return ONNX model bytes
+     * @throws ModelFormatException when a file is malformed, the cut layer is missing or a layer is unsupported
+     */
+    public static byte[] convert(NsfwjsPackage pkg, String folder, String cutLayer, Pooling pooling, String graphName,
                                  Map<String, String> metadata) throws IOException {
         String dir = "dist/models/" + folder + "/";
         String modelFile = pkg.origin() + "/" + dir + "model.min.js";
@@ -166,13 +191,14 @@ public final class NsfwjsConverter {
         for (WeightSpec s : specs) {
             c.weightSpecs.put(s.name(), s);
         }
-        c.build(layers, cutLayer);
+        c.build(layers, cutLayer, pooling);
         return c.graph.toModelBytes(OPSET, "flywheel", "0.1.0",
-                "Truncated at " + cutLayer + " + GlobalAveragePool, converted from npm nsfwjs@" + NsfwjsPackage.VERSION
+                "Truncated at " + cutLayer + (pooling == Pooling.NONE ? " (no pooling)" : " + " + pooling.onnxOp())
+                        + ", converted from npm nsfwjs@" + NsfwjsPackage.VERSION
                         + " " + dir + " (the same bytes whichever copy of the package is read)", metadata);
     }
 
-    private void build(List<Object> layers, String cutLayer) throws ModelFormatException {
+    private void build(List<Object> layers, String cutLayer, Pooling pooling) throws ModelFormatException {
         Map<String, Map<String, Object>> byName = new LinkedHashMap<>();
         Map<String, List<String>> inbound = new HashMap<>();
         for (Object o : layers) {
@@ -216,7 +242,15 @@ public final class NsfwjsConverter {
             }
         }
         int[] cut = shapeOf.get(cutLayer);
-        graph.node("GlobalAveragePool", "global_average_pool", List.of(valueOf.get(cutLayer)), "pooled");
+        switch (pooling) {
+            case AVERAGE -> graph.node("GlobalAveragePool", "global_average_pool", List.of(valueOf.get(cutLayer)), "pooled");
+            case MAX -> graph.node("GlobalMaxPool", "global_max_pool", List.of(valueOf.get(cutLayer)), "pooled");
+            case NONE -> {
+                graph.node("Identity", "features", List.of(valueOf.get(cutLayer)), "features");
+                graph.output("features", "N", cut[0], cut[1], cut[2]);
+                return;
+            }
+        }
         graph.node("Flatten", "flatten", List.of("pooled"), "embedding").attr("axis", 1L);
         graph.output("embedding", "N", cut[0]);
     }
