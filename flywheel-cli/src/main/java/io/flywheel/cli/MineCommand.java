@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import io.flywheel.curate.PcaWhitening;
 import io.flywheel.curate.pool.EpisodeVectors;
 import io.flywheel.curate.pool.MiningJob;
 import io.flywheel.curate.trainset.MinedEpisode;
@@ -22,8 +23,10 @@ import io.flywheel.ingest.IngestOptions;
 import io.flywheel.lake.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.quality.RuleSet;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
 /** {@code flywheel mine LAKE}: the episodes most like the robot's failures (or given episodes or recordings). */
@@ -42,7 +45,8 @@ final class MineCommand implements Callable<Integer> {
     List<String> episodes = new ArrayList<>();
 
     @Option(names = "--recording", paramLabel = "FILE", description = "query with a new recording (MCAP, bag, RLDS; not"
-            + " added to the lake: it is ingested and embedded in a scratch lake with the lake's model) (repeatable)")
+            + " added to the lake: it is ingested and embedded in a scratch lake with the lake's model; with --cameras its vector"
+            + " comes from the same cameras, and a recording without them fails) (repeatable)")
     List<Path> recordings = new ArrayList<>();
 
     @Option(names = "-k", defaultValue = "8", description = "neighbours per query (default ${DEFAULT-VALUE})")
@@ -61,6 +65,21 @@ final class MineCommand implements Callable<Integer> {
             description = "candidates re-ranked exactly, times k (default ${DEFAULT-VALUE})")
     int refineFactor;
 
+    @Option(names = "--cameras", paramLabel = "TOPIC", split = ",",
+            description = "build episode vectors from these cameras' frame embeddings (e.g. the wrist cameras): the"
+                    + " normalised mean over the cameras of each camera's normalised mean; episodes without embeddings on"
+                    + " every one are left out (default: episodes.embedding, the master camera)")
+    List<String> cameras = new ArrayList<>();
+
+    @Option(names = "--whiten", description = "PCA-whiten pool and queries (fitted on the prefiltered pool) before the"
+            + " search, so that directions every episode shares (the scene) count less; distances are then in the"
+            + " whitened space")
+    boolean whiten;
+
+    @Option(names = "--whiten-epsilon", paramLabel = "E",
+            description = "whitening regulariser: each eigenvalue gets E * the largest added (default 0.001; needs --whiten)")
+    Double whitenEpsilon;
+
     @Option(names = "--out", paramLabel = "FILE", description = "write the neighbours file here (JSON)")
     Path out;
 
@@ -69,10 +88,22 @@ final class MineCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (whitenEpsilon != null && !whiten) {
+            throw new ParameterException(new CommandLine(this), "--whiten-epsilon needs --whiten");
+        }
+        MiningJob.Options options;
+        try {
+            options = MiningJob.Options.builder(k).robot(robot).task(task).nprobes(nprobes).refineFactor(refineFactor)
+                    .cameras(cameras).whiten(whiten)
+                    .whitenEpsilon(whitenEpsilon == null ? PcaWhitening.DEFAULT_EPSILON : whitenEpsilon).build();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(new CommandLine(this), (whitenEpsilon != null && e.getMessage().contains("epsilon")
+                    ? "--whiten-epsilon: " : "") + e.getMessage());
+        }
         long t0 = System.nanoTime();
         MiningJob.Result r;
         try (Lake l = Lake.open(lake)) {
-            EpisodeVectors ev = EpisodeVectors.read(l);
+            EpisodeVectors ev = MiningJob.vectors(l, options);
             List<MiningJob.Query> queries = new ArrayList<>();
             if (failures) {
                 queries.addAll(MiningJob.failures(ev));
@@ -85,12 +116,12 @@ final class MineCommand implements Callable<Integer> {
                 queries.add(MiningJob.episode(ev, e));
             }
             for (Path rec : recordings) {
-                queries.addAll(recordingQueries(rec, ev));
+                queries.addAll(recordingQueries(rec, ev, cameras));
             }
             if (queries.isEmpty()) {
                 throw new IllegalArgumentException("nothing to mine for: give --failures, --episode ID or --recording FILE");
             }
-            r = MiningJob.run(l, ev, queries, new MiningJob.Options(k, robot, task, nprobes, refineFactor));
+            r = MiningJob.run(l, ev, queries, options);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
         Map<String, Object> file = new LinkedHashMap<>();
@@ -105,7 +136,9 @@ final class MineCommand implements Callable<Integer> {
         }
         file.put("neighbours", list);
         Map<String, Object> lineage = new LinkedHashMap<>(r.lineage());
-        lineage.put("mine_command_line", "flywheel mine " + lake + (failures ? " --failures" : "") + " -k " + k);
+        lineage.put("mine_command_line", "flywheel mine " + lake + (failures ? " --failures" : "") + " -k " + k
+                + (cameras.isEmpty() ? "" : " --cameras " + String.join(",", cameras))
+                + (whiten ? " --whiten --whiten-epsilon " + options.whitenEpsilon() : ""));
         file.put("lineage", lineage);
         if (out != null) {
             if (out.toAbsolutePath().getParent() != null) {
@@ -116,6 +149,12 @@ final class MineCommand implements Callable<Integer> {
         if (json) {
             file.put("index", r.index().kind().name());
             file.put("pool_size", r.poolSize());
+            file.put("cameras", options.cameras());
+            file.put("whiten", options.whiten());
+            file.put("whiten_epsilon", options.whiten() ? options.whitenEpsilon() : null);
+            file.put("distance", lineage.get("distance"));
+            file.put("episodes_with_vectors", r.episodesWithVectors());
+            file.put("episodes_without_vectors", r.episodesWithoutVectors());
             file.put("seconds", secs);
             Json.print(System.out, file);
             return 0;
@@ -126,16 +165,26 @@ final class MineCommand implements Callable<Integer> {
                 current = m.queryEpisodeId();
                 System.out.println("query " + current + ":");
             }
-            System.out.printf(Locale.ROOT, "  %2d. %-28s cosine distance %.4f%n", m.rank(), m.episodeId(), m.distance());
+            System.out.printf(Locale.ROOT, "  %2d. %-28s %s %.4f%n", m.rank(), m.episodeId(),
+                    whiten ? "whitened cosine distance" : "cosine distance", m.distance());
         }
+        System.out.printf(Locale.ROOT, "vectors: %s%s; %d episode(s) with vectors, %d left out (no embedding%s)%n",
+                cameras.isEmpty() ? "episodes.embedding (master camera)" : "cameras " + String.join(", ", cameras),
+                whiten ? String.format(Locale.ROOT, ", PCA-whitened (epsilon %s, fitted on %d pool episodes; distances are"
+                        + " in the whitened space)", options.whitenEpsilon(), r.whitening().fittedOn()) : ", not whitened",
+                r.episodesWithVectors(), r.episodesWithoutVectors(), cameras.isEmpty() ? "" : " on every camera");
         System.out.printf(Locale.ROOT, "%d queries, %d neighbours from a pool of %d (%s: %s); %.1f s%s%n",
                 r.queries().size(), r.neighbours().size(), r.poolSize(), r.index().kind(), r.index().reason(), secs,
                 out != null ? "; neighbours file " + out.toAbsolutePath() : "");
         return 0;
     }
 
-    /** Ingests and embeds a recording in a scratch lake with the lake's model; one query per episode. */
-    private static List<MiningJob.Query> recordingQueries(Path rec, EpisodeVectors ev) throws IOException {
+    /**
+     * Ingests and embeds a recording in a scratch lake with the lake's model; one query per episode, built the way the
+     * lake's vectors are (the same cameras, else episodes.embedding). A recording lacking one of the cameras fails.
+     */
+    private static List<MiningJob.Query> recordingQueries(Path rec, EpisodeVectors ev, List<String> cameras)
+            throws IOException {
         BuiltinModel model = BuiltinModel.byName(ev.model());
         Path scratch = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "mine-query");
         List<MiningJob.Query> out = new ArrayList<>();
@@ -147,7 +196,13 @@ final class MineCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--recording " + rec + ": " + in.failed().get(0).message());
             }
             EnrichJob.run(q, embedder, EnrichOptions.builder().stride(Stride.every(5)).build(), p -> { });
-            EpisodeVectors qv = EpisodeVectors.read(q);
+            EpisodeVectors qv;
+            try {
+                // the same construction as the lake's vectors: the same cameras, or episodes.embedding
+                qv = cameras.isEmpty() ? EpisodeVectors.read(q) : EpisodeVectors.fromCameras(q, cameras);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--recording " + rec + ": " + e.getMessage(), e);
+            }
             for (int i = 0; i < qv.size(); i++) {
                 out.add(new MiningJob.Query(rec.getFileName() + "#" + qv.infos().get(i).episodeId(), qv.vectors()[i],
                         "recording " + rec));

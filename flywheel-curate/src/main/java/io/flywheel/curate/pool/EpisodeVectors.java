@@ -2,12 +2,18 @@ package io.flywheel.curate.pool;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.StructVector;
 
 import io.flywheel.curate.trainset.EpisodeInfo;
 import io.flywheel.curate.trainset.Trainsets;
@@ -16,17 +22,43 @@ import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
 
 /**
- * The episode embeddings of a lake (written by {@code flywheel enrich}): one L2-normalised
- * float32[D] per enriched episode, all from one model.
+ * The episode vectors of a lake that mining and dedup search: one L2-normalised float32[D] per
+ * episode, all from one embedding model. Two constructions:
+ * <ul>
+ *   <li>{@link #read}: {@code episodes.embedding}, written by {@code flywheel enrich} (the
+ *       L2-normalised mean of the master camera's keyframe embeddings); {@code cameras} is empty;</li>
+ *   <li>{@link #fromCameras}: from chosen cameras' per-frame embeddings in {@code frames.images[].embedding}:
+ *       per episode, the L2-normalised mean over the chosen cameras of each camera's L2-normalised mean
+ *       frame embedding. An episode lacking an embedding on any chosen camera gets no vector.</li>
+ * </ul>
  *
- * @param infos the episodes, in the order of {@code vectors}
+ * @param infos the episodes with a vector, in the order of {@code vectors}
  * @param vectors float32[n][D], L2-normalised
  * @param model the embedding model id
  * @param sha256 the model file's SHA-256
  * @param episodesVersion the episodes table version read
+ * @param cameras the camera topics the vectors were built from; empty for {@code episodes.embedding}
+ * @param framesVersion the frames table version read, or -1 when the frames were not read
+ * @param withoutVectors ids of the lake's episodes left out for want of embeddings (not enriched, or
+ *     no embedding on one of the cameras)
  */
 public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String model, String sha256,
-                             long episodesVersion) {
+                             long episodesVersion, List<String> cameras, long framesVersion,
+                             List<String> withoutVectors) {
+    /** Frames read per batch by {@link #fromCameras}: the images column (hot JPEGs included) is streamed. */
+    static final long FRAME_BATCH_ROWS = 256;
+
+    public EpisodeVectors {
+        infos = List.copyOf(infos);
+        cameras = List.copyOf(cameras);
+        withoutVectors = List.copyOf(withoutVectors);
+    }
+
+    /** Vectors from {@code episodes.embedding}, with no record of the episodes left out. */
+    public EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String model, String sha256, long episodesVersion) {
+        this(infos, vectors, model, sha256, episodesVersion, List.of(), -1, List.of());
+    }
+
     /** @return number of episodes with an embedding */
     public int size() {
         return vectors.length;
@@ -94,7 +126,189 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
                 throw new IllegalArgumentException("no episode of " + lake.location()
                         + " has an embedding yet; run `flywheel enrich " + lake.location() + "` first");
             }
-            return new EpisodeVectors(List.copyOf(infos), vecs.toArray(new float[0][]), model[0], model[1], t.version());
+            Set<String> with = new java.util.HashSet<>();
+            infos.forEach(e -> with.add(e.episodeId()));
+            List<String> without = all.keySet().stream().filter(e -> !with.contains(e)).toList();
+            return new EpisodeVectors(infos, vecs.toArray(new float[0][]), model[0], model[1], t.version(), List.of(), -1,
+                    without);
         }
+    }
+
+    /**
+     * The camera topics of a lake: the topics of the images of every episode's first frame
+     * ({@code frames.images[].topic} where {@code frame_index = 0}).
+     *
+     * @return the topics, sorted
+     */
+    public static Set<String> cameraTopics(Lake lake) {
+        Set<String> out = new TreeSet<>();
+        try (LakeTable t = lake.table("frames")) {
+            t.scan(ScanRequest.builder().columns("images").filter("frame_index = 0").batchSize(FRAME_BATCH_ROWS).build(), b -> {
+                ListVector images = (ListVector) b.getVector("images");
+                FieldVector topic = ((StructVector) images.getDataVector()).getChild("topic");
+                for (int r = 0; r < b.getRowCount(); r++) {
+                    for (int i = images.getElementStartIndex(r); i < images.getElementEndIndex(r); i++) {
+                        out.add(DedupJob.text(topic, i));
+                    }
+                }
+            });
+        }
+        return out;
+    }
+
+    /**
+     * Builds episode vectors from chosen cameras' frame embeddings: for each episode and camera c,
+     * {@code m_c = normalise(mean of the frames' embeddings on c)}; the episode's vector is
+     * {@code normalise(mean over the chosen cameras of m_c)}. The frames table is streamed in
+     * batches of {@value #FRAME_BATCH_ROWS} rows, keeping only running sums per episode and camera
+     * (Lance 7.0.0 cannot project struct fields inside the {@code images} list, so the column is
+     * read whole, batch by batch). Episodes lacking an embedding on a chosen camera are left out and
+     * listed in {@link #withoutVectors}.
+     *
+     * @param cameras camera topics, at least one, no repeats (e.g. the two wrist cameras)
+     * @return the vectors, with {@code cameras} and {@code framesVersion} set
+     * @throws IllegalArgumentException when cameras is empty or repeats a topic, a topic is not a camera
+     *     of the lake (naming it and the lake's camera topics), no episode has embeddings on every chosen
+     *     camera (run enrich first), the embeddings differ in dimension (naming the episode and topic), or
+     *     the episodes were embedded by different models
+     */
+    public static EpisodeVectors fromCameras(Lake lake, List<String> cameras) {
+        if (cameras.isEmpty()) {
+            throw new IllegalArgumentException("no cameras given: name at least one camera topic");
+        }
+        if (new LinkedHashSet<>(cameras).size() != cameras.size()) {
+            throw new IllegalArgumentException("camera topics repeat: " + cameras);
+        }
+        Set<String> known = cameraTopics(lake);
+        for (String c : cameras) {
+            if (!known.contains(c)) {
+                throw new IllegalArgumentException("unknown camera topic '" + c + "'; the cameras of " + lake.location()
+                        + " are " + String.join(", ", known));
+            }
+        }
+        Map<String, Integer> camIndex = new HashMap<>();
+        for (int i = 0; i < cameras.size(); i++) {
+            camIndex.put(cameras.get(i), i);
+        }
+        Map<String, EpisodeInfo> all;
+        Map<String, String[]> models = new HashMap<>();
+        long episodesVersion;
+        try (LakeTable t = lake.table("episodes")) {
+            episodesVersion = t.version();
+            all = Trainsets.episodeInfos(lake, t);
+            if (t.schema().getFields().stream().anyMatch(f -> f.getName().equals("embedding_model"))) {
+                t.scan(ScanRequest.builder().columns("episode_id", "embedding_model", "embedding_sha256")
+                        .filter("embedding_model IS NOT NULL").build(), b -> {
+                    for (int r = 0; r < b.getRowCount(); r++) {
+                        models.put(DedupJob.text(b.getVector("episode_id"), r), new String[] {
+                            DedupJob.text(b.getVector("embedding_model"), r), DedupJob.text(b.getVector("embedding_sha256"), r)});
+                    }
+                });
+            }
+        }
+        // per episode: sums[camera][D] and counts[camera]
+        Map<String, double[][]> sums = new HashMap<>();
+        Map<String, int[]> counts = new HashMap<>();
+        int[] dim = {-1};
+        long framesVersion;
+        try (LakeTable t = lake.table("frames")) {
+            framesVersion = t.version();
+            t.scan(ScanRequest.builder().columns("episode_id", "images").batchSize(FRAME_BATCH_ROWS).build(), b -> {
+                ListVector images = (ListVector) b.getVector("images");
+                StructVector s = (StructVector) images.getDataVector();
+                FieldVector topic = s.getChild("topic");
+                ListVector emb = (ListVector) s.getChild("embedding");
+                if (emb == null) {
+                    return;
+                }
+                Float4Vector f = (Float4Vector) emb.getDataVector();
+                for (int r = 0; r < b.getRowCount(); r++) {
+                    String ep = null;
+                    for (int i = images.getElementStartIndex(r); i < images.getElementEndIndex(r); i++) {
+                        Integer c = camIndex.get(DedupJob.text(topic, i));
+                        if (c == null || emb.isNull(i)) {
+                            continue;
+                        }
+                        if (ep == null) {
+                            ep = DedupJob.text(b.getVector("episode_id"), r);
+                        }
+                        int from = emb.getElementStartIndex(i);
+                        int len = emb.getElementEndIndex(i) - from;
+                        if (dim[0] < 0) {
+                            dim[0] = len;
+                        } else if (len != dim[0]) {
+                            throw new IllegalArgumentException("episode " + ep + " has a " + cameras.get(c)
+                                    + " frame embedding of dimension " + len + ", others have " + dim[0]);
+                        }
+                        double[] acc = sums.computeIfAbsent(ep, k -> new double[cameras.size()][len])[c];
+                        for (int j = 0; j < len; j++) {
+                            acc[j] += f.get(from + j);
+                        }
+                        counts.computeIfAbsent(ep, k -> new int[cameras.size()])[c]++;
+                    }
+                }
+            });
+        }
+        List<EpisodeInfo> infos = new ArrayList<>();
+        List<float[]> vecs = new ArrayList<>();
+        List<String> without = new ArrayList<>();
+        String[] model = null;
+        String modelEpisode = null;
+        for (Map.Entry<String, EpisodeInfo> e : all.entrySet()) {
+            String ep = e.getKey();
+            int[] n = counts.get(ep);
+            boolean complete = n != null;
+            for (int c = 0; complete && c < n.length; c++) {
+                complete = n[c] > 0;
+            }
+            if (!complete) {
+                without.add(ep);
+                continue;
+            }
+            String[] m = models.getOrDefault(ep, new String[] {"", ""});
+            if (model == null) {
+                model = m;
+                modelEpisode = ep;
+            } else if (!model[0].equals(m[0])) {
+                throw new IllegalArgumentException("episodes of " + lake.location() + " were embedded by two models ("
+                        + model[0] + " on " + modelEpisode + " and " + m[0] + " on " + ep + "); re-run enrich with one model");
+            }
+            infos.add(e.getValue());
+            vecs.add(cameraMean(sums.get(ep), n));
+        }
+        if (vecs.isEmpty()) {
+            throw new IllegalArgumentException("no episode of " + lake.location() + " has frame embeddings on every one of "
+                    + cameras + "; run `flywheel enrich " + lake.location() + "` with a model first");
+        }
+        return new EpisodeVectors(infos, vecs.toArray(new float[0][]), model[0], model[1], episodesVersion, cameras,
+                framesVersion, without);
+    }
+
+    /** normalise(mean over cameras c of normalise(sums[c] / counts[c])); the division by counts cancels in normalise. */
+    private static float[] cameraMean(double[][] sums, int[] counts) {
+        int d = sums[0].length;
+        double[] acc = new double[d];
+        for (double[] s : sums) {
+            double norm = 0;
+            for (double v : s) {
+                norm += v * v;
+            }
+            norm = Math.sqrt(norm);
+            if (norm > 0) {
+                for (int j = 0; j < d; j++) {
+                    acc[j] += s[j] / norm;
+                }
+            }
+        }
+        double norm = 0;
+        for (double v : acc) {
+            norm += v * v;
+        }
+        norm = Math.sqrt(norm);
+        float[] out = new float[d];
+        for (int j = 0; j < d; j++) {
+            out[j] = norm > 0 ? (float) (acc[j] / norm) : 0f;
+        }
+        return out;
     }
 }

@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.flywheel.curate.KnnQuery;
+import io.flywheel.curate.PcaWhitening;
 import io.flywheel.curate.VectorIndexOptions;
 import io.flywheel.curate.VectorSearch;
 import io.flywheel.curate.VectorTable;
@@ -32,6 +33,14 @@ import io.flywheel.lake.LocalFiles;
  * quality status is not {@code fail}, whose outcome is not a failure, that are not a near-duplicate of
  * another episode (the latest dedup), optionally of one robot or task; the queries themselves are
  * never results.
+ *
+ * <p>Episode vectors come from {@code episodes.embedding} (the master camera) or, with
+ * {@link Options#cameras()}, from chosen cameras' frame embeddings ({@link EpisodeVectors#fromCameras}).
+ * With {@link Options#whiten()}, pool vectors and queries are PCA-whitened ({@link PcaWhitening}, Jégou and
+ * Chum, ECCV 2012) with a transform fitted on the pool after the prefilter, and the index searches the
+ * whitened vectors: a camera such as the head camera sees mostly the scene, and whitening shrinks those
+ * dominant directions so that rarer ones (the object) decide the neighbours. The settings go into the
+ * result's lineage ({@code cameras}, {@code whiten}, {@code whiten_epsilon}).
  */
 public final class MiningJob {
     private MiningJob() {}
@@ -45,34 +54,134 @@ public final class MiningJob {
     }
 
     /**
+     * Mining options; build with {@link #builder(int)} (or {@link #k(int)} for the defaults).
+     *
      * @param k neighbours per query, &ge; 1
      * @param robot only episodes of this robot id, or null
      * @param task only episodes with this task text, or null
      * @param nprobes IVF partitions searched
      * @param refineFactor candidates re-ranked exactly, as a multiple of k
+     * @param cameras camera topics the episode vectors are built from ({@link EpisodeVectors#fromCameras});
+     *     empty: {@code episodes.embedding} (the master camera)
+     * @param whiten whether to PCA-whiten the vectors ({@link PcaWhitening}, fitted on the pool after the
+     *     prefilter) before the search; distances are then cosine distances in the whitened space
+     * @param whitenEpsilon the whitening regulariser epsilon, &gt; 0 ({@link PcaWhitening#DEFAULT_EPSILON})
      */
-    public record Options(int k, String robot, String task, int nprobes, int refineFactor) {
+    public record Options(int k, String robot, String task, int nprobes, int refineFactor, List<String> cameras,
+                          boolean whiten, double whitenEpsilon) {
         public Options {
             if (k < 1) {
                 throw new IllegalArgumentException("k must be >= 1, got " + k);
             }
+            cameras = List.copyOf(cameras);
+            if (!(whitenEpsilon > 0) || Double.isInfinite(whitenEpsilon)) {
+                throw new IllegalArgumentException("whitening epsilon must be a positive number, got " + whitenEpsilon);
+            }
         }
 
-        /** @return k neighbours, no robot or task restriction, nprobes 20, refine factor 10 */
+        /** Options on {@code episodes.embedding} without whitening. */
+        public Options(int k, String robot, String task, int nprobes, int refineFactor) {
+            this(k, robot, task, nprobes, refineFactor, List.of(), false, PcaWhitening.DEFAULT_EPSILON);
+        }
+
+        /** @return k neighbours, no robot or task restriction, nprobes 20, refine factor 10, master camera, no whitening */
         public static Options k(int k) {
             return new Options(k, null, null, 20, 10);
+        }
+
+        /** @return a builder starting from {@link #k(int)} */
+        public static Builder builder(int k) {
+            return new Builder(k);
+        }
+
+        /** Builder of {@link Options}. */
+        public static final class Builder {
+            private final int k;
+            private String robot;
+            private String task;
+            private int nprobes = 20;
+            private int refineFactor = 10;
+            private List<String> cameras = List.of();
+            private boolean whiten;
+            private double whitenEpsilon = PcaWhitening.DEFAULT_EPSILON;
+
+            private Builder(int k) {
+                this.k = k;
+            }
+
+            /** @param robot only episodes of this robot id, or null */
+            public Builder robot(String robot) {
+                this.robot = robot;
+                return this;
+            }
+
+            /** @param task only episodes with this task text, or null */
+            public Builder task(String task) {
+                this.task = task;
+                return this;
+            }
+
+            /** @param nprobes IVF partitions searched */
+            public Builder nprobes(int nprobes) {
+                this.nprobes = nprobes;
+                return this;
+            }
+
+            /** @param refineFactor candidates re-ranked exactly, as a multiple of k */
+            public Builder refineFactor(int refineFactor) {
+                this.refineFactor = refineFactor;
+                return this;
+            }
+
+            /** @param cameras camera topics for the episode vectors; empty for {@code episodes.embedding} */
+            public Builder cameras(List<String> cameras) {
+                this.cameras = cameras;
+                return this;
+            }
+
+            /** @param whiten whether to PCA-whiten pool and queries before the search */
+            public Builder whiten(boolean whiten) {
+                this.whiten = whiten;
+                return this;
+            }
+
+            /** @param epsilon the whitening regulariser, &gt; 0 */
+            public Builder whitenEpsilon(double epsilon) {
+                this.whitenEpsilon = epsilon;
+                return this;
+            }
+
+            /** @throws IllegalArgumentException when k &lt; 1 or epsilon is not positive */
+            public Options build() {
+                return new Options(k, robot, task, nprobes, refineFactor, cameras, whiten, whitenEpsilon);
+            }
         }
     }
 
     /**
      * @param queries the queries run
-     * @param neighbours every query's neighbours, by query then rank
+     * @param neighbours every query's neighbours, by query then rank; distances are cosine distances,
+     *     in the whitened space when {@code whitening} is not null
      * @param index the index the pool was searched with
      * @param poolSize episodes in the mining pool table (before the prefilter)
-     * @param lineage what produced it: queries, model, k, index, filter, source versions
+     * @param lineage what produced it: queries, model, vectors (cameras, whitening), k, index, filter, source versions
+     * @param episodesWithVectors episodes of the lake with a vector (queries included)
+     * @param episodesWithoutVectors episodes of the lake left out for want of embeddings
+     * @param whitening the transform the pool and queries went through, or null without whitening
      */
     public record Result(List<Query> queries, List<MinedEpisode> neighbours, VectorSearch.IndexChoice index,
-                         long poolSize, Map<String, Object> lineage) {}
+                         long poolSize, Map<String, Object> lineage, int episodesWithVectors, int episodesWithoutVectors,
+                         PcaWhitening whitening) {}
+
+    /**
+     * The episode vectors the options ask for.
+     *
+     * @return {@link EpisodeVectors#read} when {@code o.cameras()} is empty, else {@link EpisodeVectors#fromCameras}
+     * @throws IllegalArgumentException as those do
+     */
+    public static EpisodeVectors vectors(Lake lake, Options o) {
+        return o.cameras().isEmpty() ? EpisodeVectors.read(lake) : EpisodeVectors.fromCameras(lake, o.cameras());
+    }
 
     /** @return queries for every episode of the lake whose outcome is a failure (with an embedding) */
     public static List<Query> failures(EpisodeVectors ev) {
@@ -87,25 +196,35 @@ public final class MiningJob {
 
     /**
      * @return a query for an episode of the lake
-     * @throws IllegalArgumentException when the episode has no embedding or does not exist
+     * @throws IllegalArgumentException when the episode has no vector (no embedding, or none on a chosen camera)
+     *     or does not exist
      */
     public static Query episode(EpisodeVectors ev, String episodeId) {
         int i = ev.indexOf(episodeId);
         if (i < 0) {
-            throw new IllegalArgumentException("episode '" + episodeId + "' has no embedding in the lake (unknown id,"
-                    + " or not enriched yet)");
+            throw new IllegalArgumentException("episode '" + episodeId + "' has no " + (ev.cameras().isEmpty() ? "embedding"
+                    : "frame embeddings on every one of " + ev.cameras()) + " in the lake (unknown id, or not enriched yet)");
         }
         return new Query(episodeId, ev.vectors()[i], "episode");
     }
 
     /**
-     * Runs the queries.
+     * Runs the queries. With {@code o.whiten()}, a {@link PcaWhitening} is fitted on the pool vectors
+     * that pass the prefilter, and every pool vector and query goes through it before the pool table
+     * is written and searched.
      *
-     * @throws IllegalArgumentException when there are no queries or a query's dimension differs from the pool's
+     * @param ev the episode vectors, built as {@code o} says ({@link #vectors})
+     * @throws IllegalArgumentException when there are no queries, a query's dimension differs from the pool's,
+     *     {@code ev} was built from other cameras than {@code o.cameras()}, or whitening finds fewer than 2
+     *     pool vectors after the prefilter
      */
     public static Result run(Lake lake, EpisodeVectors ev, List<Query> queries, Options o) {
         if (queries.isEmpty()) {
             throw new IllegalArgumentException("no queries: give failure episodes, episode ids or recordings to mine for");
+        }
+        if (!ev.cameras().equals(o.cameras())) {
+            throw new IllegalArgumentException("the episode vectors were built from " + describe(ev.cameras())
+                    + " but the mining options ask for " + describe(o.cameras()) + "; the two spaces cannot be mixed");
         }
         int dim = ev.vectors()[0].length;
         for (Query q : queries) {
@@ -116,9 +235,12 @@ public final class MiningJob {
         }
         Set<String> queryIds = new HashSet<>();
         queries.forEach(q -> queryIds.add(q.id()));
-        String uri = poolUri(lake);
-        long rows = writePool(uri, ev, queryIds);
-        List<MinedEpisode> out = new ArrayList<>();
+        List<Integer> poolRows = new ArrayList<>();
+        for (int i = 0; i < ev.size(); i++) {
+            if (!queryIds.contains(ev.infos().get(i).episodeId())) {
+                poolRows.add(i);
+            }
+        }
         StringBuilder filter = new StringBuilder("quality_status != 'fail' AND failed = 'false' AND duplicate = 'false'");
         if (o.robot() != null) {
             filter.append(" AND robot_id = ").append(io.flywheel.lake.Sql.quote(o.robot()));
@@ -126,10 +248,38 @@ public final class MiningJob {
         if (o.task() != null) {
             filter.append(" AND task = ").append(io.flywheel.lake.Sql.quote(o.task()));
         }
+        PcaWhitening whitening = null;
+        float[][] poolVectors = new float[poolRows.size()][];
+        for (int j = 0; j < poolVectors.length; j++) {
+            poolVectors[j] = ev.vectors()[poolRows.get(j)];
+        }
+        List<Query> searched = queries;
+        if (o.whiten()) {
+            List<float[]> fit = new ArrayList<>();
+            for (int j = 0; j < poolVectors.length; j++) {
+                if (passesPrefilter(ev.infos().get(poolRows.get(j)), o)) {
+                    fit.add(poolVectors[j]);
+                }
+            }
+            if (fit.size() < 2) {
+                throw new IllegalArgumentException("whitening needs at least 2 pool episodes with vectors after the"
+                        + " prefilter (" + filter + "), got " + fit.size());
+            }
+            whitening = PcaWhitening.fit(fit.toArray(new float[0][]), o.whitenEpsilon());
+            poolVectors = whitening.apply(poolVectors);
+            List<Query> w = new ArrayList<>();
+            for (Query q : queries) {
+                w.add(new Query(q.id(), whitening.apply(q.vector()), q.source()));
+            }
+            searched = w;
+        }
+        String uri = poolUri(lake);
+        long rows = writePool(uri, ev, poolRows, poolVectors);
+        List<MinedEpisode> out = new ArrayList<>();
         VectorSearch.IndexChoice choice;
         try (VectorSearch vs = VectorSearch.open(uri)) {
             choice = vs.buildIndex(VectorIndexOptions.builder().replace(true).build());
-            for (Query q : queries) {
+            for (Query q : searched) {
                 List<VectorSearch.Hit> hits = vs.knn(KnnQuery.builder(q.vector()).k(o.k()).filter(filter.toString())
                         .nprobes(o.nprobes()).refineFactor(o.refineFactor()).exact(choice.kind() == VectorSearch.Kind.FLAT)
                         .build());
@@ -144,6 +294,17 @@ public final class MiningJob {
         lineage.put("query_sources", queries.stream().map(Query::source).distinct().toList());
         lineage.put("embedding_model", ev.model());
         lineage.put("embedding_sha256", ev.sha256());
+        lineage.put("episode_vectors", ev.cameras().isEmpty() ? "episodes.embedding"
+                : "frames.images.embedding: mean over cameras of per-camera mean");
+        lineage.put("cameras", ev.cameras());
+        lineage.put("whiten", o.whiten());
+        if (o.whiten()) {
+            lineage.put("whiten_epsilon", o.whitenEpsilon());
+            lineage.put("whiten_fitted_on", whitening.fittedOn());
+        }
+        lineage.put("distance", o.whiten() ? "cosine distance in the PCA-whitened space" : "cosine distance");
+        lineage.put("episodes_with_vectors", ev.size());
+        lineage.put("episodes_without_vectors", ev.withoutVectors().size());
         lineage.put("k", o.k());
         lineage.put("prefilter", filter.toString());
         lineage.put("index", choice.kind().name() + " (" + choice.reason() + ")");
@@ -151,10 +312,25 @@ public final class MiningJob {
         lineage.put("refine_factor", o.refineFactor());
         Map<String, Object> sources = new LinkedHashMap<>();
         sources.put("episodes", ev.episodesVersion());
+        if (ev.framesVersion() >= 0) {
+            sources.put("frames", ev.framesVersion());
+        }
         DedupTables.latestVersion(lake).ifPresent(v -> sources.put("episode_groups", v));
         lineage.put("mining_source_versions", sources);
         DedupTables.latestThreshold(lake).ifPresent(t -> lineage.put("dedup_episode_threshold", t));
-        return new Result(List.copyOf(queries), List.copyOf(out), choice, rows, lineage);
+        return new Result(List.copyOf(queries), List.copyOf(out), choice, rows, lineage, ev.size(),
+                ev.withoutVectors().size(), whitening);
+    }
+
+    /** The prefilter of {@link #run} in Java, for fitting the whitening on the rows the search will see. */
+    static boolean passesPrefilter(EpisodeInfo e, Options o) {
+        return !"fail".equals(e.qualityStatus()) && !e.failed() && !e.duplicate()
+                && (o.robot() == null || o.robot().equals(e.robotId()))
+                && (o.task() == null || o.task().equals(e.task()));
+    }
+
+    private static String describe(List<String> cameras) {
+        return cameras.isEmpty() ? "episodes.embedding (the master camera)" : "cameras " + cameras;
     }
 
     private static String poolUri(Lake lake) {
@@ -165,18 +341,12 @@ public final class MiningJob {
         return Path.of(lake.location(), "mining_pool.lance").toString();
     }
 
-    /** Rewrites the pool table: every episode with an embedding except the queries. */
-    private static long writePool(String uri, EpisodeVectors ev, Set<String> exclude) {
+    /** Rewrites the pool table: the given rows of {@code ev} (every episode with a vector except the queries). */
+    private static long writePool(String uri, EpisodeVectors ev, List<Integer> rows, float[][] vectors) {
         try {
             LocalFiles.deleteTree(Path.of(uri));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot remove the old mining pool " + uri + ": " + e.getMessage(), e);
-        }
-        List<Integer> rows = new ArrayList<>();
-        for (int i = 0; i < ev.size(); i++) {
-            if (!exclude.contains(ev.infos().get(i).episodeId())) {
-                rows.add(i);
-            }
         }
         int n = rows.size();
         int dim = ev.vectors()[0].length;
@@ -195,7 +365,7 @@ public final class MiningJob {
             dup[j] = Boolean.toString(e.duplicate());
             robot[j] = e.robotId();
             task[j] = e.task();
-            System.arraycopy(ev.vectors()[rows.get(j)], 0, flat, j * dim, dim);
+            System.arraycopy(vectors[j], 0, flat, j * dim, dim);
         }
         Map<String, String[]> scalars = new LinkedHashMap<>();
         scalars.put("quality_status", qc);

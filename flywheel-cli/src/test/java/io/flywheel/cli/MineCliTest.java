@@ -1,0 +1,264 @@
+package io.flywheel.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.StructVector;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.flywheel.curate.PcaWhitening;
+import io.flywheel.curate.pool.EpisodeVectors;
+import io.flywheel.curate.trainset.EpisodeInfo;
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.ScanRequest;
+
+/**
+ * {@code flywheel mine --cameras --whiten} on the tiny simulated fleet (6 episodes, one glass-cup
+ * failure, cameras head + two wrists), enriched with the default model: the camera vectors are the
+ * mean the test computes from the frames table, the reported distances are the whitened cosine
+ * distances the test computes, the settings reach the training set's lineage, and bad options are
+ * usage errors.
+ */
+class MineCliTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String LEFT = "/left_wrist_camera/image_raw/compressed";
+    private static final String RIGHT = "/right_wrist_camera/image_raw/compressed";
+    private static final String HEAD = "/head_camera/image_raw/compressed";
+
+    @TempDir
+    static Path tmp;
+    static Path fleet;
+    static String lake;
+
+    @BeforeAll
+    static void build() {
+        fleet = tmp.resolve("fleet");
+        CliRun sim = CliRun.of("sim", "--preset", "tiny", "--out", fleet.toString(), "--jpeg", "imageio");
+        assertEquals(0, sim.exitCode(), sim.err());
+        lake = tmp.resolve("lake").toString();
+        assertEquals(0, CliRun.of("init", lake).exitCode());
+        CliRun in = CliRun.of("ingest", lake, fleet.toString());
+        assertEquals(0, in.exitCode(), in.err());
+        CliRun en = CliRun.of("enrich", lake, "--threads", "2");
+        assertEquals(0, en.exitCode(), en.err());
+    }
+
+    @Test
+    void wristCameraVectorsAreTheFramesTableMeanAndWhitenedDistancesAreReported() throws Exception {
+        List<String> cams = List.of(LEFT, RIGHT);
+        Map<String, float[]> want = frameMeans(cams);
+        assertEquals(6, want.size(), "every episode has wrist embeddings");
+        EpisodeVectors ev;
+        try (Lake l = Lake.open(lake)) {
+            ev = EpisodeVectors.fromCameras(l, cams);
+        }
+        assertEquals(6, ev.size());
+        assertEquals(cams, ev.cameras());
+        assertEquals(0, ev.withoutVectors().size());
+        for (int i = 0; i < ev.size(); i++) {
+            float[] w = want.get(ev.infos().get(i).episodeId());
+            for (int j = 0; j < w.length; j++) {
+                assertEquals(w[j], ev.vectors()[i][j], 1e-6, ev.infos().get(i).episodeId() + " [" + j + "]");
+            }
+        }
+
+        Path mined = tmp.resolve("mined.json");
+        CliRun r = CliRun.of("mine", lake, "--failures", "--cameras", LEFT + "," + RIGHT, "--whiten", "-k", "3",
+                "--out", mined.toString(), "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode s = JSON.readTree(r.out());
+        assertEquals(List.of(LEFT, RIGHT), List.of(s.get("cameras").get(0).asText(), s.get("cameras").get(1).asText()));
+        assertTrue(s.get("whiten").asBoolean());
+        assertEquals(1e-3, s.get("whiten_epsilon").asDouble(), 0);
+        assertEquals("cosine distance in the PCA-whitened space", s.get("distance").asText());
+        assertEquals(6, s.get("episodes_with_vectors").asInt());
+        assertEquals(0, s.get("episodes_without_vectors").asInt());
+        assertEquals(5, s.get("pool_size").asInt()); // 6 minus the one failure query
+
+        // the distances, recomputed: whitening fitted on the prefiltered pool, cosine distance of the whitened vectors
+        String query = s.get("lineage").get("query_episode_ids").get(0).asText();
+        List<float[]> pool = new ArrayList<>();
+        Map<String, float[]> byId = new HashMap<>();
+        for (int i = 0; i < ev.size(); i++) {
+            EpisodeInfo e = ev.infos().get(i);
+            byId.put(e.episodeId(), ev.vectors()[i]);
+            if (!e.episodeId().equals(query) && !"fail".equals(e.qualityStatus()) && !e.failed() && !e.duplicate()) {
+                pool.add(ev.vectors()[i]);
+            }
+        }
+        assertTrue(pool.size() >= 3, "pool after the prefilter: " + pool.size());
+        assertEquals(pool.size(), s.get("lineage").get("whiten_fitted_on").asInt());
+        PcaWhitening w = PcaWhitening.fit(pool.toArray(new float[0][]), 1e-3);
+        float[] q = w.apply(byId.get(query));
+        JsonNode hits = s.get("neighbours");
+        assertEquals(3, hits.size());
+        double previous = -1;
+        for (JsonNode h : hits) {
+            float[] n = w.apply(byId.get(h.get("episode_id").asText()));
+            double dot = 0;
+            for (int j = 0; j < n.length; j++) {
+                dot += q[j] * n[j];
+            }
+            assertEquals(1 - dot, h.get("distance").asDouble(), 1e-4, h.toString());
+            assertTrue(h.get("distance").asDouble() >= previous);
+            previous = h.get("distance").asDouble();
+        }
+
+        // mined.json carries the settings, and trainset build keeps them in the set's lineage
+        JsonNode file = JSON.readTree(mined.toFile());
+        assertEquals(LEFT, file.get("lineage").get("cameras").get(0).asText());
+        assertTrue(file.get("lineage").get("mine_command_line").asText().contains("--whiten --whiten-epsilon 0.001"));
+        CliRun set = CliRun.of("trainset", "build", lake, "--tag", "train-whiten", "--ratio", "0", "--rate-hz", "0",
+                "--mined", mined.toString(), "--json");
+        assertEquals(0, set.exitCode(), set.err());
+        JsonNode lineage = JSON.readTree(set.out()).get("lineage");
+        assertEquals(RIGHT, lineage.get("cameras").get(1).asText());
+        assertTrue(lineage.get("whiten").asBoolean());
+        assertEquals(1e-3, lineage.get("whiten_epsilon").asDouble(), 0);
+        assertTrue(lineage.get("mining_source_versions").has("frames"), lineage.toString());
+
+        CliRun text = CliRun.of("mine", lake, "--failures", "--cameras", LEFT + "," + RIGHT, "--whiten", "-k", "2");
+        assertEquals(0, text.exitCode(), text.err());
+        assertTrue(text.out().contains("whitened cosine distance"), text.out());
+        assertTrue(text.out().contains("vectors: cameras " + LEFT + ", " + RIGHT + ", PCA-whitened (epsilon 0.001, fitted on "
+                + pool.size() + " pool episodes; distances are in the whitened space); 6 episode(s) with vectors, 0 left out"),
+                text.out());
+    }
+
+    @Test
+    void withoutTheNewOptionsMiningIsUnchanged() throws Exception {
+        CliRun r = CliRun.of("mine", lake, "--failures", "-k", "2", "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode s = JSON.readTree(r.out());
+        assertEquals(0, s.get("cameras").size());
+        assertTrue(!s.get("whiten").asBoolean() && s.get("whiten_epsilon").isNull());
+        assertEquals("cosine distance", s.get("distance").asText());
+        assertEquals("episodes.embedding", s.get("lineage").get("episode_vectors").asText());
+        assertEquals(6, s.get("episodes_with_vectors").asInt());
+    }
+
+    @Test
+    void aRecordingIsEmbeddedFromTheSameCameras() throws Exception {
+        // a recording of a successful episode of the lake (a failure would be outside the prefiltered pool)
+        Map<String, String> files = new HashMap<>();
+        JSON.readTree(CliRun.of("qc", "report", lake, "--json").out()).get("episodes")
+                .forEach(e -> files.put(e.get("episode_id").asText(), e.get("source_files").get(0).asText()));
+        String id = null;
+        try (Lake l = Lake.open(lake)) {
+            for (EpisodeInfo e : EpisodeVectors.fromCameras(l, List.of(LEFT, RIGHT)).infos()) {
+                if (id == null && !"fail".equals(e.qualityStatus()) && !e.failed() && !e.duplicate()) {
+                    id = e.episodeId();
+                }
+            }
+        }
+        String file = files.get(id);
+        String name = file;
+        Path rec;
+        try (Stream<Path> walk = Files.walk(fleet)) {
+            rec = walk.filter(p -> p.getFileName().toString().equals(name)).findFirst().orElseThrow();
+        }
+        CliRun r = CliRun.of("mine", lake, "--recording", rec.toString(), "--cameras", LEFT + "," + RIGHT, "--whiten",
+                "-k", "1", "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode hit = JSON.readTree(r.out()).get("neighbours").get(0);
+        // the recording is an episode of the lake, embedded the same way: its nearest neighbour is itself
+        assertEquals(id, hit.get("episode_id").asText(), hit.toString());
+        assertEquals(0, hit.get("distance").asDouble(), 1e-4, hit.toString());
+        assertTrue(hit.get("query_episode_id").asText().startsWith(name + "#"), hit.toString());
+    }
+
+    @Test
+    void badOptionsAreUsageErrors() {
+        CliRun unknown = CliRun.of("mine", lake, "--failures", "--cameras", LEFT + ",/nope/image");
+        assertEquals(2, unknown.exitCode(), unknown.err());
+        assertTrue(unknown.err().contains("unknown camera topic '/nope/image'"), unknown.err());
+        assertTrue(unknown.err().contains(HEAD + ", " + LEFT + ", " + RIGHT), "names the lake's cameras: " + unknown.err());
+        CliRun epsAlone = CliRun.of("mine", lake, "--failures", "--whiten-epsilon", "0.01");
+        assertEquals(2, epsAlone.exitCode());
+        assertTrue(epsAlone.err().contains("--whiten-epsilon needs --whiten"), epsAlone.err());
+        CliRun zero = CliRun.of("mine", lake, "--failures", "--whiten", "--whiten-epsilon", "0");
+        assertEquals(2, zero.exitCode());
+        assertTrue(zero.err().contains("--whiten-epsilon: whitening epsilon must be a positive number, got 0.0"), zero.err());
+        CliRun text = CliRun.of("mine", lake, "--failures", "--whiten", "--whiten-epsilon", "small");
+        assertEquals(2, text.exitCode());
+        assertTrue(text.err().contains("--whiten-epsilon") && text.err().contains("small"), text.err());
+        CliRun twice = CliRun.of("mine", lake, "--failures", "--cameras", LEFT + "," + LEFT);
+        assertEquals(2, twice.exitCode());
+        assertTrue(twice.err().contains("camera topics repeat"), twice.err());
+        assertTrue(unknown.noStackTrace() && epsAlone.noStackTrace() && zero.noStackTrace() && text.noStackTrace()
+                && twice.noStackTrace());
+    }
+
+    /** normalise(mean over cams of normalise(mean of the frames' embeddings on that camera)), per episode, in double. */
+    private static Map<String, float[]> frameMeans(List<String> cams) {
+        Map<String, double[][]> sums = new HashMap<>();
+        try (Lake l = Lake.open(lake); LakeTable t = l.table("frames")) {
+            t.scan(ScanRequest.builder().columns("episode_id", "images").build(), b -> {
+                VarCharVector id = (VarCharVector) b.getVector("episode_id");
+                ListVector images = (ListVector) b.getVector("images");
+                StructVector st = (StructVector) images.getDataVector();
+                VarCharVector topic = (VarCharVector) st.getChild("topic");
+                ListVector emb = (ListVector) st.getChild("embedding");
+                Float4Vector f = (Float4Vector) emb.getDataVector();
+                for (int r = 0; r < b.getRowCount(); r++) {
+                    String ep = new String(id.get(r), StandardCharsets.UTF_8);
+                    for (int i = images.getElementStartIndex(r); i < images.getElementEndIndex(r); i++) {
+                        int c = cams.indexOf(new String(topic.get(i), StandardCharsets.UTF_8));
+                        if (c < 0 || emb.isNull(i)) {
+                            continue;
+                        }
+                        int from = emb.getElementStartIndex(i);
+                        int d = emb.getElementEndIndex(i) - from;
+                        double[] acc = sums.computeIfAbsent(ep, k -> new double[cams.size()][d])[c];
+                        for (int j = 0; j < d; j++) {
+                            acc[j] += f.get(from + j);
+                        }
+                    }
+                }
+            });
+        }
+        Map<String, float[]> out = new HashMap<>();
+        sums.forEach((ep, s) -> {
+            double[] m = new double[s[0].length];
+            for (double[] cam : s) {
+                double n = Math.sqrt(dot(cam, cam));
+                for (int j = 0; j < m.length; j++) {
+                    m[j] += cam[j] / n;
+                }
+            }
+            double n = Math.sqrt(dot(m, m));
+            float[] v = new float[m.length];
+            for (int j = 0; j < m.length; j++) {
+                v[j] = (float) (m[j] / n);
+            }
+            out.put(ep, v);
+        });
+        return out;
+    }
+
+    private static double dot(double[] a, double[] b) {
+        double s = 0;
+        for (int i = 0; i < a.length; i++) {
+            s += a[i] * b[i];
+        }
+        return s;
+    }
+}
