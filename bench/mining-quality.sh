@@ -7,7 +7,8 @@
 #
 # usage: bench/mining-quality.sh OUT_DIR [SEED [EPISODES [MODEL [MINE_OPTIONS...]]]]
 #   e.g. bench/mining-quality.sh /tmp/mq 7 300 mobilenet_v2_mac --cameras WRIST_TOPICS --whiten
-#   defaults: seed 42, 300 episodes, the default model, mining on the episode embeddings (master camera)
+#   defaults: seed 42, 300 episodes, the default model, mining on the episode embeddings (master camera);
+#   STRIDE=k embeds every k-th frame (default: keyframes)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${1:?usage: bench/mining-quality.sh OUT_DIR [SEED [EPISODES [MODEL [MINE_OPTIONS...]]]]}"
@@ -26,7 +27,7 @@ fi
 rm -rf "$OUT/lake"
 "$FW" init "$OUT/lake" >/dev/null
 "$FW" ingest "$OUT/lake" "$OUT/fleet" --json >/dev/null
-"$FW" enrich "$OUT/lake" --stride keyframes ${MODEL:+--model "$MODEL"} --json >/dev/null
+"$FW" enrich "$OUT/lake" --stride "${STRIDE:-keyframes}" ${MODEL:+--model "$MODEL"} --json >/dev/null
 "$FW" dedup "$OUT/lake" --json >/dev/null
 "$FW" mine "$OUT/lake" --failures -k 8 --out "$OUT/mined.json" "$@" --json >"$OUT/mine.json"
 "$FW" trainset build "$OUT/lake" --tag uniform --ratio 0.3 --seed 1 --json >/dev/null
