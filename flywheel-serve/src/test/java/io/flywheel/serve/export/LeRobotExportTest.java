@@ -285,7 +285,7 @@ class LeRobotExportTest {
     @Test
     void badInputsAreRefusedWithoutTouchingTheOutput() throws IOException {
         try (Lake lake = Lake.open(lakeDir)) {
-            ExportException unknown = assertThrows(ExportException.class, () -> LeRobotExporter.export(lake, "nope",
+            IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> LeRobotExporter.export(lake, "nope",
                     tmp.resolve("x"), LeRobotExportOptions.defaults(), l -> { }));
             assertTrue(unknown.getMessage().contains("no training set 'nope'"), unknown.getMessage());
             assertFalse(Files.exists(tmp.resolve("x")));
