@@ -86,6 +86,8 @@ final class ExportCommand implements Runnable {
                 m.put("bytes", r.bytes());
                 m.put("seconds", r.seconds());
                 m.put("filled_images", r.filledImages());
+                m.put("filled_vectors", r.filledVectors());
+                m.put("left_out_episodes", r.leftOut());
                 Json.print(System.out, m);
             } else {
                 System.out.printf(Locale.ROOT, "exported '%s' to %s: LeRobotDataset v3.0, %d episodes, %d frames at %d fps,"
@@ -95,6 +97,15 @@ final class ExportCommand implements Runnable {
                 if (r.filledImages() > 0) {
                     System.out.printf(Locale.ROOT, "  %d camera image(s) missing after alignment were filled with the"
                             + " camera's previous image%n", r.filledImages());
+                }
+                if (r.filledVectors() > 0) {
+                    System.out.printf(Locale.ROOT, "  %d state/action value(s) missing after alignment were held from the"
+                            + " episode's neighbouring sample%n", r.filledVectors());
+                }
+                if (!r.leftOut().isEmpty()) {
+                    System.out.printf(Locale.ROOT, "  %d episode(s) of the set left out: their state/action shape is not"
+                            + " the most common one (a LeRobot dataset has one shape), or their first samples have no"
+                            + " state or action: %s%n", r.leftOut().size(), String.join(", ", r.leftOut()));
                 }
             }
             return 0;

@@ -9,7 +9,7 @@ import java.util.List;
  * @param out the dataset folder
  * @param tag the training set's tag
  * @param fps frames per second (info.json {@code fps})
- * @param episodes episodes written (= the set's episode count)
+ * @param episodes episodes written (the set's episodes less {@code leftOut})
  * @param frames frames written (= the set's sample count)
  * @param tasks distinct tasks
  * @param cameras the video features, in the frames' camera order
@@ -20,12 +20,17 @@ import java.util.List;
  * @param filledImages camera images repeated from the camera's previous frame where alignment left a frame
  *     without that camera (each video keeps one frame per sample)
  * @param seconds wall time
+ * @param filledVectors states and actions held from a neighbouring sample of the episode where alignment left a
+ *     sample without one
+ * @param leftOut ids of the set's episodes not exported: their state/action shape is not the most common one (a
+ *     LeRobot dataset has one shape), or none of their first samples has both a state and an action
  */
 public record LeRobotExportResult(Path out, String tag, int fps, long episodes, long frames, int tasks, List<Camera> cameras,
                                   String encoder, int dataFiles, int videoFiles,
-                                  long bytes, double seconds, long filledImages) {
+                                  long bytes, double seconds, long filledImages, long filledVectors, List<String> leftOut) {
     public LeRobotExportResult {
         cameras = List.copyOf(cameras);
+        leftOut = List.copyOf(leftOut);
     }
 
     /**

@@ -116,11 +116,10 @@ public final class LeRobotExporter {
             List<TrainsetEpisode> kept = oneShape(lake, episodes, tag);
             Writer w = new Writer(tmp, tag, set, kept, loader, options, progress);
             LeRobotExportResult r = w.run();
-            if (kept.size() < episodes.size()) {
-                progress.accept("export: " + (episodes.size() - kept.size()) + " of " + episodes.size() + " episodes left"
-                        + " out: their state/action shape differs from the most common one (another robot); a LeRobot"
-                        + " dataset has one shape");
-            }
+            Set<String> keptIds = new HashSet<>();
+            kept.forEach(ep -> keptIds.add(ep.info().episodeId()));
+            List<String> leftOut = episodes.stream().map(ep -> ep.info().episodeId()).filter(id -> !keptIds.contains(id))
+                    .toList();
             if (Files.exists(target)) {
                 LocalFiles.deleteTree(target);
             }
@@ -133,7 +132,7 @@ public final class LeRobotExporter {
             ok = true;
             return new LeRobotExportResult(target, tag, r.fps(), r.episodes(), r.frames(), r.tasks(), r.cameras(),
                     r.encoder(), r.dataFiles(), r.videoFiles(), treeBytes(target), (System.nanoTime() - t0) / 1e9,
-                    r.filledImages());
+                    r.filledImages(), r.filledVectors(), leftOut);
         } finally {
             if (!ok) {
                 LocalFiles.deleteTree(tmp);
@@ -234,23 +233,43 @@ public final class LeRobotExporter {
         }
     }
 
-    /** One export run: state of the files being written. */
+    /** Samples per episode probed for its state/action shape (the first ones may lack a value: alignment misses). */
+    private static final int SHAPE_PROBE = 16;
+
     /**
-     * A LeRobot dataset has one state and one action shape: the episodes whose first sample has the
-     * most common (state length, action length), in set order (ties: the shape met first).
+     * A LeRobot dataset has one state and one action shape: the episodes whose shape (that of the first of their
+     * first {@value #SHAPE_PROBE} samples with both a state and an action) is the most common, in set order (ties:
+     * the shape met first). Episodes without such a sample have no shape and are left out too.
      */
     private static List<TrainsetEpisode> oneShape(Lake lake, List<TrainsetEpisode> episodes, String tag) {
         List<TrainsetEpisode> nonEmpty = episodes.stream().filter(ep -> ep.sampleCount() > 0).toList();
-        List<Sample> firsts;
-        // one take of every episode's first sample, without images: only the vector lengths are needed
+        List<Long> probe = new ArrayList<>();
+        for (TrainsetEpisode ep : nonEmpty) {
+            for (long i = 0; i < Math.min(SHAPE_PROBE, ep.sampleCount()); i++) {
+                probe.add(ep.firstSample() + i);
+            }
+        }
+        List<Sample> probed;
+        // one take without images: only the vector lengths are needed
         try (TrainsetLoader shapes = TrainsetLoader.open(lake, tag, LoaderOptions.builder()
                 .images(LoaderOptions.Images.NONE).threads(1).prefetch(1).build())) {
-            firsts = shapes.get(nonEmpty.stream().mapToLong(TrainsetEpisode::firstSample).toArray());
+            probed = shapes.get(probe.stream().mapToLong(Long::longValue).toArray());
         }
         Map<String, List<TrainsetEpisode>> byShape = new LinkedHashMap<>();
-        for (int i = 0; i < nonEmpty.size(); i++) {
-            Sample s = firsts.get(i);
-            byShape.computeIfAbsent(s.state().length + "/" + s.action().length, k -> new ArrayList<>()).add(nonEmpty.get(i));
+        int at = 0;
+        for (TrainsetEpisode ep : nonEmpty) {
+            int n = (int) Math.min(SHAPE_PROBE, ep.sampleCount());
+            String shape = null;
+            for (int i = at; i < at + n && shape == null; i++) {
+                Sample s = probed.get(i);
+                if (s.state().length > 0 && s.action().length > 0) {
+                    shape = s.state().length + "/" + s.action().length;
+                }
+            }
+            at += n;
+            if (shape != null) {
+                byShape.computeIfAbsent(shape, k -> new ArrayList<>()).add(ep);
+            }
         }
         List<TrainsetEpisode> best = List.of();
         for (List<TrainsetEpisode> l : byShape.values()) {
@@ -259,11 +278,13 @@ public final class LeRobotExporter {
             }
         }
         if (best.isEmpty()) {
-            throw new ExportException("training set '" + tag + "' has no samples: nothing to export");
+            throw new ExportException("training set '" + tag + "' has no sample with both a state and an action in the"
+                    + " first " + SHAPE_PROBE + " samples of any episode; LeRobot needs observation.state and action");
         }
         return best;
     }
 
+    /** One export run: state of the files being written. */
     private static final class Writer {
         private final Path root;
         private final String tag;
@@ -279,6 +300,8 @@ public final class LeRobotExporter {
         private final List<String> topics = new ArrayList<>();
         /** Camera images repeated from the camera's previous frame because alignment left the frame without one. */
         private long filledImages;
+        /** States and actions held from a neighbouring sample because alignment left the sample without one. */
+        private long filledVectors;
         private final List<String> keys = new ArrayList<>();
         private int[] width;
         private int[] height;
@@ -319,21 +342,26 @@ public final class LeRobotExporter {
         LeRobotExportResult run() throws IOException {
             long t0 = System.nanoTime();
             List<Sample> first = read(episodes.get(0));
-            Sample s0 = first.get(0);
+            Sample s0 = first.stream().filter(x -> x.state().length > 0 && x.action().length > 0).findFirst()
+                    .orElseThrow(() -> new ExportException("training set '" + tag + "' episode " + first.get(0).episodeId()
+                            + " has no sample with both a state and an action; LeRobot needs observation.state and action"));
             fps = fps(set, first, o.fps(), tag);
             stateDim = s0.state().length;
             actionDim = s0.action().length;
-            if (stateDim == 0 || actionDim == 0) {
-                throw new ExportException("training set '" + tag + "' sample 0 (episode " + s0.episodeId() + " frame "
-                        + s0.frameIndex() + ") has no " + (stateDim == 0 ? "state" : "action")
-                        + " vector; LeRobot needs observation.state and action");
-            }
+            // the cameras: every camera of the first episode, in order of appearance (a frame may lack one where
+            // alignment found no image of it: its video repeats the camera's previous image there)
             Set<String> seen = new HashSet<>();
-            for (CameraImage c : s0.images()) {
-                topics.add(c.topic());
-                String k = "observation.images." + cameraKey(c.topic());
+            Set<String> cameraTopics = new java.util.LinkedHashSet<>();
+            for (Sample x : first) {
+                for (CameraImage c : x.images()) {
+                    cameraTopics.add(c.topic());
+                }
+            }
+            for (String topic : cameraTopics) {
+                topics.add(topic);
+                String k = "observation.images." + cameraKey(topic);
                 if (!seen.add(k)) {
-                    k = "observation.images." + c.topic().replaceAll("^/+", "").replaceAll("[^A-Za-z0-9_.-]", "_");
+                    k = "observation.images." + topic.replaceAll("^/+", "").replaceAll("[^A-Za-z0-9_.-]", "_");
                     seen.add(k);
                 }
                 keys.add(k);
@@ -387,7 +415,7 @@ public final class LeRobotExporter {
                         width[c] != srcWidth[c] || height[c] != srcHeight[c]));
             }
             return new LeRobotExportResult(root, tag, fps, episodes.size(), index, taskIndex.size(), cameras, encoder,
-                    dataFiles, videoFiles, 0, 0, filledImages);
+                    dataFiles, videoFiles, 0, 0, filledImages, filledVectors, List.of());
         }
 
         private List<Sample> read(TrainsetEpisode ep) {
@@ -438,12 +466,14 @@ public final class LeRobotExporter {
             for (String k : List.of("frame_index", "episode_index", "index", "task_index")) {
                 st.put(k, FeatureStats.integer());
             }
+            float[] state = null;
+            float[] action = null;
             for (int i = 0; i < n; i++) {
                 Sample s = samples.get(i);
                 String where = "training set '" + tag + "' episode " + s.episodeId() + " frame " + s.frameIndex()
                         + " (sample " + s.sampleIndex() + ")";
-                float[] state = vector(s.state(), stateDim, "state", where);
-                float[] action = vector(s.action(), actionDim, "action", where);
+                state = vector(s.state(), state, samples, i, true, stateDim, where);
+                action = vector(s.action(), action, samples, i, false, actionDim, where);
                 float ts = (float) ((double) i / fps);
                 long g = index + i;
                 data.write(state, action, ts, (long) i, (long) e, g, taskIdx);
@@ -517,14 +547,34 @@ public final class LeRobotExporter {
             global.get(key).add(v);
         }
 
-        private float[] vector(double[] v, int dims, String what, String where) {
+        /**
+         * A sample's state or action as float32. Where alignment left the sample without one (length 0), the
+         * previous sample's value is held (or, at the episode's start, the first later one): LeRobot has a value
+         * on every frame; counted in {@code filledVectors}.
+         */
+        private float[] vector(double[] v, float[] previous, List<Sample> samples, int i, boolean state, int dims,
+                               String where) {
+            String what = state ? "state" : "action";
+            if (v.length == 0) {
+                filledVectors++;
+                if (previous != null) {
+                    return previous;
+                }
+                for (int j = i + 1; j < samples.size(); j++) {
+                    double[] later = state ? samples.get(j).state() : samples.get(j).action();
+                    if (later.length > 0) {
+                        return vector(later, null, samples, j, state, dims, where);
+                    }
+                }
+                throw new ExportException(where + ": no sample of the episode has " + what + " values");
+            }
             if (v.length != dims) {
-                throw new ExportException(where + " has " + (v.length == 0 ? "no " + what + " (unmatched in alignment)"
-                        : v.length + " " + what + " values") + "; expected " + dims + " like sample 0");
+                throw new ExportException(where + " has " + v.length + " " + what + " values; expected " + dims
+                        + " like the set's first sample");
             }
             float[] f = new float[dims];
-            for (int i = 0; i < dims; i++) {
-                f[i] = (float) v[i];
+            for (int k = 0; k < dims; k++) {
+                f[k] = (float) v[k];
             }
             return f;
         }
