@@ -89,6 +89,13 @@ final class IngestCommand implements Callable<Integer> {
         for (IngestJob.Failure f : r.failed()) {
             err.println("flywheel ingest: " + failureLine(f));
         }
+        boolean alignOptions = !(policies == null || policies.isEmpty()) || onMiss != null || masterRate != null
+                || profile != null;
+        if (r.skipped() > 0 && alignOptions) {
+            err.println("flywheel ingest: note: " + r.skipped() + " recording(s) were already in the lake and kept as they"
+                    + " were aligned then; alignment options apply when a recording is first ingested (to re-align,"
+                    + " ingest into a new lake: the raw files are unchanged)");
+        }
         if (json) {
             Json.print(System.out, r);
         } else {

@@ -78,7 +78,7 @@ public final class TrainsetBuilder {
      * @param scratch a folder for the temporary Arrow file the samples are staged in (deleted after)
      * @param progress progress receiver
      * @return the committed set and pool statistics
-     * @throws IllegalStateException when the tag exists (tags are immutable)
+     * @throws IllegalStateException when the tag exists (tags are immutable), or the set would hold no episode
      * @throws IllegalArgumentException when a mined episode id is not in the lake
      * @throws LakeException when the lake cannot be read or written
      */
@@ -116,6 +116,12 @@ public final class TrainsetBuilder {
         java.util.TreeSet<String> union = new java.util.TreeSet<>(baseSet);
         union.addAll(minedBy.keySet());
         List<String> members = new ArrayList<>(union);
+        if (members.isEmpty()) {
+            throw new IllegalStateException("training set '" + spec.tag() + "' would hold no episode: the pool (episodes"
+                    + " passing QC, not failures, not near-duplicates) holds " + pool.size() + " of the lake's " + all.size()
+                    + ", the ratio " + spec.baseRatio() + " selects none of them and no mined episode is in it;"
+                    + " nothing was committed");
+        }
 
         long framesVersion;
         long samplesVersion;

@@ -173,6 +173,10 @@ class TrainsetBuilderTest {
                     TrainsetSpec.builder("train-v1").build(), tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE));
             assertTrue(again.getMessage().contains("already exists"), again.getMessage());
             assertThrows(IllegalArgumentException.class, () -> Trainsets.open(lake, "nope"));
+            IllegalStateException empty = assertThrows(IllegalStateException.class, () -> TrainsetBuilder.build(lake,
+                    TrainsetSpec.builder("empty").baseRatio(0).build(), tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE));
+            assertTrue(empty.getMessage().contains("would hold no episode"), empty.getMessage());
+            assertTrue(Trainsets.find(lake, "empty").isEmpty(), "nothing committed");
             assertFalse(Files.list(tmp.resolve("scratch")).findAny().isPresent(), "staging file removed");
         }
     }
