@@ -104,6 +104,58 @@ class SidecarVideoCliTest {
         assertEquals(20, en.get("images").asLong(), e.out());
     }
 
+    /**
+     * Sample k's first NAL length prefix says 60109 bytes (the sample is far shorter), and a second recording without
+     * video is in the lake: enrich exits 0, the frame rows from sample k up to the next sync sample get a decode
+     * error naming the MP4 and the sample, both episodes are enriched, and a rerun has nothing to do.
+     */
+    @Test
+    void damagedSampleIsADecodeErrorNotAFailedRun() throws IOException {
+        io.flywheel.ingest.Mp4SampleTable table = io.flywheel.ingest.Mp4SampleTable.read(mp4);
+        int k = 6; // master frame 3 meets video frame 6
+        int next = k + 1;
+        while (next < table.samples().size() && !table.samples().get(next).sync()) next++;
+        try (java.nio.channels.FileChannel fc = java.nio.channels.FileChannel.open(mp4,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            fc.write(java.nio.ByteBuffer.allocate(4).putInt(0, 60109), table.samples().get(k).offset());
+        }
+        Path other = Files.createDirectories(tmp.resolve("other")).resolve("other.mcap");
+        Files.copy(mcap, other);
+        long expected = 0;
+        for (int j = 0; j < 10; j++) {
+            expected += 2 * j >= k && 2 * j < next ? 1 : 0;
+        }
+        Path lake = tmp.resolve("lake");
+        assertEquals(0, CliRun.of("init", lake.toString()).exitCode());
+        CliRun r = CliRun.of("ingest", lake.toString(), mcap.toString(), other.toString(), "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        assertEquals(20, JSON.readTree(r.out()).get("frames").asLong(), r.out());
+        CliRun e = CliRun.of("enrich", lake.toString(), "--model", "none", "--json");
+        assertEquals(0, e.exitCode(), e.err());
+        JsonNode en = JSON.readTree(e.out());
+        assertEquals(expected, en.get("decode_errors").asLong(), e.out());
+        assertEquals(30 - expected, en.get("images").asLong(), e.out());
+        assertEquals(2, en.get("episodes_enriched").asLong(), e.out());
+        try (io.flywheel.lake.Lake l = io.flywheel.lake.Lake.open(lake);
+             io.flywheel.lake.LakeTable t = l.table("frames")) {
+            for (io.flywheel.lake.FrameRow f : t.frames(io.flywheel.lake.ScanRequest.all())) {
+                for (int i = 0; i < f.images().size(); i++) {
+                    String err = f.enrichment().get(i).decodeError();
+                    int unit = 2 * f.frameIndex();
+                    boolean bad = f.images().get(i).topic().equals("/wrist/video") && unit >= k && unit < next;
+                    assertEquals(bad, err != null, f.episodeId() + " frame " + f.frameIndex() + ": " + err);
+                    if (bad) {
+                        assertTrue(err.contains("run.wrist.mp4"), err);
+                        assertTrue(err.contains(unit == k ? "sample " + k + ": video sample " + k + " of 20"
+                                : "sample " + unit + ": h264 access unit after the damaged sample " + k), err);
+                    }
+                }
+            }
+        }
+        CliRun again = CliRun.of("enrich", lake.toString(), "--model", "none", "--json");
+        assertEquals(0, again.exitCode(), again.err());
+    }
+
     @Test
     void truncatedMp4IsBadInput() throws IOException {
         byte[] all = Files.readAllBytes(mp4);

@@ -34,6 +34,7 @@ import io.flywheel.enrich.video.VideoFrame;
 import io.flywheel.enrich.motion.MotionLabeler;
 import io.flywheel.enrich.motion.Phase;
 import io.flywheel.ingest.LocatorReader;
+import io.flywheel.ingest.MalformedDataException;
 import io.flywheel.ingest.RawLocator;
 import io.flywheel.ingest.VideoUnits;
 import io.flywheel.lake.CommitResult;
@@ -76,10 +77,15 @@ import io.flywheel.lake.TableSchemas;
  * row's unit to one {@link AnnexBDecoder} (ITU-T H.264 / H.265 Annex B, FFmpeg), by one worker task per camera,
  * and each frame row gets the decoded picture of the unit its locator points at, with the same columns as a JPEG
  * image (sharpness, pHash, hot JPEG, embedding); images before the first keyframe get the decode error "before the
- * first keyframe".
- * An image that cannot be decoded gets only a {@code decode_error} (the message names the raw file, the locator
- * and what was expected) and is counted in {@link Result#decodeErrors()}; a raw file that cannot be read stops the
- * run with the file and offset in the message, leaving earlier batches committed.
+ * first keyframe". A unit whose bytes were read but are damaged (an MP4 sample whose NAL lengths do not add up,
+ * {@link MalformedDataException}; a unit the decoder rejects) gets a decode error naming the raw file, the sample
+ * or message and what was expected; the units after it up to the next keyframe reference lost pictures and get a
+ * decode error naming the damaged unit; decoding resumes at the next keyframe and the episode is enriched.
+ * An image that cannot be decoded (also one whose bytes were read but are malformed: an invalid base64 payload, a
+ * damaged video sample) gets only a {@code decode_error} (the message names the raw file, the locator and what was
+ * expected) and is counted in {@link Result#decodeErrors()}; a raw file that cannot be read (missing, a range past
+ * its end, a chunk that does not decompress) stops the run with the file and offset in the message, leaving earlier
+ * batches committed.
  * Memory is bounded by one batch of hot copies and thumbnails.
  */
 public final class EnrichJob {
@@ -340,7 +346,13 @@ public final class EnrichJob {
                 continue; // decoded in stream order by analyzeVideo
             }
             String where = where(f, l);
-            byte[] data = w.reader().read(locator(l));
+            byte[] data;
+            try {
+                data = w.reader().read(locator(l));
+            } catch (MalformedDataException e) {
+                out[k] = new Cell(null, where + ": " + e.problem()); // read, but not what the locator says
+                continue;
+            }
             try {
                 ImageFormat fmt = ImageFormat.of(l.format(), l.width() == null ? 0 : l.width(),
                         l.height() == null ? 0 : l.height(), data);
@@ -389,7 +401,9 @@ public final class EnrichJob {
      * keyframe at or before the first unit a frame row points at up to the last such unit. Each decoded picture
      * goes to the frame rows whose locator is that unit's (same raw file, chunk, offset and length), so a unit two
      * frame rows share is decoded once. Units before the stream's first keyframe get the decode error "before the
-     * first keyframe"; a unit the decoder rejects gets its message (the decoder recovers at the next keyframe).
+     * first keyframe"; a unit whose bytes are malformed ({@link MalformedDataException}) or that the decoder rejects
+     * gets that message, and the units after it up to the next keyframe (which reference the lost picture) are not
+     * fed to the decoder and get a message naming the damaged unit; decoding resumes at the next keyframe.
      *
      * @param pos (frame, image) positions of the topic's images, in frame order
      */
@@ -407,6 +421,7 @@ public final class EnrichJob {
         }
         String source = episode + " camera " + topic;
         List<VideoUnits.Unit> all = new ArrayList<>();
+        List<String> names = new ArrayList<>(); // per unit: "sample 13" (MP4, decode order) or "message 13 of TOPIC"
         try {
             for (String u : uris) {
                 java.nio.file.Path file;
@@ -415,7 +430,12 @@ public final class EnrichJob {
                 } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
                     throw new io.flywheel.ingest.IngestException(u, -1, "only file: URIs can be read here");
                 }
-                all.addAll(VideoUnits.read(file, topic));
+                List<VideoUnits.Unit> units = VideoUnits.read(file, topic);
+                boolean mp4 = VideoUnits.isMp4(file);
+                for (int i = 0; i < units.size(); i++) {
+                    names.add(mp4 ? "sample " + i : "message " + i + " of " + topic);
+                }
+                all.addAll(units);
             }
         } catch (io.flywheel.ingest.IngestException | io.flywheel.mcap.McapFormatException
                  | io.flywheel.ros.bag.BagFormatException e) {
@@ -450,18 +470,27 @@ public final class EnrichJob {
                     } catch (IllegalArgumentException e) {
                         continue;
                     }
-                    byte[] data = w.reader().read(l);
+                    byte[] data;
+                    try {
+                        data = w.reader().read(l);
+                    } catch (MalformedDataException e) {
+                        continue; // damaged: not a keyframe to start from
+                    }
                     if (AnnexB.firstNalOffset(data) >= 0 && AnnexB.isKeyframe(codec, data)) {
                         start = u;
                         break;
                     }
                 }
                 boolean seenKey = false;
+                // the unit that was damaged (malformed bytes, or rejected by the decoder) since the last keyframe:
+                // the units after it reference lost pictures, so they are skipped until the next keyframe
+                String damaged = null;
                 for (int u = start; u <= last; u++) {
                     RawLocator l = all.get(u).locator();
                     List<int[]> at = wanted.get(keys[u]);
-                    String where = at == null ? source + " access unit " + u + " (" + l.uri() + ")"
-                            : where(frames.get(at.get(0)[0]), frames.get(at.get(0)[0]).images().get(at.get(0)[1]));
+                    String where = (at == null ? l.uri() + " (" + source + ")"
+                            : where(frames.get(at.get(0)[0]), frames.get(at.get(0)[0]).images().get(at.get(0)[1])))
+                            + ", " + names.get(u);
                     VideoCodec codec;
                     try {
                         codec = VideoCodec.fromFormat(l.format());
@@ -474,14 +503,27 @@ public final class EnrichJob {
                                 + codec.format() + " within the camera"));
                         continue;
                     }
-                    byte[] data = w.reader().read(l);
-                    if (!seenKey) {
-                        if (AnnexB.firstNalOffset(data) < 0 || !AnnexB.isKeyframe(codec, data)) {
-                            put(cells, at, new Cell(null, where + ": " + codec.format()
-                                    + " access unit before the first keyframe of the episode; it cannot be decoded"));
-                            continue;
-                        }
+                    byte[] data;
+                    try {
+                        data = w.reader().read(l);
+                    } catch (MalformedDataException e) {
+                        // read, but damaged: this image only; the decoder is not fed it
+                        put(cells, at, new Cell(null, where + ": " + e.problem()));
+                        damaged = names.get(u) + " of " + l.uri() + " (" + e.problem() + ")";
+                        continue;
+                    }
+                    boolean key = AnnexB.firstNalOffset(data) >= 0 && AnnexB.isKeyframe(codec, data);
+                    if (!key && (!seenKey || damaged != null)) {
+                        put(cells, at, new Cell(null, where + ": " + codec.format() + (damaged != null
+                                ? " access unit after the damaged " + damaged + " and before the next keyframe: the"
+                                + " pictures it references are lost, so it cannot be decoded (decoding resumes at the"
+                                + " next keyframe)"
+                                : " access unit before the first keyframe of the episode; it cannot be decoded")));
+                        continue;
+                    }
+                    if (key) {
                         seenKey = true;
+                        damaged = null;
                     }
                     if (dec == null) {
                         dec = AnnexBDecoder.open(codec, source);
@@ -492,6 +534,7 @@ public final class EnrichJob {
                         }
                     } catch (VideoFormatException e) {
                         put(cells, at, new Cell(null, where + ": " + e.getMessage()));
+                        damaged = names.get(u) + " of " + l.uri() + " (the " + codec.format() + " decoder rejected it)";
                     }
                 }
                 if (dec != null) {
@@ -541,6 +584,9 @@ public final class EnrichJob {
         List<int[]> at = u >= 0 && u < keys.length ? wanted.get(keys[(int) u]) : null;
         if (at == null) {
             return; // a picture only decoded as a reference
+        }
+        if (cells[at.get(0)[0]][at.get(0)[1]] != null) {
+            return; // the unit was rejected; a picture the decoder still gives for it is concealment, not the image
         }
         FrameRow f = frames.get(at.get(0)[0]);
         String where = where(f, f.images().get(at.get(0)[1]));

@@ -10,6 +10,7 @@ public class IngestException extends IOException {
     private static final long serialVersionUID = 1L;
     private final String file;
     private final long offset;
+    private final String problem;
 
     /**
      * @param file the file, may be null
@@ -24,10 +25,14 @@ public class IngestException extends IOException {
         super((file == null ? "<input>" : file) + (offset >= 0 ? " at byte " + offset : "") + ": " + problem, cause);
         this.file = file;
         this.offset = offset;
+        this.problem = problem;
     }
 
     /** @return the file, or null */
     public String file() { return file; }
+
+    /** @return what was expected and what was found: the message without the file and offset */
+    public String problem() { return problem; }
 
     /** @return the byte offset, or -1 */
     public long offset() { return offset; }

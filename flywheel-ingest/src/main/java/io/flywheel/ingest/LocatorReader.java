@@ -47,10 +47,12 @@ public final class LocatorReader implements Closeable {
      * @return a new array holding the image bytes: exactly {@code loc.length()} bytes for payload {@code ""}, except
      *     an {@code h264} / {@code h265} sample of an MP4 file, which comes back as Annex B (start codes instead of
      *     length prefixes, parameter sets in front of a keyframe)
+     * @throws MalformedDataException (an {@link IngestException}) naming the file and offset when the bytes were read
+     *     but are malformed: an MP4 sample's NAL lengths do not add up to the sample (the sample's index is named),
+     *     or the payload is not valid base64 / JSON with a base64 string at the path; this image only is bad
      * @throws IngestException naming the file and offset when the range lies outside the file, an MP4's sample
-     *     table or sample is malformed, no chunk record
-     *     is at {@code chunkOffset}, the range lies outside the decompressed chunk, a bag chunk does not
-     *     decompress, or the payload is not valid base64 / JSON with a base64 string at the path
+     *     table is malformed, no chunk record is at {@code chunkOffset}, the range lies outside the decompressed
+     *     chunk, or a bag chunk does not decompress
      * @throws McapFormatException when an MCAP chunk does not decompress or fails its CRC
      * @throws IOException when reading fails, or the URI is not a {@code file:} URI
      */
@@ -59,7 +61,7 @@ public final class LocatorReader implements Closeable {
         String p = loc.payload();
         if (p.isEmpty()) {
             if (loc.isPlainRange() && Boolean.TRUE.equals(isMp4.get(loc.uri())) && isVideoFormat(loc.format())) {
-                return mp4Table(loc.uri()).toAnnexB(range);
+                return mp4Table(loc.uri()).toAnnexB(range, loc.offset());
             }
             return range;
         }
@@ -72,21 +74,21 @@ public final class LocatorReader implements Closeable {
             try {
                 n = JSON.readTree(range);
             } catch (IOException e) {
-                throw new IngestException(loc.uri(), where, "locator range of " + range.length + " bytes is not a JSON"
+                throw new MalformedDataException(loc.uri(), where, "locator range of " + range.length + " bytes is not a JSON"
                         + " message: " + e.getMessage().lines().findFirst().orElse(""));
             }
             for (String f : p.substring(5).split("\\.")) {
                 n = n == null ? null : n.get(f);
             }
             if (n == null || !n.isTextual()) {
-                throw new IngestException(loc.uri(), where, "JSON message has no base64 string at '" + p.substring(5) + "'");
+                throw new MalformedDataException(loc.uri(), where, "JSON message has no base64 string at '" + p.substring(5) + "'");
             }
             text = n.textValue();
         }
         try {
             return java.util.Base64.getDecoder().decode(text);
         } catch (IllegalArgumentException e) {
-            throw new IngestException(loc.uri(), where, "image payload is not valid base64: " + e.getMessage());
+            throw new MalformedDataException(loc.uri(), where, "image payload is not valid base64: " + e.getMessage());
         }
     }
 

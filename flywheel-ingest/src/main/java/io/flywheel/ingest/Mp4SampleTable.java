@@ -309,13 +309,28 @@ public record Mp4SampleTable(String file, String format, int width, int height, 
     }
 
     /**
+     * Same as {@link #toAnnexB(byte[], long)} without the sample's offset (messages then name no sample).
+     *
      * @param sample the bytes of one sample, as stored in the file
+     * @return the sample in Annex B form
+     * @throws MalformedDataException when a NAL length runs past the sample
+     */
+    public byte[] toAnnexB(byte[] sample) throws IngestException {
+        return toAnnexB(sample, -1);
+    }
+
+    /**
+     * @param sample the bytes of one sample, as stored in the file
+     * @param offset the sample's byte offset in the file, which names the sample (index in decode order) in error
+     *     messages; -1 when unknown
      * @return the same NAL units in Annex B form (each after a 4-byte start code 00 00 00 01), with the
      *     configuration's parameter sets in front when the sample holds a random-access picture (H.264 IDR, NAL type 5;
      *     H.265 IRAP, types 16-23) and no parameter set of its own
-     * @throws IngestException when a NAL length runs past the sample
+     * @throws MalformedDataException (file, the sample's offset and index, the NAL unit's byte in the sample) when a
+     *     NAL length is 0 or runs past the sample, or the sample ends inside a length prefix: the bytes were read but
+     *     are damaged; other samples are unaffected
      */
-    public byte[] toAnnexB(byte[] sample) throws IngestException {
+    public byte[] toAnnexB(byte[] sample, long offset) throws IngestException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(sample.length + 64);
         boolean h265 = format.equals("h265");
         boolean random = false;
@@ -324,15 +339,15 @@ public record Mp4SampleTable(String file, String format, int width, int height, 
         int p = 0;
         while (p < sample.length) {
             if (sample.length - p < lengthSize) {
-                throw new IngestException(file, -1, "video sample ends inside a " + lengthSize + "-byte NAL length at"
-                        + " sample byte " + p);
+                throw malformed(offset, sample.length, "ends inside a " + lengthSize + "-byte NAL length at sample"
+                        + " byte " + p);
             }
             long n = 0;
             for (int i = 0; i < lengthSize; i++) n = n << 8 | (sample[p + i] & 0xFF);
             p += lengthSize;
             if (n > sample.length - p || n == 0) {
-                throw new IngestException(file, -1, "video sample: NAL unit at sample byte " + (p - lengthSize)
-                        + " declares " + n + " bytes, " + (sample.length - p) + " remain");
+                throw malformed(offset, sample.length, "NAL unit at sample byte " + (p - lengthSize) + " declares " + n
+                        + " bytes, " + (sample.length - p) + " remain");
             }
             int type = h265 ? (sample[p] >> 1) & 0x3F : sample[p] & 0x1F;
             random |= h265 ? type >= 16 && type <= 23 : type == 5;
@@ -354,6 +369,21 @@ public record Mp4SampleTable(String file, String format, int width, int height, 
     }
 
     private static final byte[] START = {0, 0, 0, 1};
+
+    private MalformedDataException malformed(long offset, int size, String problem) {
+        String which = "video sample";
+        if (offset >= 0) {
+            for (Sample s : samples) {
+                if (s.offset() == offset) {
+                    which = "video sample " + s.index() + " of " + samples.size();
+                    break;
+                }
+            }
+        }
+        return new MalformedDataException(file, offset, which + " (" + size + " bytes, " + format + "): " + problem
+                + "; expected " + lengthSize + "-byte big-endian NAL unit lengths that add up to the sample's size"
+                + " (ISO/IEC 14496-15 sample format)");
+    }
 
     /** @return true when the file's bytes 4..8 are the box type {@code ftyp} (an ISO BMFF / MP4 file) */
     static boolean looksLikeMp4(byte[] head, int n) {

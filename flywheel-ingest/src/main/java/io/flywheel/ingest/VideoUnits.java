@@ -35,6 +35,20 @@ public final class VideoUnits {
     public record Unit(RawLocator locator, long logTimeNs) {}
 
     /**
+     * @param file a raw file
+     * @return true when its bytes 4..8 are the box type {@code ftyp} (an ISO BMFF / MP4 file, whose units are samples)
+     * @throws IOException when reading fails
+     */
+    public static boolean isMp4(Path file) throws IOException {
+        byte[] head = new byte[8];
+        int n;
+        try (InputStream in = Files.newInputStream(file)) {
+            n = in.readNBytes(head, 0, head.length);
+        }
+        return Mp4SampleTable.looksLikeMp4(head, n);
+    }
+
+    /**
      * @param file a raw file (MCAP, ROS 1 bag or MP4)
      * @param topic the camera topic, as recorded in the file
      * @return the topic's units with a locator, in stream order (log time; MP4: decode order)
