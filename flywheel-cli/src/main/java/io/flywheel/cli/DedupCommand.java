@@ -87,8 +87,9 @@ final class DedupCommand implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
         String lake;
 
-        @Option(names = "--episode-thresholds", split = ",", defaultValue = "0.005,0.01,0.02,0.05,0.1,0.2",
-                description = "cosine distances (default ${DEFAULT-VALUE})")
+        @Option(names = "--episode-thresholds", split = ",", defaultValue = "0.0002,0.0005,0.001,0.002,0.005,0.01,0.02,0.05",
+                description = "cosine distances (default ${DEFAULT-VALUE}: around the dedup default 0.0005; max-pooled
+                        + " (MAC) models put near copies nearer 0.001)")
         double[] episodeThresholds;
 
         @Option(names = "--frame-thresholds", split = ",", defaultValue = "0,2,4,6,8,12",
