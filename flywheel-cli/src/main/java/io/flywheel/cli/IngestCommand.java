@@ -106,6 +106,10 @@ final class IngestCommand implements Callable<Integer> {
             for (String line : timestampLines(r.recordings())) {
                 out.println(line);
             }
+            String grip = gripperLine(r.recordings());
+            if (!grip.isEmpty()) {
+                out.println(grip);
+            }
             out.printf(Locale.ROOT, "ingested %d recording(s): %d episode(s), %d frame(s); %d skipped as already"
                             + " in the lake; %d failed; %.1f s%n", r.recordings().size() - r.skipped(), r.episodes(),
                     r.frames(), r.skipped(), r.failed().size(), secs);
@@ -159,6 +163,25 @@ final class IngestCommand implements Callable<Integer> {
             names.add(path.substring(path.lastIndexOf('/') + 1));
         }
         return names.size() == 1 ? names.get(0) : names.get(0) + " +" + (names.size() - 1);
+    }
+
+    /**
+     * @return "" when no episode took its gripper value from a state joint, else one line with each joint used
+     *     ({@code topic:joint}) and its episode count, e.g.
+     *     {@code "gripper: no gripper topic; state joint /joint_states:left_gripper in 4 episode(s), ..."}
+     */
+    static String gripperLine(List<IngestJob.RecordingResult> recordings) {
+        Map<String, Integer> byJoint = new TreeMap<>();
+        for (IngestJob.RecordingResult rr : recordings) {
+            rr.gripperJoints().values().forEach(j -> byJoint.merge(j, 1, Integer::sum));
+        }
+        if (byJoint.isEmpty()) {
+            return "";
+        }
+        List<String> parts = new ArrayList<>();
+        byJoint.forEach((j, n) -> parts.add(j + " in " + n + " episode(s)"));
+        return "gripper: no gripper topic; state joint " + String.join(", ", parts)
+                + " (largest range of motion; episode metadata gripper_joint)";
     }
 
     /**

@@ -71,6 +71,11 @@ final class MineCommand implements Callable<Integer> {
                     + " every one are left out (default: episodes.embedding, the master camera)")
     List<String> cameras = new ArrayList<>();
 
+    @Option(names = "--phases", paramLabel = "PHASE", split = ",",
+            description = "with --cameras: build the vectors from the frames of these phases only (frames.phase, written"
+                    + " by enrich: idle, approach, grasp, lift, place, retreat), e.g. approach,grasp,lift")
+    List<String> phases = new ArrayList<>();
+
     @Option(names = "--whiten", description = "PCA-whiten pool and queries (fitted on the prefiltered pool) before the"
             + " search, so that directions every episode shares (the scene) count less; distances are then in the"
             + " whitened space")
@@ -94,11 +99,12 @@ final class MineCommand implements Callable<Integer> {
         MiningJob.Options options;
         try {
             options = MiningJob.Options.builder(k).robot(robot).task(task).nprobes(nprobes).refineFactor(refineFactor)
-                    .cameras(cameras).whiten(whiten)
+                    .cameras(cameras).phases(phases).whiten(whiten)
                     .whitenEpsilon(whitenEpsilon == null ? PcaWhitening.DEFAULT_EPSILON : whitenEpsilon).build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(new CommandLine(this), (whitenEpsilon != null && e.getMessage().contains("epsilon")
-                    ? "--whiten-epsilon: " : "") + e.getMessage());
+                    ? "--whiten-epsilon: " : !phases.isEmpty() && e.getMessage().contains("phase") ? "--phases: " : "")
+                    + e.getMessage());
         }
         long t0 = System.nanoTime();
         MiningJob.Result r;
@@ -116,7 +122,7 @@ final class MineCommand implements Callable<Integer> {
                 queries.add(MiningJob.episode(ev, e));
             }
             for (Path rec : recordings) {
-                queries.addAll(recordingQueries(rec, ev, cameras));
+                queries.addAll(recordingQueries(rec, ev, cameras, options.phases()));
             }
             if (queries.isEmpty()) {
                 throw new IllegalArgumentException("nothing to mine for: give --failures, --episode ID or --recording FILE");
@@ -138,6 +144,7 @@ final class MineCommand implements Callable<Integer> {
         Map<String, Object> lineage = new LinkedHashMap<>(r.lineage());
         lineage.put("mine_command_line", "flywheel mine " + lake + (failures ? " --failures" : "") + " -k " + k
                 + (cameras.isEmpty() ? "" : " --cameras " + String.join(",", cameras))
+                + (phases.isEmpty() ? "" : " --phases " + String.join(",", phases))
                 + (whiten ? " --whiten --whiten-epsilon " + options.whitenEpsilon() : ""));
         file.put("lineage", lineage);
         if (out != null) {
@@ -150,6 +157,7 @@ final class MineCommand implements Callable<Integer> {
             file.put("index", r.index().kind().name());
             file.put("pool_size", r.poolSize());
             file.put("cameras", options.cameras());
+            file.put("phases", options.phases());
             file.put("whiten", options.whiten());
             file.put("whiten_epsilon", options.whiten() ? options.whitenEpsilon() : null);
             file.put("distance", lineage.get("distance"));
@@ -168,11 +176,13 @@ final class MineCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "  %2d. %-28s %s %.4f%n", m.rank(), m.episodeId(),
                     whiten ? "whitened cosine distance" : "cosine distance", m.distance());
         }
-        System.out.printf(Locale.ROOT, "vectors: %s%s; %d episode(s) with vectors, %d left out (no embedding%s)%n",
+        System.out.printf(Locale.ROOT, "vectors: %s%s%s; %d episode(s) with vectors, %d left out (no embedding%s)%n",
                 cameras.isEmpty() ? "episodes.embedding (master camera)" : "cameras " + String.join(", ", cameras),
+                phases.isEmpty() ? "" : ", frames of phases " + String.join(", ", phases),
                 whiten ? String.format(Locale.ROOT, ", PCA-whitened (epsilon %s, fitted on %d pool episodes; distances are"
                         + " in the whitened space)", options.whitenEpsilon(), r.whitening().fittedOn()) : ", not whitened",
-                r.episodesWithVectors(), r.episodesWithoutVectors(), cameras.isEmpty() ? "" : " on every camera");
+                r.episodesWithVectors(), r.episodesWithoutVectors(), cameras.isEmpty() ? "" : " on every camera"
+                        + (phases.isEmpty() ? "" : " in those phases"));
         System.out.printf(Locale.ROOT, "%d queries, %d neighbours from a pool of %d (%s: %s); %.1f s%s%n",
                 r.queries().size(), r.neighbours().size(), r.poolSize(), r.index().kind(), r.index().reason(), secs,
                 out != null ? "; neighbours file " + out.toAbsolutePath() : "");
@@ -181,10 +191,11 @@ final class MineCommand implements Callable<Integer> {
 
     /**
      * Ingests and embeds a recording in a scratch lake with the lake's model; one query per episode, built the way the
-     * lake's vectors are (the same cameras, else episodes.embedding). A recording lacking one of the cameras fails.
+     * lake's vectors are (the same cameras and phases, else episodes.embedding). A recording lacking one of the cameras
+     * (or frames of the phases) fails.
      */
-    private static List<MiningJob.Query> recordingQueries(Path rec, EpisodeVectors ev, List<String> cameras)
-            throws IOException {
+    private static List<MiningJob.Query> recordingQueries(Path rec, EpisodeVectors ev, List<String> cameras,
+                                                          List<String> phases) throws IOException {
         BuiltinModel model = BuiltinModel.byName(ev.model());
         Path scratch = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "mine-query");
         List<MiningJob.Query> out = new ArrayList<>();
@@ -198,8 +209,8 @@ final class MineCommand implements Callable<Integer> {
             EnrichJob.run(q, embedder, EnrichOptions.builder().stride(Stride.every(5)).build(), p -> { });
             EpisodeVectors qv;
             try {
-                // the same construction as the lake's vectors: the same cameras, or episodes.embedding
-                qv = cameras.isEmpty() ? EpisodeVectors.read(q) : EpisodeVectors.fromCameras(q, cameras);
+                // the same construction as the lake's vectors: the same cameras and phases, or episodes.embedding
+                qv = cameras.isEmpty() ? EpisodeVectors.read(q) : EpisodeVectors.fromCameras(q, cameras, phases);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--recording " + rec + ": " + e.getMessage(), e);
             }

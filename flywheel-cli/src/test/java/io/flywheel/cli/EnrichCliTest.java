@@ -41,8 +41,27 @@ class EnrichCliTest {
                 "--model", model);
         assertEquals(0, r.exitCode(), r.err());
         JsonNode s = JSON.readTree(r.out());
-        // stride 5: frames 0 and 5 of each episode, every camera: 25 x 2 x 3
-        assertEquals(150, s.get("embedded").asLong());
+        // stride 5: frames 0 and 5 of each episode plus the frames where the phase changes, every camera. The phases
+        // come from the "gripper" component of the EEF state (a JointState joint named gripper: GripperJoint)
+        Map<String, List<FrameRow>> byEpisode = new HashMap<>();
+        try (Lake l = Lake.open(lake.toString()); LakeTable t = l.table("frames")) {
+            for (FrameRow f : t.frames(ScanRequest.all())) {
+                byEpisode.computeIfAbsent(f.episodeId(), k -> new java.util.ArrayList<>()).add(f);
+            }
+        }
+        long selected = 0;
+        long changes = 0;
+        for (List<FrameRow> fs : byEpisode.values()) {
+            fs.sort(java.util.Comparator.comparingInt(FrameRow::frameIndex));
+            for (int i = 0; i < fs.size(); i++) {
+                assertTrue(fs.get(i).gripper() != null && fs.get(i).phase() != null, fs.get(i).toString());
+                boolean change = i > 0 && !fs.get(i).phase().equals(fs.get(i - 1).phase());
+                changes += change ? 1 : 0;
+                selected += fs.get(i).frameIndex() % 5 == 0 || change ? 1 : 0;
+            }
+        }
+        assertTrue(changes > 0, "BridgeData's gripper opens and closes");
+        assertEquals(3 * selected, s.get("embedded").asLong());
         assertEquals("mobilenet_v2_block10_gap", s.get("embedding_model").asText());
         assertEquals(25, s.get("episodes_enriched").asLong());
         assertEquals(250, s.get("frames").asLong());

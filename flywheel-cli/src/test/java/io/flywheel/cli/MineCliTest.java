@@ -35,7 +35,8 @@ import io.flywheel.lake.ScanRequest;
  * failure, cameras head + two wrists), enriched with the default model: the camera vectors are the
  * mean the test computes from the frames table, the reported distances are the whitened cosine
  * distances the test computes, the settings reach the training set's lineage, and bad options are
- * usage errors.
+ * usage errors. With {@code --phases} the vectors are the same mean over the frames of those phases only
+ * ({@code frames.phase}, which enrich derives from the sim's gripper joints).
  */
 class MineCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -183,6 +184,16 @@ class MineCliTest {
         assertEquals(id, hit.get("episode_id").asText(), hit.toString());
         assertEquals(0, hit.get("distance").asDouble(), 1e-4, hit.toString());
         assertTrue(hit.get("query_episode_id").asText().startsWith(name + "#"), hit.toString());
+
+        // with phases: the recording's frames get the same phases from its gripper joint, so again itself
+        CliRun p = CliRun.of("mine", lake, "--recording", rec.toString(), "--cameras", LEFT + "," + RIGHT, "--phases",
+                "approach,grasp,lift", "-k", "1", "--json");
+        assertEquals(0, p.exitCode(), p.err());
+        JsonNode ph = JSON.readTree(p.out()).get("neighbours").get(0);
+        assertEquals(id, ph.get("episode_id").asText(), ph.toString());
+        assertEquals(0, ph.get("distance").asDouble(), 1e-4, ph.toString());
+        assertTrue(JSON.readTree(p.out()).get("lineage").get("mine_command_line").asText()
+                .contains("--phases approach,grasp,lift"), p.out());
     }
 
     @Test
@@ -207,12 +218,106 @@ class MineCliTest {
                 && twice.noStackTrace());
     }
 
+    @Test
+    void phaseVectorsAreTheMeanOverThatPhasesFrames() throws Exception {
+        List<String> cams = List.of(LEFT, RIGHT);
+        Map<String, float[]> want = frameMeans(cams, "grasp");
+        Map<String, float[]> every = frameMeans(cams);
+        EpisodeVectors ev;
+        try (Lake l = Lake.open(lake)) {
+            ev = EpisodeVectors.fromCameras(l, cams, List.of("grasp"));
+        }
+        assertEquals(List.of("grasp"), ev.phases());
+        assertTrue(want.size() >= 5, "episodes with grasp-frame embeddings on both wrists: " + want.keySet());
+        assertEquals(want.size(), ev.size());
+        assertEquals(6 - want.size(), ev.withoutVectors().size());
+        double largestChange = 0;
+        for (int i = 0; i < ev.size(); i++) {
+            String id = ev.infos().get(i).episodeId();
+            float[] w = want.get(id);
+            for (int j = 0; j < w.length; j++) {
+                assertEquals(w[j], ev.vectors()[i][j], 1e-6, id + " [" + j + "]");
+                largestChange = Math.max(largestChange, Math.abs(w[j] - every.get(id)[j]));
+            }
+        }
+        assertTrue(largestChange > 1e-3, "the grasp frames' mean differs from every frame's: " + largestChange);
+
+        Path mined = tmp.resolve("mined-grasp.json");
+        CliRun r = CliRun.of("mine", lake, "--failures", "--cameras", LEFT + "," + RIGHT, "--phases", "grasp", "-k", "2",
+                "--out", mined.toString(), "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode s = JSON.readTree(r.out());
+        assertEquals("[\"grasp\"]", s.get("phases").toString());
+        assertEquals(ev.size(), s.get("episodes_with_vectors").asInt());
+        // cosine distances of the phase vectors
+        Map<String, float[]> byId = new HashMap<>();
+        for (int i = 0; i < ev.size(); i++) {
+            byId.put(ev.infos().get(i).episodeId(), ev.vectors()[i]);
+        }
+        float[] q = byId.get(s.get("lineage").get("query_episode_ids").get(0).asText());
+        for (JsonNode h : s.get("neighbours")) {
+            float[] n = byId.get(h.get("episode_id").asText());
+            double dot = 0;
+            for (int j = 0; j < n.length; j++) {
+                dot += q[j] * n[j];
+            }
+            assertEquals(1 - dot, h.get("distance").asDouble(), 1e-4, h.toString());
+        }
+        JsonNode lin = JSON.readTree(mined.toFile()).get("lineage");
+        assertEquals("[\"grasp\"]", lin.get("phases").toString());
+        assertTrue(lin.get("episode_vectors").asText().endsWith("over the frames of phases grasp"), lin.toString());
+        assertTrue(lin.get("mine_command_line").asText().endsWith("--cameras " + LEFT + "," + RIGHT + " --phases grasp"),
+                lin.toString());
+        CliRun set = CliRun.of("trainset", "build", lake, "--tag", "train-grasp", "--ratio", "0", "--rate-hz", "0",
+                "--mined", mined.toString(), "--json");
+        assertEquals(0, set.exitCode(), set.err());
+        assertEquals("[\"grasp\"]", JSON.readTree(set.out()).get("lineage").get("phases").toString());
+
+        CliRun text = CliRun.of("mine", lake, "--failures", "--cameras", LEFT + "," + RIGHT, "--phases", "approach,grasp,lift",
+                "-k", "1");
+        assertEquals(0, text.exitCode(), text.err());
+        assertTrue(text.out().contains("vectors: cameras " + LEFT + ", " + RIGHT + ", frames of phases approach, grasp, lift,"
+                + " not whitened"), text.out());
+
+        // unchanged without --phases: every frame, phases [] in the lineage
+        CliRun plain = CliRun.of("mine", lake, "--failures", "--cameras", LEFT + "," + RIGHT, "-k", "1", "--json");
+        assertEquals(0, plain.exitCode(), plain.err());
+        assertEquals("[]", JSON.readTree(plain.out()).get("lineage").get("phases").toString());
+    }
+
+    @Test
+    void badPhasesAreUsageErrors() {
+        CliRun noCams = CliRun.of("mine", lake, "--failures", "--phases", "grasp");
+        assertEquals(2, noCams.exitCode(), noCams.err());
+        assertTrue(noCams.err().contains("--phases: phases grasp need cameras"), noCams.err());
+        CliRun unknown = CliRun.of("mine", lake, "--failures", "--cameras", LEFT, "--phases", "grasp,holding");
+        assertEquals(2, unknown.exitCode(), unknown.err());
+        assertTrue(unknown.err().contains("unknown phase 'holding'; the phases are idle, approach, grasp, lift, place,"
+                + " retreat"), unknown.err());
+        CliRun twice = CliRun.of("mine", lake, "--failures", "--cameras", LEFT, "--phases", "grasp,grasp");
+        assertEquals(2, twice.exitCode(), twice.err());
+        assertTrue(twice.err().contains("phases repeat"), twice.err());
+        CliRun rec = CliRun.of("mine", lake, "--recording", "x.mcap", "--phases", "lift");
+        assertEquals(2, rec.exitCode(), rec.err());
+        assertTrue(noCams.noStackTrace() && unknown.noStackTrace() && twice.noStackTrace() && rec.noStackTrace());
+    }
+
     /** normalise(mean over cams of normalise(mean of the frames' embeddings on that camera)), per episode, in double. */
     private static Map<String, float[]> frameMeans(List<String> cams) {
+        return frameMeans(cams, null);
+    }
+
+    /**
+     * As {@link #frameMeans(List)} over the frames whose phase is {@code phase} (null: every frame); only episodes
+     * with an embedding on every camera in that phase.
+     */
+    private static Map<String, float[]> frameMeans(List<String> cams, String phase) {
         Map<String, double[][]> sums = new HashMap<>();
+        Map<String, int[]> counts = new HashMap<>();
         try (Lake l = Lake.open(lake); LakeTable t = l.table("frames")) {
-            t.scan(ScanRequest.builder().columns("episode_id", "images").build(), b -> {
+            t.scan(ScanRequest.builder().columns("episode_id", "images", "phase").build(), b -> {
                 VarCharVector id = (VarCharVector) b.getVector("episode_id");
+                VarCharVector ph = (VarCharVector) b.getVector("phase");
                 ListVector images = (ListVector) b.getVector("images");
                 StructVector st = (StructVector) images.getDataVector();
                 VarCharVector topic = (VarCharVector) st.getChild("topic");
@@ -220,6 +325,9 @@ class MineCliTest {
                 Float4Vector f = (Float4Vector) emb.getDataVector();
                 for (int r = 0; r < b.getRowCount(); r++) {
                     String ep = new String(id.get(r), StandardCharsets.UTF_8);
+                    if (phase != null && (ph.isNull(r) || !phase.equals(new String(ph.get(r), StandardCharsets.UTF_8)))) {
+                        continue;
+                    }
                     for (int i = images.getElementStartIndex(r); i < images.getElementEndIndex(r); i++) {
                         int c = cams.indexOf(new String(topic.get(i), StandardCharsets.UTF_8));
                         if (c < 0 || emb.isNull(i)) {
@@ -231,12 +339,16 @@ class MineCliTest {
                         for (int j = 0; j < d; j++) {
                             acc[j] += f.get(from + j);
                         }
+                        counts.computeIfAbsent(ep, k -> new int[cams.size()])[c]++;
                     }
                 }
             });
         }
         Map<String, float[]> out = new HashMap<>();
         sums.forEach((ep, s) -> {
+            if (java.util.Arrays.stream(counts.get(ep)).anyMatch(n -> n == 0)) {
+                return; // no embedding on one of the cameras
+            }
             double[] m = new double[s[0].length];
             for (double[] cam : s) {
                 double n = Math.sqrt(dot(cam, cam));

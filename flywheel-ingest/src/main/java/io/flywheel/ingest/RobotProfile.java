@@ -44,6 +44,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  *   /camera1/image/compressed: 12000000
  * joint_limits:                          # joint name -> [lower, upper], rad or m
  *   x: [0.1, 0.4]
+ * gripper_joints: [left_gripper, right_gripper]   # state joints that are grippers (when no gripper topic)
  * nominal_rates_hz:
  *   /camera0/image/compressed: 5
  * align:                                 # per-topic alignment; every field optional
@@ -54,6 +55,14 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * topic overrides the entry.
  * When a profile names at least one role, topics it does not name are {@link StreamRole#OTHER}; when it
  * names none, roles are detected ({@link #guess}).
+ *
+ * <p>{@code gripper_joints} names the joints of a STATE {@code JointState} whose position is a gripper opening
+ * (larger = more open, e.g. metres between the fingers, as {@code io.flywheel.enrich.motion.MotionLabeler}
+ * expects), for robots that publish their gripper inside the joint states rather than on a topic of its own
+ * (Franka finger joints, dual-arm robots). Without the key, joints whose names contain {@code gripper} or
+ * {@code finger} (any case) are taken. Used only when an episode has no GRIPPER stream; with several such joints
+ * the one with the largest range of motion in the episode (the active arm) gives the frames' gripper value
+ * ({@link GripperJoint#select}).
  *
  * <p>Without a profile, {@link #detect(List)} guesses: {@code CompressedImage}/{@code Image}/{@code CompressedVideo} -> CAMERA;
  * {@code JointState}, {@code Pose}/{@code PoseStamped}/{@code Odometry} and types named {@code *State} ->
@@ -111,6 +120,7 @@ public final class RobotProfile {
     private final Map<String, double[]> jointLimits;
     private final Map<String, Double> nominalRatesHz;
     private final Map<String, AlignSetting> align;
+    private final List<String> gripperJoints;
 
     private RobotProfile(Builder b) {
         source = b.source;
@@ -124,6 +134,7 @@ public final class RobotProfile {
         jointLimits = Collections.unmodifiableMap(jl);
         nominalRatesHz = Collections.unmodifiableMap(new LinkedHashMap<>(b.nominalRatesHz));
         align = Collections.unmodifiableMap(new LinkedHashMap<>(b.align));
+        gripperJoints = List.copyOf(b.gripperJoints);
     }
 
     /** @return a builder for an empty profile */
@@ -172,6 +183,13 @@ public final class RobotProfile {
 
     /** @return the alignment settings of a topic, if the profile has any */
     public Optional<AlignSetting> align(String topic) { return Optional.ofNullable(align.get(topic)); }
+
+    /**
+     * @return the joint names the profile's {@code gripper_joints} key names (state joints whose position is a
+     *     gripper opening), in file order; empty when the key is absent (then names containing {@code gripper} or
+     *     {@code finger} are taken, see {@link GripperJoint#select})
+     */
+    public List<String> gripperJoints() { return gripperJoints; }
 
     /** @return the role of a topic: the one named, else OTHER */
     public StreamRole role(String topic) {
@@ -321,6 +339,7 @@ public final class RobotProfile {
         clockOffsetsNs.forEach((k, v) -> sb.append("  clock offset ").append(k).append(": ").append(v).append(" ns\n"));
         jointLimits.forEach((k, v) -> sb.append("  joint limit ").append(k).append(": [").append(v[0]).append(", ")
                 .append(v[1]).append("]\n"));
+        if (!gripperJoints.isEmpty()) sb.append("  gripper joints: ").append(String.join(", ", gripperJoints)).append('\n');
         nominalRatesHz.forEach((k, v) -> sb.append("  nominal rate ").append(k).append(": ").append(v).append(" Hz\n"));
         align.forEach((k, v) -> sb.append("  align ").append(k).append(":")
                 .append(v.method() == null ? "" : " " + v.method().name().toLowerCase(Locale.ROOT))
@@ -347,6 +366,7 @@ public final class RobotProfile {
         b.jointLimits.putAll(jointLimits);
         b.nominalRatesHz.putAll(nominalRatesHz);
         b.align.putAll(align);
+        b.gripperJoints.addAll(gripperJoints);
         return b;
     }
 
@@ -447,6 +467,13 @@ public final class RobotProfile {
                         b.nominalRateHz(topic, hz);
                     }
                 }
+                case "gripper_joints" -> {
+                    List<String> joints = topics(v, name, key);
+                    for (String j : joints) {
+                        if (j.isBlank()) throw error(name, v, "gripper_joints: a joint name must not be empty");
+                    }
+                    b.gripperJoints(joints);
+                }
                 case "align" -> {
                     for (NodeTuple rt : mapping(v, name, key).getValue()) {
                         String topic = scalar(rt.getKeyNode(), name, "a topic under align");
@@ -455,7 +482,7 @@ public final class RobotProfile {
                 }
                 default -> throw error(name, t.getKeyNode(), "unknown key '" + key + "'; expected robot_id, master,"
                         + " cameras, state, action, gripper, task, outcome, roles, clock_offsets_ns, joint_limits,"
-                        + " nominal_rates_hz, align");
+                        + " nominal_rates_hz, align, gripper_joints");
             }
         }
         return b.build();
@@ -531,6 +558,7 @@ public final class RobotProfile {
         private final Map<String, double[]> jointLimits = new LinkedHashMap<>();
         private final Map<String, Double> nominalRatesHz = new LinkedHashMap<>();
         private final Map<String, AlignSetting> align = new LinkedHashMap<>();
+        private final List<String> gripperJoints = new ArrayList<>();
 
         private Builder() {}
 
@@ -554,6 +582,18 @@ public final class RobotProfile {
         /** Alignment settings of one topic (see {@link AlignSetting}). */
         public Builder align(String topic, AlignSetting setting) {
             align.put(topic, java.util.Objects.requireNonNull(setting, "setting"));
+            return this;
+        }
+
+        /**
+         * The joints whose positions are gripper openings (see the class comment); replaces any set before.
+         *
+         * @param joints joint names as in the JointState's {@code name} field
+         * @return this
+         */
+        public Builder gripperJoints(List<String> joints) {
+            gripperJoints.clear();
+            for (String j : joints) gripperJoints.add(java.util.Objects.requireNonNull(j, "joint"));
             return this;
         }
 

@@ -25,6 +25,7 @@ import io.flywheel.align.StreamAlignment;
 import io.flywheel.align.StreamPolicy;
 import io.flywheel.align.TopicStream;
 import io.flywheel.ingest.Episode;
+import io.flywheel.ingest.GripperJoint;
 import io.flywheel.ingest.Ingest;
 import io.flywheel.ingest.IngestOptions;
 import io.flywheel.ingest.RawLocator;
@@ -59,6 +60,13 @@ import io.flywheel.quality.StreamMetrics;
  * and gripper values are the linear interpolation of the two neighbours (never across a gap larger than
  * the tolerance: null and flagged there). The quality rules run on the episode's metrics; failing
  * episodes are stored, flagged.
+ *
+ * <p>An episode without a gripper topic takes its frames' gripper value from a state joint when it has one
+ * ({@link GripperJoint#select}: the profile's {@code gripper_joints}, else joints named {@code *gripper*} or
+ * {@code *finger*}, the one with the largest range of motion): the joint's position in the frame's aligned message
+ * of that state stream (interpolated with it). The joint used is recorded in the episode metadata as
+ * {@code gripper_joint} ({@code {"topic", "joint", "range_of_motion", "candidates"}}) and in
+ * {@link RecordingResult#gripperJoints()}.
  *
  * <p>Idempotent by content: a recording whose files' SHA-256s are all in {@code raw_files} is
  * skipped. The tables are committed in the order frames, episodes, raw_files, each atomically, so a
@@ -150,10 +158,24 @@ public final class IngestJob {
      * @param profile the robot profile as applied (master, topic roles and why); null when skipped
      * @param timestampIssues one entry per episode and topic whose times were not clean
      * @param qualityStatus quality status -> episode count
+     * @param gripperJoints episode id -> the state joint that gave its frames' gripper value, as {@code topic:joint},
+     *     for the episodes without a gripper topic that have one ({@link GripperJoint}); empty otherwise
      */
     public record RecordingResult(String recordingId, String format, List<String> files, boolean skipped,
                                   int episodes, long frames, ProfileSummary profile, List<TimestampIssue> timestampIssues,
-                                  Map<String, Integer> qualityStatus) {}
+                                  Map<String, Integer> qualityStatus, Map<String, String> gripperJoints) {
+        public RecordingResult {
+            gripperJoints = gripperJoints == null ? Map.of()
+                    : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(gripperJoints));
+        }
+
+        /** A result without gripper joints. */
+        public RecordingResult(String recordingId, String format, List<String> files, boolean skipped, int episodes,
+                               long frames, ProfileSummary profile, List<TimestampIssue> timestampIssues,
+                               Map<String, Integer> qualityStatus) {
+            this(recordingId, format, files, skipped, episodes, frames, profile, timestampIssues, qualityStatus, Map.of());
+        }
+    }
 
     /**
      * The robot profile applied to a recording, as data.
@@ -285,6 +307,7 @@ public final class IngestJob {
                 continue;
             }
             Map<String, Integer> status = new LinkedHashMap<>();
+            Map<String, String> gripperJoints = new LinkedHashMap<>();
             List<TimestampIssue> issues = new ArrayList<>();
             long recFrames = 0;
             for (int i = 0; i < outs.size(); i++) {
@@ -294,6 +317,9 @@ public final class IngestJob {
                 episodes.add(out.row);
                 recFrames += out.frames.size();
                 status.merge(out.row.qualityStatus(), 1, Integer::sum);
+                if (out.gripperJoint != null) {
+                    gripperJoints.put(ep.episodeId(), out.gripperJoint.topic() + ":" + out.gripperJoint.joint());
+                }
                 for (StreamData s : ep.streams()) {
                     if (!s.timestamps().clean()) {
                         issues.add(new TimestampIssue(ep.episodeId(), s.topic(), s.timestamps().findings(),
@@ -318,7 +344,7 @@ public final class IngestJob {
             }
             results.add(new RecordingResult(rec.recordingId(), rec.format().name(), uris(rec), false,
                     rec.episodes().size(), recFrames, rec.profile() == null ? null : ProfileSummary.of(rec.profile()),
-                    List.copyOf(issues), status));
+                    List.copyOf(issues), status, gripperJoints));
             progress.accept(String.format("%s%s: %d episode(s), %d frame(s) %s", counter, name,
                     rec.episodes().size(), recFrames, status));
         }
@@ -409,7 +435,8 @@ public final class IngestJob {
         }
     }
 
-    private record EpisodeOut(EpisodeRow row, List<FrameRow> frames) {}
+    /** @param gripperJoint the state joint that gave the gripper values, or null */
+    private record EpisodeOut(EpisodeRow row, List<FrameRow> frames, GripperJoint gripperJoint) {}
 
     private static EpisodeOut episode(Recording rec, Episode ep, AlignConfig cfg, RuleSet rules) {
         RobotProfile profile = rec.profile();
@@ -459,10 +486,23 @@ public final class IngestJob {
         List<FrameRow> rows = new ArrayList<>();
         List<StreamMetrics> metrics = new ArrayList<>();
         Alignment a = streams.isEmpty() ? null : Aligner.align(streams, ob.build());
+        GripperJoint gripperJoint = null;
         if (a != null) {
             StreamData state = stateStream(aligned, ep.masterTopic());
             StreamData action = first(aligned, StreamRole.ACTION);
             StreamData gripper = first(aligned, StreamRole.GRIPPER);
+            StreamData jointStream = null;
+            if (gripper == null) {
+                gripperJoint = GripperJoint.select(ep, profile).orElse(null);
+                if (gripperJoint != null) {
+                    String topic = gripperJoint.topic();
+                    jointStream = aligned.stream().filter(s -> s.topic().equals(topic)).findFirst().orElse(null);
+                    if (jointStream == null) {
+                        gripperJoint = null; // the state stream had no usable time: nothing to align
+                    }
+                }
+            }
+            int jointIndex = gripperJoint == null ? -1 : gripperJoint.index();
             // per aligned stream, looked up once rather than by topic in every frame
             StreamAlignment[] sas = new StreamAlignment[aligned.size()];
             TopicStream[] tss = new TopicStream[aligned.size()];
@@ -474,7 +514,7 @@ public final class IngestJob {
             }
             long[] ft = a.frameTimesNs();
             for (int f = 0; f < ft.length; f++) {
-                rows.add(frame(ep, f, ft[f], aligned, sas, tss, state, action, gripper));
+                rows.add(frame(ep, f, ft[f], aligned, sas, tss, state, action, gripper, jointStream, jointIndex));
             }
             Map<String, Long> p99 = new LinkedHashMap<>();
             for (ResidualStats rs : a.stats()) {
@@ -508,11 +548,19 @@ public final class IngestJob {
         meta.put("source_files", rec.files().stream().map(SourceFile::uri).toList());
         meta.put("format", rec.format().name());
         meta.put("dropped_frames", a == null ? 0 : a.droppedFrames());
+        if (gripperJoint != null) {
+            Map<String, Object> gj = new LinkedHashMap<>();
+            gj.put("topic", gripperJoint.topic());
+            gj.put("joint", gripperJoint.joint());
+            gj.put("range_of_motion", gripperJoint.rangeOfMotion());
+            gj.put("candidates", gripperJoint.candidates());
+            meta.put("gripper_joint", gj);
+        }
         EpisodeRow row = new EpisodeRow(ep.episodeId(), rec.recordingId(), ep.robotId(), ep.task(), ep.scene(),
                 ep.operator(), ep.outcome(), ep.startNs(), ep.endNs(), ep.endNs() - ep.startNs(), master,
                 (long) rows.size(), q.status().name().toLowerCase(), q.flags(), json(Map.of("metrics", em,
                         "results", q.results())), json(meta));
-        return new EpisodeOut(row, rows);
+        return new EpisodeOut(row, rows, gripperJoint);
     }
 
     /**
@@ -541,7 +589,8 @@ public final class IngestJob {
      * huge one: on one core its compile time was taken from the ingest itself).
      */
     private static FrameRow frame(Episode ep, int f, long timeNs, List<StreamData> aligned, StreamAlignment[] sas,
-                                  TopicStream[] tss, StreamData state, StreamData action, StreamData gripper) {
+                                  TopicStream[] tss, StreamData state, StreamData action, StreamData gripper,
+                                  StreamData jointStream, int jointIndex) {
         List<ImageLocator> images = new ArrayList<>(aligned.size());
         List<StreamMatch> matches = new ArrayList<>(aligned.size());
         List<String> flags = new ArrayList<>(0);
@@ -569,14 +618,22 @@ public final class IngestJob {
                         l.storedCompression(), residual, l.format().isEmpty() ? null : l.format(),
                         l.width() > 0 ? l.width() : null, l.height() > 0 ? l.height() : null));
             }
+            double[] jv = null;
             if (s == state) {
                 st = value(s, sa, f, msg);
+                jv = st;
             } else if (s == action) {
                 ac = value(s, sa, f, msg);
             } else if (s == gripper) {
                 double[] v = value(s, sa, f, msg);
                 if (v.length > 0) {
                     gr = v[0];
+                }
+            }
+            if (s == jointStream) {
+                double[] v = jv != null ? jv : value(s, sa, f, msg);
+                if (v != null && jointIndex < v.length && Double.isFinite(v[jointIndex])) {
+                    gr = v[jointIndex];
                 }
             }
         }

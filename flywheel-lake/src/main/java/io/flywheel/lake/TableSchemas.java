@@ -51,7 +51,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *   <li>state: list&lt;float64&gt;: aligned state vector (joint positions in radians or metres,
  *       as the robot profile says), null when unmatched</li>
  *   <li>action: list&lt;float64&gt;: aligned action vector, null when unmatched</li>
- *   <li>gripper: float64: aligned gripper opening (0 closed .. 1 open, or metres per profile)</li>
+ *   <li>gripper: float64: aligned gripper opening (0 closed .. 1 open, or metres), from a gripper topic, else from
+ *       a state joint ({@code io.flywheel.ingest.GripperJoint}; episode metadata {@code gripper_joint})</li>
  *   <li>images: list&lt;struct&gt;, one per camera (N cameras fit): topic, raw_uri,
  *       chunk_offset (absolute file offset of the MCAP Chunk record, -1 when the range is plain),
  *       offset and length (bytes inside the decompressed chunk, or absolute file range when

@@ -29,7 +29,9 @@ import io.flywheel.lake.ScanRequest;
  *       L2-normalised mean of the master camera's keyframe embeddings); {@code cameras} is empty;</li>
  *   <li>{@link #fromCameras}: from chosen cameras' per-frame embeddings in {@code frames.images[].embedding}:
  *       per episode, the L2-normalised mean over the chosen cameras of each camera's L2-normalised mean
- *       frame embedding. An episode lacking an embedding on any chosen camera gets no vector.</li>
+ *       frame embedding, optionally over the frames of chosen manipulation phases only ({@code frames.phase},
+ *       written by enrich). An episode lacking an embedding on any chosen camera (in those phases) gets no
+ *       vector.</li>
  * </ul>
  *
  * @param infos the episodes with a vector, in the order of {@code vectors}
@@ -40,18 +42,53 @@ import io.flywheel.lake.ScanRequest;
  * @param cameras the camera topics the vectors were built from; empty for {@code episodes.embedding}
  * @param framesVersion the frames table version read, or -1 when the frames were not read
  * @param withoutVectors ids of the lake's episodes left out for want of embeddings (not enriched, or
- *     no embedding on one of the cameras)
+ *     no embedding on one of the cameras, in the chosen phases)
+ * @param phases the phases whose frames the camera vectors were built from ({@link #PHASES} names); empty: all
+ *     frames
  */
 public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String model, String sha256,
                              long episodesVersion, List<String> cameras, long framesVersion,
-                             List<String> withoutVectors) {
+                             List<String> withoutVectors, List<String> phases) {
     /** Frames read per batch by {@link #fromCameras}: the images column (hot JPEGs included) is streamed. */
     static final long FRAME_BATCH_ROWS = 256;
+
+    /**
+     * The values of {@code frames.phase}, in the order of a pick-and-place: the labels of
+     * {@code io.flywheel.enrich.motion.Phase} (see {@code MotionLabeler} for how each is derived).
+     */
+    public static final List<String> PHASES = List.of("idle", "approach", "grasp", "lift", "place", "retreat");
 
     public EpisodeVectors {
         infos = List.copyOf(infos);
         cameras = List.copyOf(cameras);
         withoutVectors = List.copyOf(withoutVectors);
+        phases = List.copyOf(phases);
+    }
+
+    /** Vectors over all frames (no phase selection). */
+    public EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String model, String sha256, long episodesVersion,
+                          List<String> cameras, long framesVersion, List<String> withoutVectors) {
+        this(infos, vectors, model, sha256, episodesVersion, cameras, framesVersion, withoutVectors, List.of());
+    }
+
+    /**
+     * Checks a phase selection.
+     *
+     * @param phases phase names
+     * @return the names as given, as an immutable list
+     * @throws IllegalArgumentException when a name is not one of {@link #PHASES} (naming it and the valid ones) or a
+     *     name repeats
+     */
+    public static List<String> checkPhases(List<String> phases) {
+        for (String p : phases) {
+            if (!PHASES.contains(p)) {
+                throw new IllegalArgumentException("unknown phase '" + p + "'; the phases are " + String.join(", ", PHASES));
+            }
+        }
+        if (new LinkedHashSet<>(phases).size() != phases.size()) {
+            throw new IllegalArgumentException("phases repeat: " + phases);
+        }
+        return List.copyOf(phases);
     }
 
     /** Vectors from {@code episodes.embedding}, with no record of the episodes left out. */
@@ -173,6 +210,21 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
      *     the episodes were embedded by different models
      */
     public static EpisodeVectors fromCameras(Lake lake, List<String> cameras) {
+        return fromCameras(lake, cameras, List.of());
+    }
+
+    /**
+     * As {@link #fromCameras(Lake, List)}, from the frames whose {@code phase} is one of {@code phases} only (a
+     * Lance scan filter {@code phase IN (...)}; frames without a phase are never read then).
+     *
+     * @param cameras camera topics, at least one, no repeats
+     * @param phases phase names ({@link #PHASES}), no repeats; empty: every frame
+     * @return the vectors, with {@code cameras}, {@code phases} and {@code framesVersion} set
+     * @throws IllegalArgumentException as {@link #fromCameras(Lake, List)} does, and when a phase is unknown (naming
+     *     the valid ones) or repeats; "no episode has frame embeddings" names the phases too
+     */
+    public static EpisodeVectors fromCameras(Lake lake, List<String> cameras, List<String> phases) {
+        List<String> ph = checkPhases(phases);
         if (cameras.isEmpty()) {
             throw new IllegalArgumentException("no cameras given: name at least one camera topic");
         }
@@ -213,7 +265,11 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
         long framesVersion;
         try (LakeTable t = lake.table("frames")) {
             framesVersion = t.version();
-            t.scan(ScanRequest.builder().columns("episode_id", "images").batchSize(FRAME_BATCH_ROWS).build(), b -> {
+            ScanRequest.Builder scan = ScanRequest.builder().columns("episode_id", "images").batchSize(FRAME_BATCH_ROWS);
+            if (!ph.isEmpty()) {
+                scan.filter(io.flywheel.lake.Sql.in("phase", ph));
+            }
+            t.scan(scan.build(), b -> {
                 ListVector images = (ListVector) b.getVector("images");
                 StructVector s = (StructVector) images.getDataVector();
                 FieldVector topic = s.getChild("topic");
@@ -278,10 +334,11 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
         }
         if (vecs.isEmpty()) {
             throw new IllegalArgumentException("no episode of " + lake.location() + " has frame embeddings on every one of "
-                    + cameras + "; run `flywheel enrich " + lake.location() + "` with a model first");
+                    + cameras + (ph.isEmpty() ? "" : " in phases " + String.join(", ", ph) + " (frames.phase, written by"
+                    + " enrich from the gripper value)") + "; run `flywheel enrich " + lake.location() + "` with a model first");
         }
         return new EpisodeVectors(infos, vecs.toArray(new float[0][]), model[0], model[1], episodesVersion, cameras,
-                framesVersion, without);
+                framesVersion, without, ph);
     }
 
     /** normalise(mean over cameras c of normalise(sums[c] / counts[c])); the division by counts cancels in normalise. */

@@ -35,12 +35,14 @@ import io.flywheel.lake.LocalFiles;
  * never results.
  *
  * <p>Episode vectors come from {@code episodes.embedding} (the master camera) or, with
- * {@link Options#cameras()}, from chosen cameras' frame embeddings ({@link EpisodeVectors#fromCameras}).
+ * {@link Options#cameras()}, from chosen cameras' frame embeddings ({@link EpisodeVectors#fromCameras}), with
+ * {@link Options#phases()} from the frames of chosen manipulation phases only (e.g. approach, grasp, lift: the
+ * moments where a grasp fails, not the carry and retreat every episode shares).
  * With {@link Options#whiten()}, pool vectors and queries are PCA-whitened ({@link PcaWhitening}, Jégou and
  * Chum, ECCV 2012) with a transform fitted on the pool after the prefilter, and the index searches the
  * whitened vectors: a camera such as the head camera sees mostly the scene, and whitening shrinks those
  * dominant directions so that rarer ones (the object) decide the neighbours. The settings go into the
- * result's lineage ({@code cameras}, {@code whiten}, {@code whiten_epsilon}).
+ * result's lineage ({@code cameras}, {@code phases}, {@code whiten}, {@code whiten_epsilon}).
  */
 public final class MiningJob {
     private MiningJob() {}
@@ -66,9 +68,11 @@ public final class MiningJob {
      * @param whiten whether to PCA-whiten the vectors ({@link PcaWhitening}, fitted on the pool after the
      *     prefilter) before the search; distances are then cosine distances in the whitened space
      * @param whitenEpsilon the whitening regulariser epsilon, &gt; 0 ({@link PcaWhitening#DEFAULT_EPSILON})
+     * @param phases the phases ({@link EpisodeVectors#PHASES}) whose frames the camera vectors are built from; empty:
+     *     every frame; needs {@code cameras} ({@code episodes.embedding} has no phases)
      */
     public record Options(int k, String robot, String task, int nprobes, int refineFactor, List<String> cameras,
-                          boolean whiten, double whitenEpsilon) {
+                          boolean whiten, double whitenEpsilon, List<String> phases) {
         public Options {
             if (k < 1) {
                 throw new IllegalArgumentException("k must be >= 1, got " + k);
@@ -77,6 +81,17 @@ public final class MiningJob {
             if (!(whitenEpsilon > 0) || Double.isInfinite(whitenEpsilon)) {
                 throw new IllegalArgumentException("whitening epsilon must be a positive number, got " + whitenEpsilon);
             }
+            phases = EpisodeVectors.checkPhases(phases);
+            if (!phases.isEmpty() && cameras.isEmpty()) {
+                throw new IllegalArgumentException("phases " + String.join(",", phases) + " need cameras: the vectors of"
+                        + " chosen phases are built from frame embeddings of chosen cameras (episodes.embedding has no phases)");
+            }
+        }
+
+        /** Options over every frame (no phase selection). */
+        public Options(int k, String robot, String task, int nprobes, int refineFactor, List<String> cameras,
+                       boolean whiten, double whitenEpsilon) {
+            this(k, robot, task, nprobes, refineFactor, cameras, whiten, whitenEpsilon, List.of());
         }
 
         /** Options on {@code episodes.embedding} without whitening. */
@@ -104,6 +119,7 @@ public final class MiningJob {
             private List<String> cameras = List.of();
             private boolean whiten;
             private double whitenEpsilon = PcaWhitening.DEFAULT_EPSILON;
+            private List<String> phases = List.of();
 
             private Builder(int k) {
                 this.k = k;
@@ -151,9 +167,21 @@ public final class MiningJob {
                 return this;
             }
 
-            /** @throws IllegalArgumentException when k &lt; 1 or epsilon is not positive */
+            /**
+             * @param phases phase names ({@link EpisodeVectors#PHASES}) whose frames the camera vectors are built
+             *     from; empty for every frame
+             */
+            public Builder phases(List<String> phases) {
+                this.phases = phases;
+                return this;
+            }
+
+            /**
+             * @throws IllegalArgumentException when k &lt; 1, epsilon is not positive, a phase is unknown (naming the
+             *     valid ones) or repeats, or phases are given without cameras
+             */
             public Options build() {
-                return new Options(k, robot, task, nprobes, refineFactor, cameras, whiten, whitenEpsilon);
+                return new Options(k, robot, task, nprobes, refineFactor, cameras, whiten, whitenEpsilon, phases);
             }
         }
     }
@@ -177,10 +205,12 @@ public final class MiningJob {
      * The episode vectors the options ask for.
      *
      * @return {@link EpisodeVectors#read} when {@code o.cameras()} is empty, else {@link EpisodeVectors#fromCameras}
+     *     with {@code o.phases()}
      * @throws IllegalArgumentException as those do
      */
     public static EpisodeVectors vectors(Lake lake, Options o) {
-        return o.cameras().isEmpty() ? EpisodeVectors.read(lake) : EpisodeVectors.fromCameras(lake, o.cameras());
+        return o.cameras().isEmpty() ? EpisodeVectors.read(lake)
+                : EpisodeVectors.fromCameras(lake, o.cameras(), o.phases());
     }
 
     /** @return queries for every episode of the lake whose outcome is a failure (with an embedding) */
@@ -215,7 +245,8 @@ public final class MiningJob {
      *
      * @param ev the episode vectors, built as {@code o} says ({@link #vectors})
      * @throws IllegalArgumentException when there are no queries, a query's dimension differs from the pool's,
-     *     {@code ev} was built from other cameras than {@code o.cameras()}, or whitening finds fewer than 2
+     *     {@code ev} was built from other cameras or phases than {@code o.cameras()} and {@code o.phases()}, or
+     *     whitening finds fewer than 2
      *     pool vectors after the prefilter
      */
     public static Result run(Lake lake, EpisodeVectors ev, List<Query> queries, Options o) {
@@ -225,6 +256,10 @@ public final class MiningJob {
         if (!ev.cameras().equals(o.cameras())) {
             throw new IllegalArgumentException("the episode vectors were built from " + describe(ev.cameras())
                     + " but the mining options ask for " + describe(o.cameras()) + "; the two spaces cannot be mixed");
+        }
+        if (!ev.phases().equals(o.phases())) {
+            throw new IllegalArgumentException("the episode vectors were built from " + describePhases(ev.phases())
+                    + " but the mining options ask for " + describePhases(o.phases()) + "; the two spaces cannot be mixed");
         }
         int dim = ev.vectors()[0].length;
         for (Query q : queries) {
@@ -295,8 +330,10 @@ public final class MiningJob {
         lineage.put("embedding_model", ev.model());
         lineage.put("embedding_sha256", ev.sha256());
         lineage.put("episode_vectors", ev.cameras().isEmpty() ? "episodes.embedding"
-                : "frames.images.embedding: mean over cameras of per-camera mean");
+                : "frames.images.embedding: mean over cameras of per-camera mean"
+                + (ev.phases().isEmpty() ? "" : " over the frames of phases " + String.join(", ", ev.phases())));
         lineage.put("cameras", ev.cameras());
+        lineage.put("phases", ev.phases());
         lineage.put("whiten", o.whiten());
         if (o.whiten()) {
             lineage.put("whiten_epsilon", o.whitenEpsilon());
@@ -331,6 +368,10 @@ public final class MiningJob {
 
     private static String describe(List<String> cameras) {
         return cameras.isEmpty() ? "episodes.embedding (the master camera)" : "cameras " + cameras;
+    }
+
+    private static String describePhases(List<String> phases) {
+        return phases.isEmpty() ? "every frame" : "the frames of phases " + phases;
     }
 
     private static String poolUri(Lake lake) {

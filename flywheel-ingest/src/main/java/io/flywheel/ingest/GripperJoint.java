@@ -1,0 +1,99 @@
+package io.flywheel.ingest;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The state joint whose position stands in for a gripper topic, in an episode that has none: many robots publish
+ * their gripper inside {@code sensor_msgs/JointState} (Franka's {@code fr3_finger_joint1/2}, the simulator's
+ * {@code left_gripper} / {@code right_gripper} of {@code /joint_states}).
+ *
+ * <p>Candidates ({@link #select}): the joints of the episode's STATE streams that the robot profile names in
+ * {@code gripper_joints} ({@link RobotProfile#gripperJoints()}, any STATE stream with component names); without
+ * that key, the joints of STATE {@code JointState} streams whose names contain {@code gripper} or {@code finger}
+ * (case-insensitive). The one with the largest range of motion (max - min of its position over the episode's
+ * messages) is taken: on a dual-arm robot the active arm's gripper moves and the idle one stays open. Ties go to
+ * the first candidate in stream (channel id) then joint order (Franka's two fingers mirror each other).
+ *
+ * <p>The value is used as it is: a JointState gripper position is the finger opening (metres, or a normalised
+ * 0..1), larger = more open, which is the convention of the frames' {@code gripper} column and of
+ * {@code io.flywheel.enrich.motion.MotionLabeler}.
+ *
+ * @param topic the STATE stream's topic, e.g. {@code /joint_states}
+ * @param joint the joint's name, e.g. {@code left_gripper}
+ * @param index the joint's component index in the stream's values ({@link StreamData#values()}), &ge; 0
+ * @param rangeOfMotion max - min of the joint's position over the episode's messages, in the joint's units
+ *     (metres for a finger opening); 0 when it never moves
+ * @param candidates every gripper joint found, as {@code topic:joint}, in the order they were considered
+ */
+public record GripperJoint(String topic, String joint, int index, double rangeOfMotion, List<String> candidates) {
+    public GripperJoint {
+        if (index < 0) {
+            throw new IllegalArgumentException("joint index must be >= 0, got " + index);
+        }
+        candidates = List.copyOf(candidates);
+    }
+
+    /**
+     * @param name a joint name
+     * @return true when the name contains {@code gripper} or {@code finger}, in any case
+     */
+    public static boolean looksLikeGripper(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        return n.contains("gripper") || n.contains("finger");
+    }
+
+    /**
+     * Picks the gripper joint of an episode (rule in the class comment).
+     *
+     * @param episode the episode
+     * @param profile the robot profile applied (its {@code gripper_joints}); null: the name rule
+     * @return the joint; empty when the episode has a GRIPPER stream with values, or no candidate joint with at
+     *     least one finite position
+     */
+    public static Optional<GripperJoint> select(Episode episode, RobotProfile profile) {
+        for (StreamData s : episode.streams()) {
+            if (s.role() == StreamRole.GRIPPER && s.values() != null && s.size() > 0) {
+                return Optional.empty();
+            }
+        }
+        List<String> named = profile == null ? List.of() : profile.gripperJoints();
+        List<String> candidates = new ArrayList<>();
+        GripperJoint best = null;
+        for (StreamData s : episode.streams()) {
+            if (s.role() != StreamRole.STATE || s.values() == null || s.names().isEmpty()) {
+                continue;
+            }
+            boolean jointState = s.messageType() != null && s.messageType().endsWith("JointState");
+            if (named.isEmpty() && !jointState) {
+                continue;
+            }
+            List<String> names = s.names();
+            for (int j = 0; j < names.size(); j++) {
+                String name = names.get(j);
+                if (named.isEmpty() ? !looksLikeGripper(name) : !named.contains(name)) {
+                    continue;
+                }
+                double lo = Double.POSITIVE_INFINITY;
+                double hi = Double.NEGATIVE_INFINITY;
+                for (double[] v : s.values()) {
+                    if (v != null && j < v.length && Double.isFinite(v[j])) {
+                        lo = Math.min(lo, v[j]);
+                        hi = Math.max(hi, v[j]);
+                    }
+                }
+                if (lo > hi) {
+                    continue; // never a finite position
+                }
+                candidates.add(s.topic() + ":" + name);
+                if (best == null || hi - lo > best.rangeOfMotion()) {
+                    best = new GripperJoint(s.topic(), name, j, hi - lo, List.of());
+                }
+            }
+        }
+        return best == null ? Optional.empty()
+                : Optional.of(new GripperJoint(best.topic(), best.joint(), best.index(), best.rangeOfMotion(), candidates));
+    }
+}

@@ -1,0 +1,94 @@
+package io.flywheel.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+import io.flywheel.testkit.SharedData;
+
+/**
+ * The gripper joint of an episode without a gripper topic, on the real Franka FR3 recordings (labelbox-franka:
+ * {@code /joint_states} holds fr3_joint1..7 and fr3_finger_joint1/2; both fingers go 0.02 -> 0.0 -> 0.02 m in the
+ * first file), and the profile's {@code gripper_joints} key.
+ */
+class GripperJointTest {
+    private static final Path FRANKA = SharedData.data("mcap-real/labelbox-franka/trajectory_20250527_003358_00m02s.mcap");
+
+    private static Recording franka(RobotProfile profile) throws IOException {
+        IngestOptions.Builder b = IngestOptions.builder();
+        if (profile != null) {
+            b.profile(profile);
+        }
+        return Ingest.read(FRANKA, b.build());
+    }
+
+    @Test
+    void frankaFingerJointIsFoundByNameAndTheFirstOfTwoEqualFingersWins() throws IOException {
+        Recording r = franka(null);
+        Episode ep = r.episodes().get(0);
+        GripperJoint g = GripperJoint.select(ep, r.profile()).orElseThrow();
+        assertEquals("/joint_states", g.topic());
+        assertEquals("fr3_finger_joint1", g.joint());
+        assertEquals(7, g.index());
+        assertEquals(0.02, g.rangeOfMotion(), 1e-12, "0.02 m open, 0.0 closed");
+        assertEquals(List.of("/joint_states:fr3_finger_joint1", "/joint_states:fr3_finger_joint2"), g.candidates());
+    }
+
+    @Test
+    void profileGripperJointsReplaceTheNameRule() throws IOException {
+        RobotProfile p = RobotProfile.parse(new StringReader("gripper_joints: [fr3_finger_joint2]\n"), "franka.yaml");
+        assertEquals(List.of("fr3_finger_joint2"), p.gripperJoints());
+        Recording r = franka(p);
+        assertEquals(List.of("fr3_finger_joint2"), r.profile().gripperJoints(), "kept when roles are detected");
+        GripperJoint g = GripperJoint.select(r.episodes().get(0), r.profile()).orElseThrow();
+        assertEquals("fr3_finger_joint2", g.joint());
+        assertEquals(8, g.index());
+        assertEquals(List.of("/joint_states:fr3_finger_joint2"), g.candidates());
+
+        // a profile naming an arm joint takes it, name or not (fr3_joint1 goes 0.0 -> 0.1 rad)
+        RobotProfile arm = RobotProfile.builder().gripperJoints(List.of("fr3_joint1")).build();
+        GripperJoint a = GripperJoint.select(r.episodes().get(0), arm).orElseThrow();
+        assertEquals("fr3_joint1", a.joint());
+        assertEquals(0.1, a.rangeOfMotion(), 1e-12);
+
+        RobotProfile none = RobotProfile.builder().gripperJoints(List.of("no_such_joint")).build();
+        assertEquals(Optional.empty(), GripperJoint.select(r.episodes().get(0), none));
+    }
+
+    @Test
+    void gripperJointsYamlForms() throws IOException {
+        RobotProfile scalar = RobotProfile.parse(new StringReader("gripper_joints: left_gripper\n"), "p.yaml");
+        assertEquals(List.of("left_gripper"), scalar.gripperJoints());
+        RobotProfile two = RobotProfile.parse(new StringReader("gripper_joints:\n  - left_gripper\n  - right_gripper\n"),
+                "p.yaml");
+        assertEquals(List.of("left_gripper", "right_gripper"), two.gripperJoints());
+        assertEquals(two.gripperJoints(), two.toBuilder().build().gripperJoints());
+        assertTrue(two.describe().contains("gripper joints: left_gripper, right_gripper"), two.describe());
+        assertEquals(List.of(), RobotProfile.builder().build().gripperJoints());
+
+        IngestException bad = assertThrows(IngestException.class,
+                () -> RobotProfile.parse(new StringReader("robot_id: r\ngripper_joints: {a: 1}\n"), "bad.yaml"));
+        assertTrue(bad.getMessage().contains("bad.yaml") && bad.getMessage().contains("line 2"), bad.getMessage());
+        IngestException typo = assertThrows(IngestException.class,
+                () -> RobotProfile.parse(new StringReader("gripper_joint: [a]\n"), "typo.yaml"));
+        assertTrue(typo.getMessage().contains("gripper_joints"), typo.getMessage());
+    }
+
+    @Test
+    void nameRule() {
+        assertTrue(GripperJoint.looksLikeGripper("left_gripper"));
+        assertTrue(GripperJoint.looksLikeGripper("panda_FINGER_joint1"));
+        assertTrue(GripperJoint.looksLikeGripper("Gripper"));
+        assertFalse(GripperJoint.looksLikeGripper("left_joint_7"));
+        assertFalse(GripperJoint.looksLikeGripper("wrist"));
+    }
+}
