@@ -88,7 +88,7 @@ final class DedupCommand implements Callable<Integer> {
         String lake;
 
         @Option(names = "--episode-thresholds", split = ",", defaultValue = "0.0002,0.0005,0.001,0.002,0.005,0.01,0.02,0.05",
-                description = "cosine distances (default ${DEFAULT-VALUE}: around the dedup default 0.0005; max-pooled
+                description = "cosine distances (default ${DEFAULT-VALUE}: around the dedup default 0.0005; max-pooled"
                         + " (MAC) models put near copies nearer 0.001)")
         double[] episodeThresholds;
 

@@ -204,7 +204,7 @@ final class MineCommand implements Callable<Integer> {
             IngestJob.Result in = IngestJob.run(q, List.of(rec), IngestOptions.defaults(), IngestJob.AlignConfig.defaults(),
                     RuleSet.defaults(), line -> { });
             if (!in.failed().isEmpty()) {
-                throw new IllegalArgumentException("--recording " + rec + ": " + in.failed().get(0).message());
+                throw new IOException("--recording " + rec + ": " + in.failed().get(0).message()); // bad input: exit 1
             }
             EnrichJob.run(q, embedder, EnrichOptions.builder().stride(Stride.every(5)).build(), p -> { });
             EpisodeVectors qv;

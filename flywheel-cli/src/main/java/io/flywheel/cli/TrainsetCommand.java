@@ -128,10 +128,11 @@ final class TrainsetCommand implements Runnable {
 
     /** The neighbours file of {@code trainset build --mined}. */
     record MinedFile(List<MinedEpisode> neighbours, Map<String, Object> lineage) {
-        static MinedFile read(Path file, JsonNode n) {
+        /** @throws java.io.IOException (bad input, exit 1) when the file is not a neighbours file */
+        static MinedFile read(Path file, JsonNode n) throws java.io.IOException {
             JsonNode list = n.isArray() ? n : n.get("neighbours");
             if (list == null || !list.isArray()) {
-                throw new IllegalArgumentException(file + ": expected a JSON list of neighbours or an object with"
+                throw new java.io.IOException(file + ": expected a JSON list of neighbours or an object with"
                         + " 'neighbours'");
             }
             List<MinedEpisode> out = new ArrayList<>();
@@ -139,7 +140,7 @@ final class TrainsetCommand implements Runnable {
                 JsonNode e = list.get(i);
                 for (String k : List.of("episode_id", "query_episode_id", "distance", "rank")) {
                     if (e.get(k) == null) {
-                        throw new IllegalArgumentException(file + ": neighbour " + i + " has no '" + k + "'");
+                        throw new java.io.IOException(file + ": neighbour " + i + " has no '" + k + "'");
                     }
                 }
                 out.add(new MinedEpisode(e.get("episode_id").asText(), e.get("query_episode_id").asText(),
