@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "quickstart", mixinStandardHelpOptions = true,
         description = "Run the whole loop into a local lake: ingest real recordings and a small simulated fleet with"
-                + " field failures, align and check quality, enrich (default model), deduplicate, mine the failures'"
+                + " field failures, align and check quality, enrich (MAC model), deduplicate, mine the failures'"
                 + " neighbours, build train-v1 (uniform) and train-v2 (uniform + mined) and diff them, warm a cache,"
                 + " read batches through the loader, export LeRobot; ends with a one-screen summary.")
 final class QuickstartCommand implements Callable<Integer> {
@@ -33,8 +33,9 @@ final class QuickstartCommand implements Callable<Integer> {
             description = "folder for the simulated fleet, cache, charts and export (default ${DEFAULT-VALUE})")
     Path work;
 
-    @Option(names = "--model", defaultValue = "mobilenet_v2",
-            description = "embedding model for enrich (default ${DEFAULT-VALUE}; pulled once per user)")
+    @Option(names = "--model", defaultValue = "mobilenet_v2_mac",
+            description = "embedding model for enrich (default ${DEFAULT-VALUE}: max-pooled features, which mine small"
+                    + " object cues better; pulled once per user)")
     String model;
 
     private record Stage(String name, String[] args, int exit, double seconds) {}
@@ -69,7 +70,12 @@ final class QuickstartCommand implements Callable<Integer> {
         plan.add(new String[] {"qc", "report", l, "--status", "fail"});
         plan.add(new String[] {"enrich", l, "--model", model, "--stride", "keyframes"});
         plan.add(new String[] {"dedup", l, "--episode-threshold", "0.0005"});
-        plan.add(new String[] {"mine", l, "--failures", "-k", "8", "--out", work.resolve("mined.json").toString()});
+        // the failures' neighbours by what the wrist cameras see while reaching for and holding the object,
+        // PCA-whitened so that the scene does not dominate (see BENCHMARKS.md, mining quality)
+        String wrists = io.flywheel.sim.EpisodeGenerator.cameraTopic("left_wrist_camera") + ","
+                + io.flywheel.sim.EpisodeGenerator.cameraTopic("right_wrist_camera");
+        plan.add(new String[] {"mine", l, "--failures", "-k", "8", "--cameras", wrists, "--phases", "approach,grasp,lift",
+            "--whiten", "--out", work.resolve("mined.json").toString()});
         String v1 = "train-v1";
         String v2 = "train-v2";
         plan.add(new String[] {"trainset", "build", l, "--tag", v1, "--ratio", "0.3", "--seed", "1"});
