@@ -54,10 +54,12 @@ final class McapRecoverCommand implements Callable<Integer> {
             for (McapStreamReader.Problem p : r.problems()) {
                 o.println("input problem at byte " + p.offset() + ": " + p.message());
             }
-            o.printf("recovered %d message(s), %d channel(s), %d schema(s), %d attachment(s), %d metadata"
-                            + " record(s) from %s (read whole up to byte %d of %d) into %s%n",
-                    r.messages(), r.channels(), r.schemas(), r.attachments(), r.metadata(), in, r.readUpTo(),
-                    r.inputBytes(), out);
+            if (r.messages() > 0 || r.problems().isEmpty()) { // else: nothing written, said on stderr below
+                o.printf("recovered %d message(s), %d channel(s), %d schema(s), %d attachment(s), %d metadata"
+                                + " record(s) from %s (read whole up to byte %d of %d) into %s%n",
+                        r.messages(), r.channels(), r.schemas(), r.attachments(), r.metadata(), in, r.readUpTo(),
+                        r.inputBytes(), out);
+            }
             if (!noCrc && r.problems().stream().anyMatch(p -> p.message().contains("CRC"))) {
                 o.println("some chunks failed their CRC and were left out; --no-crc keeps them (their bytes may be damaged)");
             }

@@ -1,6 +1,7 @@
 package io.flywheel.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -79,6 +80,10 @@ class WarmCliTest {
         CliRun bad = CliRun.of("warm", lake, "no-such-tag", "--list");
         assertTrue(bad.exitCode() != 0 && bad.err().contains("no training set 'no-such-tag'"), bad.err());
         assertTrue(bad.noStackTrace());
+        Path fresh = tmp.resolve("fresh-cache");
+        CliRun badCache = CliRun.of("warm", lake, "no-such-tag", "--cache", fresh.toString());
+        assertEquals(2, badCache.exitCode(), badCache.err());
+        assertFalse(java.nio.file.Files.exists(fresh), "no cache folder for an unknown tag");
         CliRun usage = CliRun.of("warm", lake, "train-v1");
         assertEquals(2, usage.exitCode());
         assertTrue(usage.err().contains("--cache DIR"), usage.err());
