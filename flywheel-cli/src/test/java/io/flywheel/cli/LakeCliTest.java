@@ -65,6 +65,11 @@ class LakeCliTest {
         CliRun fresh = CliRun.of("init", tmp.resolve("other").toString(), "--exist-ok", "--json");
         assertEquals(0, fresh.exitCode(), fresh.err());
         assertTrue(JSON.readTree(fresh.out()).get("created").asBoolean());
+        Path file = java.nio.file.Files.writeString(tmp.resolve("notes.md"), "# a file\n");
+        CliRun onFile = CliRun.of("init", file.toString());
+        assertEquals(1, onFile.exitCode());
+        assertTrue(onFile.err().contains("cannot init lake at " + file + ": it is a file, not a folder"), onFile.err());
+        assertEquals("# a file\n", java.nio.file.Files.readString(file), "the file is untouched");
     }
 
     @Test

@@ -86,7 +86,11 @@ public final class Lake implements AutoCloseable {
                 }
             }
             if (!isRemote(root)) {
-                Files.createDirectories(Path.of(root));
+                Path dir = Path.of(root);
+                if (Files.exists(dir) && !Files.isDirectory(dir)) {
+                    throw new LakeException("cannot init lake at " + root + ": it is a file, not a folder");
+                }
+                Files.createDirectories(dir);
             }
             for (String t : TableSchemas.COMMIT_ORDER) {
                 lake.create(t, TableSchemas.of(t));
