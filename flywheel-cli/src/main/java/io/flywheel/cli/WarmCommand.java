@@ -91,10 +91,6 @@ final class WarmCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--threads must be >= 1, got " + threads);
         }
         LoaderOptions o = LoaderOptions.builder().batchSize(64).images(mode).build();
-        // an unknown tag is refused before the cache folder is created
-        try (io.flywheel.lake.Lake l = io.flywheel.lake.Lake.open(lake, LakeArgs.options(endpoint, region, allowHttp))) {
-            io.flywheel.curate.trainset.Trainsets.open(l, tag);
-        }
         Path dir = cache != null ? cache : java.nio.file.Files.createTempDirectory("flywheel-warm-list");
         try (TrainsetCache c = TrainsetCache.open(dir, lake, LakeArgs.options(endpoint, region, allowHttp))) {
             WarmPlan plan = c.plan(tag, o);

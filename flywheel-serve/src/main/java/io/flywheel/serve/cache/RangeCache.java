@@ -45,15 +45,18 @@ public final class RangeCache {
     }
 
     /**
-     * Opens (creating if missing) the cache in {@code dir} and indexes its entries.
+     * Opens the cache in {@code dir} and indexes its entries. A missing folder is an empty cache, created by the
+     * first {@link #put} (so opening a cache for a plan that then fails leaves nothing behind).
      *
      * @param dir the cache folder
      * @return the cache
-     * @throws IOException when the folder cannot be created or read
+     * @throws IOException when the folder cannot be read
      */
     public static RangeCache open(Path dir) throws IOException {
         RangeCache c = new RangeCache(dir.toAbsolutePath().normalize());
-        Files.createDirectories(c.objects);
+        if (!Files.isDirectory(c.objects)) {
+            return c;
+        }
         try (Stream<Path> s = Files.walk(c.objects)) {
             for (Path p : (Iterable<Path>) s.filter(Files::isRegularFile)::iterator) {
                 String name = p.getFileName().toString();

@@ -75,7 +75,7 @@ public final class TrainsetCache implements AutoCloseable {
     }
 
     /**
-     * Opens the cache in {@code dir} (created if missing) in front of a lake.
+     * Opens the cache in {@code dir} (created by the first fetch) in front of a lake.
      *
      * @param dir local cache folder
      * @param lakeLocation lake folder or {@code s3://bucket/prefix}
