@@ -43,6 +43,7 @@ final class McapRecoverCommand implements Callable<Integer> {
                     new picocli.CommandLine(this), "unknown compression '" + compression + "': use zstd, lz4 or none");
         };
         McapRecover.Result r = McapRecover.recover(in, out, McapWriter.builder().compression(c), !noCrc);
+        boolean nothingRecovered = r.messages() == 0 && !r.problems().isEmpty();
         PrintStream o = System.out;
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -54,7 +55,7 @@ final class McapRecoverCommand implements Callable<Integer> {
             for (McapStreamReader.Problem p : r.problems()) {
                 o.println("input problem at byte " + p.offset() + ": " + p.message());
             }
-            if (r.messages() > 0 || r.problems().isEmpty()) { // else: nothing written, said on stderr below
+            if (!nothingRecovered) { // else nothing was written: said on stderr below
                 o.printf("recovered %d message(s), %d channel(s), %d schema(s), %d attachment(s), %d metadata"
                                 + " record(s) from %s (read whole up to byte %d of %d) into %s%n",
                         r.messages(), r.channels(), r.schemas(), r.attachments(), r.metadata(), in, r.readUpTo(),
@@ -64,7 +65,7 @@ final class McapRecoverCommand implements Callable<Integer> {
                 o.println("some chunks failed their CRC and were left out; --no-crc keeps them (their bytes may be damaged)");
             }
         }
-        if (r.messages() == 0 && !r.problems().isEmpty()) {
+        if (nothingRecovered) {
             java.nio.file.Files.deleteIfExists(out); // an empty file would look like a recovery
             System.err.println("flywheel mcap recover: no message could be recovered from " + in + "; " + out
                     + " was not written");
