@@ -70,6 +70,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * </ul>
  */
 public final class TableSchemas {
+    /** The values of {@code frames.phase}, in task order (enrich's {@code io.flywheel.enrich.motion.Phase} labels). */
+    public static final java.util.List<String> PHASES = java.util.List.of("idle", "approach", "grasp", "lift", "place",
+            "retreat");
+
     private TableSchemas() {}
 
     /** Field metadata key holding a field's meaning and unit. */
@@ -191,7 +195,7 @@ public final class TableSchemas {
             list("streams", struct("item", STREAM_FIELDS), "per-stream match and residual"),
             list("flags", field("item", UTF8, true, "flag"), "frame flags, e.g. unmatched:<stream>"),
             field("gripper_state", UTF8, true, "open | closing | closed | opening (enrich); null when unknown"),
-            field("phase", UTF8, true, "idle | approach | grasp | lift | place | retreat (enrich); null when unknown")));
+            field("phase", UTF8, true, String.join(" | ", PHASES) + " (enrich); null when unknown")));
 
     /** @return the schema of raw_files */
     public static Schema rawFiles() {

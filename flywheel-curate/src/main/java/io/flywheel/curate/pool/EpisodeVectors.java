@@ -56,7 +56,7 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
      * The values of {@code frames.phase}, in the order of a pick-and-place: the labels of
      * {@code io.flywheel.enrich.motion.Phase} (see {@code MotionLabeler} for how each is derived).
      */
-    public static final List<String> PHASES = List.of("idle", "approach", "grasp", "lift", "place", "retreat");
+    public static final List<String> PHASES = io.flywheel.lake.TableSchemas.PHASES;
 
     public EpisodeVectors {
         infos = List.copyOf(infos);
