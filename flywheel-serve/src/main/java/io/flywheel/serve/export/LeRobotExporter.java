@@ -116,6 +116,12 @@ public final class LeRobotExporter {
             List<TrainsetEpisode> kept = oneShape(lake, episodes, tag);
             Writer w = new Writer(tmp, tag, set, kept, loader, options, progress);
             LeRobotExportResult r = w.run();
+            if (set.lineage().get("sample_rate_hz") instanceof Number hz && hz.doubleValue() > 0
+                    && Math.abs(hz.doubleValue() - r.fps()) > 1e-6) {
+                progress.accept(String.format(Locale.ROOT, "export: note: the set was sampled at %s Hz and is labelled"
+                        + " %d fps (--fps): its timestamps and videos run %.2fx real time", hz, r.fps(),
+                        r.fps() / hz.doubleValue()));
+            }
             Set<String> keptIds = new HashSet<>();
             kept.forEach(ep -> keptIds.add(ep.info().episodeId()));
             List<String> leftOut = episodes.stream().map(ep -> ep.info().episodeId()).filter(id -> !keptIds.contains(id))
