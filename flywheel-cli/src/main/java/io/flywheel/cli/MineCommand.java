@@ -85,6 +85,11 @@ final class MineCommand implements Callable<Integer> {
             description = "whitening regulariser: each eigenvalue gets E * the largest added (default 0.001; needs --whiten)")
     Double whitenEpsilon;
 
+    @Option(names = "--joint", description = "search the queries as one: the normalised mean of their vectors finds"
+            + " k x queries neighbours, each listed under the query it is nearest to (failures on one kind of object in"
+            + " different scenes share the object, and their mean averages the scenes out); default: k per query")
+    boolean joint;
+
     @Option(names = "--out", paramLabel = "FILE", description = "write the neighbours file here (JSON)")
     Path out;
 
@@ -99,7 +104,7 @@ final class MineCommand implements Callable<Integer> {
         MiningJob.Options options;
         try {
             options = MiningJob.Options.builder(k).robot(robot).task(task).nprobes(nprobes).refineFactor(refineFactor)
-                    .cameras(cameras).phases(phases).whiten(whiten)
+                    .cameras(cameras).phases(phases).whiten(whiten).joint(joint)
                     .whitenEpsilon(whitenEpsilon == null ? PcaWhitening.DEFAULT_EPSILON : whitenEpsilon).build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(new CommandLine(this), (whitenEpsilon != null && e.getMessage().contains("epsilon")
@@ -145,7 +150,7 @@ final class MineCommand implements Callable<Integer> {
         lineage.put("mine_command_line", "flywheel mine " + lake + (failures ? " --failures" : "") + " -k " + k
                 + (cameras.isEmpty() ? "" : " --cameras " + String.join(",", cameras))
                 + (phases.isEmpty() ? "" : " --phases " + String.join(",", phases))
-                + (whiten ? " --whiten --whiten-epsilon " + options.whitenEpsilon() : ""));
+                + (whiten ? " --whiten --whiten-epsilon " + options.whitenEpsilon() : "") + (joint ? " --joint" : ""));
         file.put("lineage", lineage);
         if (out != null) {
             if (out.toAbsolutePath().getParent() != null) {
@@ -160,6 +165,7 @@ final class MineCommand implements Callable<Integer> {
             file.put("phases", options.phases());
             file.put("whiten", options.whiten());
             file.put("whiten_epsilon", options.whiten() ? options.whitenEpsilon() : null);
+            file.put("joint", options.joint());
             file.put("distance", lineage.get("distance"));
             file.put("episodes_with_vectors", r.episodesWithVectors());
             file.put("episodes_without_vectors", r.episodesWithoutVectors());
@@ -183,8 +189,8 @@ final class MineCommand implements Callable<Integer> {
                         + " in the whitened space)", options.whitenEpsilon(), r.whitening().fittedOn()) : ", not whitened",
                 r.episodesWithVectors(), r.episodesWithoutVectors(), cameras.isEmpty() ? "" : " on every camera"
                         + (phases.isEmpty() ? "" : " in those phases"));
-        System.out.printf(Locale.ROOT, "%d queries, %d neighbours from a pool of %d (%s: %s); %.1f s%s%n",
-                r.queries().size(), r.neighbours().size(), r.poolSize(), r.index().kind(), r.index().reason(), secs,
+        System.out.printf(Locale.ROOT, "%d queries%s, %d neighbours from a pool of %d (%s: %s); %.1f s%s%n",
+                r.queries().size(), joint ? " searched as one joint query" : "", r.neighbours().size(), r.poolSize(), r.index().kind(), r.index().reason(), secs,
                 out != null ? "; neighbours file " + out.toAbsolutePath() : "");
         return 0;
     }

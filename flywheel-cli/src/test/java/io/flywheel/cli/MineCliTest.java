@@ -157,6 +157,35 @@ class MineCliTest {
     }
 
     @Test
+    void jointQueriesAreSearchedAsOneAndListedUnderTheirNearestQuery() throws Exception {
+        List<String> ids = new ArrayList<>();
+        try (Lake l = Lake.open(lake)) {
+            EpisodeVectors ev = EpisodeVectors.fromCameras(l, List.of(LEFT, RIGHT));
+            ev.infos().stream().filter(e -> !e.failed()).forEach(e -> ids.add(e.episodeId())); // 5 successes
+        }
+        CliRun r = CliRun.of("mine", lake, "--episode", ids.get(0), "--episode", ids.get(1), "--cameras", LEFT + "," + RIGHT,
+                "-k", "2", "--joint", "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode s = JSON.readTree(r.out());
+        assertTrue(s.get("joint").asBoolean());
+        assertTrue(s.get("lineage").get("query_mode").asText().startsWith("joint"), s.get("lineage").toString());
+        assertTrue(s.get("lineage").get("mine_command_line").asText().endsWith("--joint"));
+        // 2 queries x k = 2 asks for 4; the pool after the prefilter (6 episodes minus the 2 queries and the failure)
+        // holds 3
+        java.util.Set<String> got = new java.util.HashSet<>();
+        s.get("neighbours").forEach(n -> got.add(n.get("episode_id").asText()));
+        assertEquals(3, got.size(), s.get("neighbours").toString());
+        assertEquals(got.size(), s.get("neighbours").size());
+        for (JsonNode n : s.get("neighbours")) {
+            assertTrue(List.of(ids.get(0), ids.get(1)).contains(n.get("query_episode_id").asText()), n.toString());
+        }
+        CliRun text = CliRun.of("mine", lake, "--episode", ids.get(0), "--episode", ids.get(1), "--cameras",
+                LEFT + "," + RIGHT, "-k", "2", "--joint");
+        assertEquals(0, text.exitCode(), text.err());
+        assertTrue(text.out().contains("2 queries searched as one joint query, 3 neighbours"), text.out());
+    }
+
+    @Test
     void aRecordingIsEmbeddedFromTheSameCameras() throws Exception {
         // a recording of a successful episode of the lake (a failure would be outside the prefiltered pool)
         Map<String, String> files = new HashMap<>();

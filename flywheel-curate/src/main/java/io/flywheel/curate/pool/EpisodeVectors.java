@@ -214,8 +214,10 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
     }
 
     /**
-     * As {@link #fromCameras(Lake, List)}, from the frames whose {@code phase} is one of {@code phases} only (a
-     * Lance scan filter {@code phase IN (...)}; frames without a phase are never read then).
+     * As {@link #fromCameras(Lake, List)}, from the frames whose {@code phase} is one of {@code phases} only (frames
+     * without a phase are left out then). The phase is checked here, not by a Lance scan filter: lance-core 7.0.0
+     * aborts the process on some filtered scans of a list-of-struct column (lance issue 6580, a sliced list's
+     * offsets in the late-materialisation take; {@code phase IN ('approach', 'grasp')} hit it on a simulated lake).
      *
      * @param cameras camera topics, at least one, no repeats
      * @param phases phase names ({@link #PHASES}), no repeats; empty: every frame
@@ -265,11 +267,11 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
         long framesVersion;
         try (LakeTable t = lake.table("frames")) {
             framesVersion = t.version();
-            ScanRequest.Builder scan = ScanRequest.builder().columns("episode_id", "images").batchSize(FRAME_BATCH_ROWS);
-            if (!ph.isEmpty()) {
-                scan.filter(io.flywheel.lake.Sql.in("phase", ph));
-            }
+            Set<String> wanted = Set.copyOf(ph);
+            ScanRequest.Builder scan = ScanRequest.builder().batchSize(FRAME_BATCH_ROWS)
+                    .columns(ph.isEmpty() ? new String[] {"episode_id", "images"} : new String[] {"episode_id", "phase", "images"});
             t.scan(scan.build(), b -> {
+                FieldVector phase = ph.isEmpty() ? null : (FieldVector) b.getVector("phase");
                 ListVector images = (ListVector) b.getVector("images");
                 StructVector s = (StructVector) images.getDataVector();
                 FieldVector topic = s.getChild("topic");
@@ -279,6 +281,9 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
                 }
                 Float4Vector f = (Float4Vector) emb.getDataVector();
                 for (int r = 0; r < b.getRowCount(); r++) {
+                    if (phase != null && (phase.isNull(r) || !wanted.contains(DedupJob.text(phase, r)))) {
+                        continue;
+                    }
                     String ep = null;
                     for (int i = images.getElementStartIndex(r); i < images.getElementEndIndex(r); i++) {
                         Integer c = camIndex.get(DedupJob.text(topic, i));

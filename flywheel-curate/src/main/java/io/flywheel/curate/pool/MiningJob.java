@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,6 +44,12 @@ import io.flywheel.lake.LocalFiles;
  * whitened vectors: a camera such as the head camera sees mostly the scene, and whitening shrinks those
  * dominant directions so that rarer ones (the object) decide the neighbours. The settings go into the
  * result's lineage ({@code cameras}, {@code phases}, {@code whiten}, {@code whiten_epsilon}).
+ *
+ * <p>With {@link Options#joint()}, the queries are searched as one: the normalised mean of their (whitened)
+ * vectors finds k &times; queries neighbours (the joint average query of Arandjelovi&#263; and Zisserman, "Multiple
+ * queries for large scale specific object retrieval", BMVC 2012). Failures on one kind of object seen in different
+ * scenes share the object and little else, so their mean keeps the object's directions and averages the scenes
+ * out; k neighbours of each failure alone are mostly its own scene's episodes.
  */
 public final class MiningJob {
     private MiningJob() {}
@@ -70,9 +77,11 @@ public final class MiningJob {
      * @param whitenEpsilon the whitening regulariser epsilon, &gt; 0 ({@link PcaWhitening#DEFAULT_EPSILON})
      * @param phases the phases ({@link EpisodeVectors#PHASES}) whose frames the camera vectors are built from; empty:
      *     every frame; needs {@code cameras} ({@code episodes.embedding} has no phases)
+     * @param joint whether the queries are searched as one joint query (their normalised mean) for k &times; queries
+     *     neighbours, each listed under the query it is nearest to; else k neighbours per query
      */
     public record Options(int k, String robot, String task, int nprobes, int refineFactor, List<String> cameras,
-                          boolean whiten, double whitenEpsilon, List<String> phases) {
+                          boolean whiten, double whitenEpsilon, List<String> phases, boolean joint) {
         public Options {
             if (k < 1) {
                 throw new IllegalArgumentException("k must be >= 1, got " + k);
@@ -88,10 +97,10 @@ public final class MiningJob {
             }
         }
 
-        /** Options over every frame (no phase selection). */
+        /** Options over every frame (no phase selection), one search per query. */
         public Options(int k, String robot, String task, int nprobes, int refineFactor, List<String> cameras,
                        boolean whiten, double whitenEpsilon) {
-            this(k, robot, task, nprobes, refineFactor, cameras, whiten, whitenEpsilon, List.of());
+            this(k, robot, task, nprobes, refineFactor, cameras, whiten, whitenEpsilon, List.of(), false);
         }
 
         /** Options on {@code episodes.embedding} without whitening. */
@@ -120,6 +129,7 @@ public final class MiningJob {
             private boolean whiten;
             private double whitenEpsilon = PcaWhitening.DEFAULT_EPSILON;
             private List<String> phases = List.of();
+            private boolean joint;
 
             private Builder(int k) {
                 this.k = k;
@@ -177,11 +187,20 @@ public final class MiningJob {
             }
 
             /**
+             * @param joint whether to search the queries as one joint query (their normalised mean) for k &times;
+             *     queries neighbours instead of k per query
+             */
+            public Builder joint(boolean joint) {
+                this.joint = joint;
+                return this;
+            }
+
+            /**
              * @throws IllegalArgumentException when k &lt; 1, epsilon is not positive, a phase is unknown (naming the
              *     valid ones) or repeats, or phases are given without cameras
              */
             public Options build() {
-                return new Options(k, robot, task, nprobes, refineFactor, cameras, whiten, whitenEpsilon, phases);
+                return new Options(k, robot, task, nprobes, refineFactor, cameras, whiten, whitenEpsilon, phases, joint);
             }
         }
     }
@@ -189,7 +208,8 @@ public final class MiningJob {
     /**
      * @param queries the queries run
      * @param neighbours every query's neighbours, by query then rank; distances are cosine distances,
-     *     in the whitened space when {@code whitening} is not null
+     *     in the whitened space when {@code whitening} is not null; with a joint query, the k &times; queries episodes
+     *     nearest to the joint query, each under the query it is nearest to, ranked by the distance to that query
      * @param index the index the pool was searched with
      * @param poolSize episodes in the mining pool table (before the prefilter)
      * @param lineage what produced it: queries, model, vectors (cameras, whitening), k, index, filter, source versions
@@ -314,13 +334,24 @@ public final class MiningJob {
         VectorSearch.IndexChoice choice;
         try (VectorSearch vs = VectorSearch.open(uri)) {
             choice = vs.buildIndex(VectorIndexOptions.builder().replace(true).build());
-            for (Query q : searched) {
-                List<VectorSearch.Hit> hits = vs.knn(KnnQuery.builder(q.vector()).k(o.k()).filter(filter.toString())
-                        .nprobes(o.nprobes()).refineFactor(o.refineFactor()).exact(choice.kind() == VectorSearch.Kind.FLAT)
-                        .build());
-                int rank = 1;
-                for (VectorSearch.Hit h : hits) {
-                    out.add(new MinedEpisode(h.id(), q.id(), h.distance(), rank++));
+            if (o.joint()) {
+                List<VectorSearch.Hit> hits = vs.knn(KnnQuery.builder(jointVector(searched)).k(o.k() * searched.size())
+                        .filter(filter.toString()).nprobes(o.nprobes()).refineFactor(o.refineFactor())
+                        .exact(choice.kind() == VectorSearch.Kind.FLAT).build());
+                Map<String, float[]> byId = new HashMap<>();
+                for (int j = 0; j < poolRows.size(); j++) {
+                    byId.put(ev.infos().get(poolRows.get(j)).episodeId(), poolVectors[j]);
+                }
+                out.addAll(attribute(searched, hits, byId));
+            } else {
+                for (Query q : searched) {
+                    List<VectorSearch.Hit> hits = vs.knn(KnnQuery.builder(q.vector()).k(o.k()).filter(filter.toString())
+                            .nprobes(o.nprobes()).refineFactor(o.refineFactor())
+                            .exact(choice.kind() == VectorSearch.Kind.FLAT).build());
+                    int rank = 1;
+                    for (VectorSearch.Hit h : hits) {
+                        out.add(new MinedEpisode(h.id(), q.id(), h.distance(), rank++));
+                    }
                 }
             }
         }
@@ -343,6 +374,8 @@ public final class MiningJob {
         lineage.put("episodes_with_vectors", ev.size());
         lineage.put("episodes_without_vectors", ev.withoutVectors().size());
         lineage.put("k", o.k());
+        lineage.put("query_mode", o.joint() ? "joint: one search with the normalised mean of the " + queries.size()
+                + " query vectors for k x queries neighbours, each listed under its nearest query" : "k neighbours per query");
         lineage.put("prefilter", filter.toString());
         lineage.put("index", choice.kind().name() + " (" + choice.reason() + ")");
         lineage.put("nprobes", o.nprobes());
@@ -357,6 +390,80 @@ public final class MiningJob {
         DedupTables.latestThreshold(lake).ifPresent(t -> lineage.put("dedup_episode_threshold", t));
         return new Result(List.copyOf(queries), List.copyOf(out), choice, rows, lineage, ev.size(),
                 ev.withoutVectors().size(), whitening);
+    }
+
+    /**
+     * @return the normalised mean of the queries' vectors (each normalised first), float32[D]
+     * @throws IllegalArgumentException when the mean is the zero vector (queries that cancel out)
+     */
+    static float[] jointVector(List<Query> queries) {
+        int d = queries.get(0).vector().length;
+        double[] acc = new double[d];
+        for (Query q : queries) {
+            double n = Math.sqrt(dot(q.vector(), q.vector()));
+            for (int j = 0; n > 0 && j < d; j++) {
+                acc[j] += q.vector()[j] / n;
+            }
+        }
+        double norm = 0;
+        for (double v : acc) {
+            norm += v * v;
+        }
+        norm = Math.sqrt(norm);
+        if (!(norm > 0)) {
+            throw new IllegalArgumentException("the " + queries.size() + " query vectors cancel out: their mean is zero,"
+                    + " a joint query has no direction; mine them one by one");
+        }
+        float[] out = new float[d];
+        for (int j = 0; j < d; j++) {
+            out[j] = (float) (acc[j] / norm);
+        }
+        return out;
+    }
+
+    /**
+     * Lists each hit of the joint query under the query it is nearest to (cosine distance, ties to the earlier query),
+     * grouped by query in query order and ranked within each query by that distance.
+     */
+    static List<MinedEpisode> attribute(List<Query> queries, List<VectorSearch.Hit> hits, Map<String, float[]> vectors) {
+        List<List<MinedEpisode>> per = new ArrayList<>();
+        queries.forEach(q -> per.add(new ArrayList<>()));
+        for (VectorSearch.Hit h : hits) {
+            float[] v = vectors.get(h.id());
+            int best = 0;
+            double bestDistance = Double.POSITIVE_INFINITY;
+            for (int i = 0; i < queries.size(); i++) {
+                double d = cosineDistance(queries.get(i).vector(), v);
+                if (d < bestDistance) {
+                    best = i;
+                    bestDistance = d;
+                }
+            }
+            per.get(best).add(new MinedEpisode(h.id(), queries.get(best).id(), bestDistance, 1));
+        }
+        List<MinedEpisode> out = new ArrayList<>();
+        for (List<MinedEpisode> list : per) {
+            list.sort(java.util.Comparator.comparingDouble(MinedEpisode::distance));
+            for (int r = 0; r < list.size(); r++) {
+                MinedEpisode m = list.get(r);
+                out.add(new MinedEpisode(m.episodeId(), m.queryEpisodeId(), m.distance(), r + 1));
+            }
+        }
+        return out;
+    }
+
+    private static double cosineDistance(float[] a, float[] b) {
+        double na = Math.sqrt(dot(a, a));
+        double nb = Math.sqrt(dot(b, b));
+        return na > 0 && nb > 0 ? 1 - dot(a, b) / (na * nb) : 1;
+    }
+
+    private static double dot(float[] a, float[] b) {
+        double s = 0;
+        for (int j = 0; j < a.length; j++) {
+            s += (double) a[j] * b[j];
+        }
+        return s;
     }
 
     /** The prefilter of {@link #run} in Java, for fitting the whitening on the rows the search will see. */
