@@ -41,7 +41,9 @@ import io.flywheel.lake.TableRef;
  *       {@link ExactSearch#knn} (a Java dot-product loop over one float[] matrix, each query split
  *       over all cores; the ground truth and the speedup's denominator), {@link ExactSearch#knnAll}
  *       (all queries at once, queries split over the cores: throughput), and Lance's own flat scan
- *       of the same table before the index exists ({@code useIndex=false}, same Java path);
+ *       of the same table before the index exists ({@code useIndex=false}, same Java path); then the
+ *       prefiltered search without and with bitmap indexes on the filter columns, against the exact filtered
+ *       brute force ({@link #prefiltered});
  *   <li>{@code phash N T}: all pHash pairs within T bits among N hashes with planted near copies,
  *       multi-index hashing ({@link HammingSearch#pairs}) against the all-pairs baseline, which is
  *       timed on the first rows only and extrapolated by comparison count; the sampled rows' pairs
@@ -122,13 +124,24 @@ public final class CurateBench {
         }
         String[] ids = new String[n];
         String[] quality = new String[n];
+        String[] robot = new String[n];
+        String[] group = new String[n];
         for (int i = 0; i < n; i++) {
             ids[i] = Integer.toString(i);
-            quality[i] = i % 10 == 0 ? "fail" : "pass";
+            // row i is in cluster i % 1000 (SyntheticVectors): labels from j = i / 1000 are independent of the
+            // cluster (every cluster has 10% fail, 5% of each robot); cluster_group = i % 20 selects whole clusters
+            int j = i / 1000;
+            quality[i] = j % 10 == 0 ? "fail" : j % 10 == 5 ? "warn" : "pass";
+            robot[i] = "robot-" + (j % 20);
+            group[i] = "g" + (i % 20);
         }
         String uri = scratch.resolve("vectors-" + n + "-" + dim + "-" + System.nanoTime() + ".lance").toString();
         long w0 = System.nanoTime();
-        VectorTable.write(uri, ids, Map.of("quality_status", quality), base, dim);
+        Map<String, String[]> scalars = new java.util.LinkedHashMap<>();
+        scalars.put("quality_status", quality);
+        scalars.put("robot_id", robot);
+        scalars.put("cluster_group", group);
+        VectorTable.write(uri, ids, scalars, base, dim);
         double writeSeconds = (System.nanoTime() - w0) / 1e9;
         try (VectorSearch search = VectorSearch.open(uri)) {
             // peer 3: Lance's own exact flat scan of the same table (no index yet), through the same Java path
@@ -175,19 +188,81 @@ public final class CurateBench {
                         n, dim, c[0], c[1], found / (double) (QUERIES * K), qps, 1000 / qps, exactQps, qps / exactQps,
                         qps / exactBatchQps, qps / flatQps, loadAverage()));
             }
-            // prefiltered, for the record
-            long p0 = System.nanoTime();
-            for (int q = 0; q < QUERIES; q++) {
-                search.knn(KnnQuery.builder(queries[q]).k(K).nprobes(20).refineFactor(10)
-                        .filter("quality_status != 'fail'").build());
-            }
-            System.out.println(String.format(Locale.ROOT,
-                    "{\"bench\":\"vector-search-prefiltered\",\"n\":%d,\"dim\":%d,\"filter\":\"quality_status != 'fail'\","
-                            + "\"nprobes\":20,\"refine_factor\":10,\"qps\":%.1f}",
-                    n, dim, QUERIES / ((System.nanoTime() - p0) / 1e9)));
+            prefiltered(search, exact, queries, quality, robot, group, n, dim);
         }
         io.flywheel.lake.LocalFiles.deleteTree(Path.of(uri));
         System.err.printf(Locale.ROOT, "vectors n=%d dim=%d done in %.1f s%n", n, dim, (System.nanoTime() - t0) / 1e9);
+    }
+
+    /**
+     * The prefiltered search (nprobes 20, refine factor 10) on the indexed table, first without scalar indexes,
+     * then with bitmap indexes on {@code quality_status}, {@code robot_id} and {@code cluster_group} (same JVM,
+     * same table, same queries): queries/s and recall@10 against the exact filtered brute force
+     * ({@link ExactSearch#knn} with a row predicate, also timed: the "exact_filtered_qps" peer). Filters:
+     * {@code quality_status != 'fail'} and its equivalent {@code IN ('pass', 'warn')} (90% of rows pass: 10%
+     * fail, 10% warn, 80% pass, in every cluster), a selective one, {@code robot_id = 'robot-3' AND
+     * quality_status != 'fail'} (5%, in every cluster: robot-3 rows never fail), and one correlated with the
+     * clusters, {@code cluster_group = 'g3'} (5%: the 50 whole clusters 3 mod 20, so 95% of the queries have
+     * no passing row in their own cluster). The hits must pass the filter (checked).
+     */
+    static void prefiltered(VectorSearch search, ExactSearch exact, float[][] queries, String[] quality, String[] robot,
+            String[] group, int n, int dim) {
+        java.util.function.IntPredicate notFail = r -> !quality[r].equals("fail");
+        java.util.function.IntPredicate robot3 = r -> robot[r].equals("robot-3") && !quality[r].equals("fail");
+        String[][] filters = {{"quality_status != 'fail'", "notFail"}, {"quality_status IN ('pass', 'warn')", "notFail"},
+                {"robot_id = 'robot-3' AND quality_status != 'fail'", "robot3"}, {"cluster_group = 'g3'", "g3"}};
+        Map<String, java.util.function.IntPredicate> predicates = Map.of("notFail", notFail, "robot3", robot3, "g3",
+                r -> group[r].equals("g3"));
+        Map<String, List<Set<Integer>>> truth = new java.util.HashMap<>();
+        Map<String, Double> exactQps = new java.util.HashMap<>();
+        for (Map.Entry<String, java.util.function.IntPredicate> p : predicates.entrySet()) {
+            exact.knn(queries[0], K, p.getValue());
+            long e0 = System.nanoTime();
+            List<Set<Integer>> t = new ArrayList<>();
+            for (float[] q : queries) {
+                Set<Integer> s = new HashSet<>();
+                exact.knn(q, K, p.getValue()).forEach(nb -> s.add(nb.row()));
+                t.add(s);
+            }
+            exactQps.put(p.getKey(), QUERIES / ((System.nanoTime() - e0) / 1e9));
+            truth.put(p.getKey(), t);
+        }
+        for (String indexes : new String[] {"none", "bitmap(quality_status, robot_id, cluster_group)"}) {
+            double buildSeconds = 0;
+            if (!indexes.equals("none")) {
+                long b0 = System.nanoTime();
+                search.buildScalarIndexes(List.of(io.flywheel.curate.ScalarIndex.bitmap("quality_status"),
+                        io.flywheel.curate.ScalarIndex.bitmap("robot_id"), io.flywheel.curate.ScalarIndex.bitmap(
+                        "cluster_group")), true);
+                buildSeconds = (System.nanoTime() - b0) / 1e9;
+            }
+            for (String[] f : filters) {
+                java.util.function.IntPredicate pass = predicates.get(f[1]);
+                for (int q = 0; q < 10; q++) { // warm-up
+                    search.knn(KnnQuery.builder(queries[q]).k(K).nprobes(20).refineFactor(10).filter(f[0]).build());
+                }
+                long p0 = System.nanoTime();
+                int found = 0;
+                for (int q = 0; q < QUERIES; q++) {
+                    List<VectorSearch.Hit> hits = search.knn(KnnQuery.builder(queries[q]).k(K).nprobes(20)
+                            .refineFactor(10).filter(f[0]).build());
+                    for (VectorSearch.Hit h : hits) {
+                        if (!pass.test(Integer.parseInt(h.id()))) {
+                            throw new IllegalStateException("row " + h.id() + " does not pass " + f[0]);
+                        }
+                    }
+                    found += found(hits, truth.get(f[1]).get(q));
+                }
+                double qps = QUERIES / ((System.nanoTime() - p0) / 1e9);
+                System.out.println(String.format(Locale.ROOT,
+                        "{\"bench\":\"vector-search-prefiltered\",\"n\":%d,\"dim\":%d,\"filter\":\"%s\","
+                                + "\"scalar_indexes\":\"%s\",\"scalar_index_build_s\":%.2f,\"nprobes\":20,"
+                                + "\"refine_factor\":10,\"recall_at_10\":%.4f,\"qps\":%.1f,\"ms_per_query\":%.2f,"
+                                + "\"exact_filtered_qps\":%.1f,\"speedup_vs_exact_filtered\":%.2f,\"load_avg\":\"%s\"}",
+                        n, dim, f[0], indexes, buildSeconds, found / (double) (QUERIES * K), qps, 1000 / qps,
+                        exactQps.get(f[1]), qps / exactQps.get(f[1]), loadAverage()));
+            }
+        }
     }
 
     private static int found(List<VectorSearch.Hit> hits, Set<Integer> truth) {

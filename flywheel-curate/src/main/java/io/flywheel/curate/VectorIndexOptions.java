@@ -7,6 +7,7 @@ package io.flywheel.curate;
  * not divisible by 4, the largest divisor of D not above D / 4), cosine distance; k-means
  * training on {@code sampleRate} rows per centroid (IVF: {@code partitions * sampleRate} rows, PQ:
  * {@code 256 * sampleRate} rows), 50 iterations for the IVF centroids and 10 for the PQ codebooks.
+ * No scalar indexes unless asked for ({@link Builder#bitmap}, {@link Builder#btree}).
  * Build with {@link #builder()}.
  *
  * <p>Why 10 PQ iterations: Lance 7.0 runs every PQ k-means iteration it is given (no early stop
@@ -24,10 +25,12 @@ package io.flywheel.curate;
  * @param maxIterations k-means iterations (at most) for the IVF centroids
  * @param pqMaxIterations k-means iterations for each PQ codebook
  * @param sampleRate training rows per centroid (Lance's {@code sample_rate}), at least 1
- * @param replace replace an existing index on the column
+ * @param replace replace an existing index on the column (and existing scalar indexes of the same name)
+ * @param scalarIndexes scalar indexes built after the vector index, flat or not, for the columns
+ *     a prefilter tests ({@link ScalarIndex}); default none; at most one per column
  */
 public record VectorIndexOptions(String column, long flatBelowRows, int partitions, int subVectors, int maxIterations,
-        int pqMaxIterations, int sampleRate, boolean replace) {
+        int pqMaxIterations, int sampleRate, boolean replace, java.util.List<ScalarIndex> scalarIndexes) {
     /** Default pool size below which search is flat. */
     public static final long DEFAULT_FLAT_BELOW_ROWS = 50_000;
 
@@ -41,6 +44,23 @@ public record VectorIndexOptions(String column, long flatBelowRows, int partitio
                     + partitions + ", subVectors " + subVectors + " must be >= 0; maxIterations " + maxIterations
                     + ", pqMaxIterations " + pqMaxIterations + ", sampleRate " + sampleRate + " must be >= 1");
         }
+        scalarIndexes = java.util.List.copyOf(scalarIndexes);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (ScalarIndex si : scalarIndexes) {
+            if (si.column().equals(column)) {
+                throw new IllegalArgumentException("scalar index on the embedding column '" + column + "'");
+            }
+            if (!seen.add(si.column())) {
+                throw new IllegalArgumentException("two scalar indexes on column '" + si.column() + "'");
+            }
+        }
+    }
+
+    /** Options without scalar indexes (the form before scalar indexes existed). */
+    public VectorIndexOptions(String column, long flatBelowRows, int partitions, int subVectors, int maxIterations,
+            int pqMaxIterations, int sampleRate, boolean replace) {
+        this(column, flatBelowRows, partitions, subVectors, maxIterations, pqMaxIterations, sampleRate, replace,
+                java.util.List.of());
     }
 
     /** @return a builder with the defaults */
@@ -58,6 +78,7 @@ public record VectorIndexOptions(String column, long flatBelowRows, int partitio
         private int pqMaxIterations = 10;
         private int sampleRate = 256;
         private boolean replace = true;
+        private final java.util.List<ScalarIndex> scalarIndexes = new java.util.ArrayList<>();
 
         public Builder column(String c) {
             this.column = c;
@@ -99,9 +120,35 @@ public record VectorIndexOptions(String column, long flatBelowRows, int partitio
             return this;
         }
 
+        /** Adds a scalar index (see {@link ScalarIndex}). */
+        public Builder scalarIndex(ScalarIndex index) {
+            this.scalarIndexes.add(index);
+            return this;
+        }
+
+        /** Adds a {@link ScalarIndex.Kind#BITMAP} index on each of {@code columns}. */
+        public Builder bitmap(String... columns) {
+            for (String c : columns) {
+                scalarIndexes.add(ScalarIndex.bitmap(c));
+            }
+            return this;
+        }
+
+        /** Adds a {@link ScalarIndex.Kind#BTREE} index on each of {@code columns}. */
+        public Builder btree(String... columns) {
+            for (String c : columns) {
+                scalarIndexes.add(ScalarIndex.btree(c));
+            }
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException when a count is out of range, or a column has two scalar
+         *     indexes or is the embedding column
+         */
         public VectorIndexOptions build() {
             return new VectorIndexOptions(column, flatBelowRows, partitions, subVectors, maxIterations, pqMaxIterations,
-                    sampleRate, replace);
+                    sampleRate, replace, scalarIndexes);
         }
     }
 }

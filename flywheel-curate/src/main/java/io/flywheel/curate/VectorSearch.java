@@ -18,6 +18,9 @@ import org.lance.Dataset;
 import org.lance.index.DistanceType;
 import org.lance.index.IndexParams;
 import org.lance.index.IndexType;
+import org.lance.index.scalar.BTreeIndexParams;
+import org.lance.index.scalar.BitmapIndexParams;
+import org.lance.index.scalar.ScalarIndexParams;
 import org.lance.index.vector.IvfBuildParams;
 import org.lance.index.vector.PQBuildParams;
 import org.lance.index.vector.VectorIndexParams;
@@ -30,7 +33,8 @@ import org.lance.ipc.ScanOptions;
  * an optional IVF-PQ index (H. Jegou, M. Douze, C. Schmid, "Product Quantization for Nearest
  * Neighbor Search", IEEE TPAMI 33(1), 2011: inverted file + product quantisation, re-ranked by
  * exact distance with a refine factor) or a flat exact scan for small pools, and a scalar SQL
- * prefilter applied before the search (so k hits come back whenever k rows pass the filter).
+ * prefilter applied before the search (so k hits come back whenever k rows pass the filter),
+ * answered from scalar indexes ({@link ScalarIndex}) on the columns it tests where they exist.
  * Holds a native dataset and an Arrow allocator: close it (try-with-resources). One query at a
  * time per instance is the tested use.
  */
@@ -152,31 +156,90 @@ public final class VectorSearch implements AutoCloseable {
 
     /**
      * Chooses ({@link #choose}) and, for IVF-PQ, builds the index on {@code options.column()} (a
-     * new dataset version). A flat choice leaves any existing index alone, so force flat queries with
-     * {@link KnnQuery#exact()}.
+     * new dataset version); then, flat or not, builds {@code options.scalarIndexes()}
+     * ({@link #buildScalarIndexes}). A flat choice leaves any existing vector index alone, so force
+     * flat queries with {@link KnnQuery#exact()}.
      *
      * @return the choice made
-     * @throws IllegalArgumentException when the column is not an embedding column
-     * @throws IllegalStateException when Lance fails to build the index (message names the URI)
+     * @throws IllegalArgumentException when the column is not an embedding column, or a scalar
+     *     index column is missing or not a scalar column
+     * @throws IllegalStateException when Lance fails to build an index (message names the URI)
      */
     public IndexChoice buildIndex(VectorIndexOptions options) {
         IndexChoice choice = choose(rows(), dimension(options.column()), options);
-        if (choice.kind() == Kind.FLAT) {
-            return choice;
+        for (ScalarIndex si : options.scalarIndexes()) {
+            checkScalarColumn(si);
         }
-        IvfBuildParams ivf = new IvfBuildParams.Builder().setNumPartitions(choice.partitions())
-                .setMaxIters(options.maxIterations()).setSampleRate(options.sampleRate()).build();
-        PQBuildParams pq = new PQBuildParams.Builder().setNumSubVectors(choice.subVectors()).setNumBits(8)
-                .setMaxIters(options.pqMaxIterations()).setSampleRate(options.sampleRate()).build();
-        VectorIndexParams vp = VectorIndexParams.withIvfPqParams(DistanceType.Cosine, ivf, pq);
-        try {
-            dataset.createIndex(List.of(options.column()), IndexType.IVF_PQ, Optional.of(options.column() + "_ivf_pq"),
-                    IndexParams.builder().setVectorIndexParams(vp).build(), options.replace());
-        } catch (Exception e) {
-            throw new IllegalStateException("vector table " + uri + ": cannot build " + choice.reason() + ": "
-                    + e.getMessage(), e);
+        if (choice.kind() == Kind.IVF_PQ) {
+            IvfBuildParams ivf = new IvfBuildParams.Builder().setNumPartitions(choice.partitions())
+                    .setMaxIters(options.maxIterations()).setSampleRate(options.sampleRate()).build();
+            PQBuildParams pq = new PQBuildParams.Builder().setNumSubVectors(choice.subVectors()).setNumBits(8)
+                    .setMaxIters(options.pqMaxIterations()).setSampleRate(options.sampleRate()).build();
+            VectorIndexParams vp = VectorIndexParams.withIvfPqParams(DistanceType.Cosine, ivf, pq);
+            try {
+                dataset.createIndex(List.of(options.column()), IndexType.IVF_PQ,
+                        Optional.of(options.column() + "_ivf_pq"), IndexParams.builder().setVectorIndexParams(vp).build(),
+                        options.replace());
+            } catch (Exception e) {
+                throw new IllegalStateException("vector table " + uri + ": cannot build " + choice.reason() + ": "
+                        + e.getMessage(), e);
+            }
         }
+        buildScalarIndexes(options.scalarIndexes(), options.replace());
         return choice;
+    }
+
+    /**
+     * Builds a scalar index ({@link ScalarIndex}) on each listed column, named
+     * {@link ScalarIndex#indexName()}, one new dataset version each; later prefilters on those
+     * columns are answered from the index. Search results do not change.
+     *
+     * @param replace replace an existing index of the same name (else Lance refuses to build it)
+     * @throws IllegalArgumentException when a column is missing or is a list/struct column
+     * @throws IllegalStateException when Lance fails to build an index (message names the URI and column)
+     */
+    public void buildScalarIndexes(List<ScalarIndex> indexes, boolean replace) {
+        for (ScalarIndex si : indexes) {
+            checkScalarColumn(si);
+        }
+        for (ScalarIndex si : indexes) {
+            ScalarIndexParams params = si.kind() == ScalarIndex.Kind.BITMAP ? BitmapIndexParams.builder().build()
+                    : BTreeIndexParams.builder().build();
+            IndexType type = si.kind() == ScalarIndex.Kind.BITMAP ? IndexType.BITMAP : IndexType.BTREE;
+            try {
+                dataset.createIndex(List.of(si.column()), type, Optional.of(si.indexName()),
+                        IndexParams.builder().setScalarIndexParams(params).build(), replace);
+            } catch (Exception e) {
+                throw new IllegalStateException("vector table " + uri + ": cannot build the " + si.kind()
+                        + " index on column '" + si.column() + "': " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private void checkScalarColumn(ScalarIndex si) {
+        Field f;
+        try {
+            f = dataset.getSchema().findField(si.column());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("vector table " + uri + " has no column '" + si.column()
+                    + "' to build a " + si.kind() + " index on", e);
+        }
+        if (!f.getChildren().isEmpty()) {
+            throw new IllegalArgumentException("vector table " + uri + ": column '" + si.column() + "' is " + f.getType()
+                    + "; a " + si.kind() + " index needs a scalar column (string, number, boolean, time)");
+        }
+    }
+
+    /**
+     * @return the dataset's indexes, name to Lance index type ({@code BITMAP},
+     *     {@code BTREE}; Lance 7.0 reports an IVF-PQ index as {@code VECTOR}), in Lance's order
+     */
+    public java.util.Map<String, String> indexTypes() {
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        for (org.lance.index.Index i : dataset.getIndexes()) {
+            out.put(i.name(), i.indexType() == null ? "?" : i.indexType().name());
+        }
+        return out;
     }
 
     /** @return the names of the dataset's indexes */

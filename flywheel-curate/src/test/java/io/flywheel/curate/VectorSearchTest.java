@@ -141,6 +141,86 @@ class VectorSearchTest {
         }
     }
 
+    /**
+     * Scalar indexes do not change results: on a table whose quality_status holds pass / warn / fail
+     * and nulls (SQL: a null is neither {@code != 'fail'} nor {@code IN (...)}), the exact filtered
+     * search with bitmap + btree indexes returns exactly the rows of a filtered brute force, and the
+     * IVF-PQ filtered search returns the same hits as before the indexes existed.
+     */
+    @Test
+    void scalarIndexesKeepFilteredResultsExactAndAreListed() {
+        String[] status = new String[N];
+        for (int i = 0; i < N; i++) {
+            status[i] = i % 7 == 0 ? null : i % 3 == 0 ? "fail" : i % 5 == 0 ? "warn" : "pass";
+        }
+        java.util.function.IntPredicate notFail = r -> status[r] != null && !status[r].equals("fail");
+        java.util.function.IntPredicate notFailFranka = r -> notFail.test(r) && robot[r].equals("franka");
+        java.util.function.IntPredicate isNull = r -> status[r] == null;
+        Map<String, java.util.function.IntPredicate> filters = new LinkedHashMap<>();
+        filters.put("quality_status != 'fail'", notFail);
+        filters.put("quality_status IN ('pass', 'warn')", notFail);
+        filters.put("quality_status != 'fail' AND robot_type = 'franka'", notFailFranka);
+        filters.put("quality_status IS NULL", isNull);
+        filters.put("robot_type = 'ur5' OR quality_status = 'warn'", r -> robot[r].equals("ur5")
+                || "warn".equals(status[r]));
+        Map<String, String[]> scalars = new LinkedHashMap<>();
+        scalars.put("quality_status", status);
+        scalars.put("robot_type", robot);
+        String copy = dir.resolve("scalar-indexed.lance").toString();
+        VectorTable.write(copy, ids, scalars, data, DIM);
+        int queries = 8;
+        try (VectorSearch s = VectorSearch.open(copy)) {
+            s.buildIndex(VectorIndexOptions.builder().flatBelowRows(5_000).build());
+            assertEquals(Map.of("embedding_ivf_pq", "VECTOR"), s.indexTypes());
+            Map<String, List<VectorSearch.Hit>> before = new LinkedHashMap<>();
+            for (String f : filters.keySet()) {
+                for (int i = 0; i < queries; i++) {
+                    before.put(f + "#" + i, s.knn(KnnQuery.builder(query(i)).k(10).filter(f).build()));
+                }
+            }
+            s.buildScalarIndexes(List.of(ScalarIndex.bitmap("quality_status"), ScalarIndex.btree("robot_type")), true);
+            Map<String, String> types = s.indexTypes();
+            assertEquals(3, types.size(), types.toString());
+            assertEquals("BITMAP", types.get("quality_status_bitmap"), types.toString());
+            assertEquals("BTREE", types.get("robot_type_btree"), types.toString());
+            for (Map.Entry<String, java.util.function.IntPredicate> f : filters.entrySet()) {
+                for (int i = 0; i < queries; i++) {
+                    float[] q = query(i);
+                    List<Integer> truth = exact.knn(q, 10, f.getValue()).stream().map(Neighbour::row).toList();
+                    List<VectorSearch.Hit> flat = s.knn(KnnQuery.builder(q).k(10).filter(f.getKey()).exact(true).build());
+                    assertEquals(truth, flat.stream().map(h -> row(h.id())).toList(), f.getKey() + " query " + i);
+                    List<VectorSearch.Hit> ivf = s.knn(KnnQuery.builder(q).k(10).filter(f.getKey()).build());
+                    assertEquals(before.get(f.getKey() + "#" + i), ivf, f.getKey() + " query " + i + " (IVF-PQ)");
+                    for (VectorSearch.Hit h : ivf) {
+                        assertTrue(f.getValue().test(row(h.id())), f.getKey() + ": row " + h.id());
+                    }
+                }
+            }
+        }
+        // built by buildIndex with the options, on a flat pool too
+        String flatCopy = dir.resolve("scalar-flat.lance").toString();
+        VectorTable.write(flatCopy, ids, scalars, data, DIM);
+        try (VectorSearch s = VectorSearch.open(flatCopy)) {
+            VectorSearch.IndexChoice c = s.buildIndex(VectorIndexOptions.builder().bitmap("quality_status", "robot_type")
+                    .build());
+            assertEquals(VectorSearch.Kind.FLAT, c.kind());
+            assertEquals(Map.of("quality_status_bitmap", "BITMAP", "robot_type_bitmap", "BITMAP"), s.indexTypes());
+            float[] q = query(3);
+            assertEquals(exact.knn(q, 10, notFailFranka).stream().map(Neighbour::row).toList(),
+                    s.knn(KnnQuery.builder(q).k(10).filter("quality_status != 'fail' AND robot_type = 'franka'")
+                            .exact(true).build()).stream().map(h -> row(h.id())).toList());
+            IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+                    () -> s.buildScalarIndexes(List.of(ScalarIndex.bitmap("no_such_column")), true));
+            assertTrue(missing.getMessage().contains("no_such_column"), missing.getMessage());
+            IllegalArgumentException emb = assertThrows(IllegalArgumentException.class,
+                    () -> s.buildScalarIndexes(List.of(ScalarIndex.btree("embedding")), true));
+            assertTrue(emb.getMessage().contains("scalar column"), emb.getMessage());
+        }
+        assertThrows(IllegalArgumentException.class,
+                () -> VectorIndexOptions.builder().bitmap("quality_status").btree("quality_status").build());
+        assertThrows(IllegalArgumentException.class, () -> VectorIndexOptions.builder().bitmap("embedding").build());
+    }
+
     @Test
     void choiceFollowsPoolSize() {
         VectorIndexOptions o = VectorIndexOptions.builder().build();

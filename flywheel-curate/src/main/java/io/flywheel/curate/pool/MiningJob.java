@@ -14,6 +14,7 @@ import java.util.Set;
 
 import io.flywheel.curate.KnnQuery;
 import io.flywheel.curate.PcaWhitening;
+import io.flywheel.curate.ScalarIndex;
 import io.flywheel.curate.VectorIndexOptions;
 import io.flywheel.curate.VectorSearch;
 import io.flywheel.curate.VectorTable;
@@ -30,7 +31,8 @@ import io.flywheel.lake.LocalFiles;
  * for the prefilter, embedding as FixedSizeList&lt;float32&gt;[D]) and indexed by
  * {@link VectorSearch#choose}: a flat, exact scan below {@link VectorIndexOptions#DEFAULT_FLAT_BELOW_ROWS}
  * rows, else IVF-PQ (sqrt(n) partitions) searched with nprobes and a refine factor that re-ranks
- * the candidates by exact distance. The prefilter, applied before the search, keeps episodes whose
+ * the candidates by exact distance, with a bitmap index on each prefilter column
+ * ({@link #POOL_SCALAR_INDEXES}). The prefilter, applied before the search, keeps episodes whose
  * quality status is not {@code fail}, whose outcome is not a failure, that are not a near-duplicate of
  * another episode (the latest dedup), optionally of one robot or task; the queries themselves are
  * never results.
@@ -52,6 +54,18 @@ import io.flywheel.lake.LocalFiles;
  * out; k neighbours of each failure alone are mostly its own scene's episodes.
  */
 public final class MiningJob {
+    /** File name of the pool table inside a local lake's folder. */
+    public static final String POOL_TABLE = "mining_pool.lance";
+
+    /**
+     * The scalar indexes the pool table gets, one bitmap index per prefilter column (all low-cardinality
+     * strings: quality status, failed, duplicate, robot id, task), so that the prefilter is answered from
+     * the index rather than evaluated over every row on every query (BENCHMARKS.md, "Vector search").
+     */
+    public static final List<ScalarIndex> POOL_SCALAR_INDEXES = List.of(ScalarIndex.bitmap("quality_status"),
+            ScalarIndex.bitmap("failed"), ScalarIndex.bitmap("duplicate"), ScalarIndex.bitmap("robot_id"),
+            ScalarIndex.bitmap("task"));
+
     private MiningJob() {}
 
     /** A query: an episode of the lake, or an embedding from outside it (a new recording). */
@@ -333,7 +347,11 @@ public final class MiningJob {
         List<MinedEpisode> out = new ArrayList<>();
         VectorSearch.IndexChoice choice;
         try (VectorSearch vs = VectorSearch.open(uri)) {
-            choice = vs.buildIndex(VectorIndexOptions.builder().replace(true).build());
+            VectorIndexOptions.Builder ib = VectorIndexOptions.builder().replace(true);
+            if (rows > 0) { // an empty pool has nothing to index
+                POOL_SCALAR_INDEXES.forEach(ib::scalarIndex);
+            }
+            choice = vs.buildIndex(ib.build());
             if (o.joint()) {
                 List<VectorSearch.Hit> hits = vs.knn(KnnQuery.builder(jointVector(searched)).k(o.k() * searched.size())
                         .filter(filter.toString()).nprobes(o.nprobes()).refineFactor(o.refineFactor())
@@ -378,6 +396,8 @@ public final class MiningJob {
                 + " query vectors for k x queries neighbours, each listed under its nearest query" : "k neighbours per query");
         lineage.put("prefilter", filter.toString());
         lineage.put("index", choice.kind().name() + " (" + choice.reason() + ")");
+        lineage.put("scalar_indexes", rows > 0 ? POOL_SCALAR_INDEXES.stream().map(ScalarIndex::indexName).toList()
+                : List.of());
         lineage.put("nprobes", o.nprobes());
         lineage.put("refine_factor", o.refineFactor());
         Map<String, Object> sources = new LinkedHashMap<>();
@@ -486,7 +506,7 @@ public final class MiningJob {
             throw new IllegalArgumentException("mining needs a local lake for its pool table for now; " + lake.location()
                     + " is remote");
         }
-        return Path.of(lake.location(), "mining_pool.lance").toString();
+        return Path.of(lake.location(), POOL_TABLE).toString();
     }
 
     /** Rewrites the pool table: the given rows of {@code ev} (every episode with a vector except the queries). */

@@ -112,6 +112,14 @@ class CurationJobTest {
                     MiningJob.Options.k(5));
             assertEquals("FLAT", r.index().kind().name());
             assertEquals(23, r.poolSize()); // the two queries are not in the pool
+            // every prefilter column of the pool table has its bitmap index (the search above used them)
+            try (io.flywheel.curate.VectorSearch pool = io.flywheel.curate.VectorSearch.open(
+                    lakeDir.resolve(MiningJob.POOL_TABLE).toString())) {
+                assertEquals(Map.of("quality_status_bitmap", "BITMAP", "failed_bitmap", "BITMAP", "duplicate_bitmap",
+                        "BITMAP", "robot_id_bitmap", "BITMAP", "task_bitmap", "BITMAP"), pool.indexTypes());
+            }
+            assertEquals(List.of("quality_status_bitmap", "failed_bitmap", "duplicate_bitmap", "robot_id_bitmap",
+                    "task_bitmap"), r.lineage().get("scalar_indexes"));
             ExactSearch exact = ExactSearch.of(ev.vectors());
             for (String q : List.of(q1, q2)) {
                 List<MinedEpisode> got = r.neighbours().stream().filter(m -> m.queryEpisodeId().equals(q)).toList();
