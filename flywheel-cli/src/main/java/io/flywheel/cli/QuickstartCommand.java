@@ -70,12 +70,13 @@ final class QuickstartCommand implements Callable<Integer> {
         plan.add(new String[] {"qc", "report", l, "--status", "fail"});
         plan.add(new String[] {"enrich", l, "--model", model, "--stride", "keyframes"});
         plan.add(new String[] {"dedup", l, "--episode-threshold", "0.0005"});
-        // the failures' neighbours by what the wrist cameras see while reaching for and holding the object,
-        // PCA-whitened so that the scene does not dominate (see BENCHMARKS.md, mining quality)
+        // the failures' neighbours by what the wrist cameras see while reaching for and grasping the object,
+        // PCA-whitened so that the scene does not dominate, the failures searched as one joint query so that what
+        // they share (the object) decides (see BENCHMARKS.md, mining quality)
         String wrists = io.flywheel.sim.EpisodeGenerator.cameraTopic("left_wrist_camera") + ","
                 + io.flywheel.sim.EpisodeGenerator.cameraTopic("right_wrist_camera");
-        plan.add(new String[] {"mine", l, "--failures", "-k", "8", "--cameras", wrists, "--phases", "approach,grasp,lift",
-            "--whiten", "--out", work.resolve("mined.json").toString()});
+        plan.add(new String[] {"mine", l, "--failures", "-k", "8", "--cameras", wrists, "--phases", "approach,grasp",
+            "--whiten", "--joint", "--out", work.resolve("mined.json").toString()});
         String v1 = "train-v1";
         String v2 = "train-v2";
         plan.add(new String[] {"trainset", "build", l, "--tag", v1, "--ratio", "0.3", "--seed", "1"});

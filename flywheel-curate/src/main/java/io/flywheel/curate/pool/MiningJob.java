@@ -346,16 +346,29 @@ public final class MiningJob {
         long rows = writePool(uri, ev, poolRows, poolVectors);
         List<MinedEpisode> out = new ArrayList<>();
         VectorSearch.IndexChoice choice;
+        String searchNote;
         try (VectorSearch vs = VectorSearch.open(uri)) {
             VectorIndexOptions.Builder ib = VectorIndexOptions.builder().replace(true);
             if (rows > 0) { // an empty pool has nothing to index
                 POOL_SCALAR_INDEXES.forEach(ib::scalarIndex);
             }
             choice = vs.buildIndex(ib.build());
+            // IVF probes the partitions nearest the query; a prefilter that leaves few rows (one robot of a large
+            // fleet) may leave none there, and recall collapses (BENCHMARKS.md, prefiltered search). An exact
+            // search over that few rows is cheap, so it is used below the flat threshold.
+            long passing = 0;
+            for (int r : poolRows) {
+                passing += passesPrefilter(ev.infos().get(r), o) ? 1 : 0;
+            }
+            boolean exact = choice.kind() == VectorSearch.Kind.FLAT || passing < VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS;
+            searchNote = choice.kind() == VectorSearch.Kind.FLAT ? choice.kind() + " (" + choice.reason() + ")"
+                    : exact ? "exact search over the " + passing + " rows passing the prefilter (fewer than "
+                    + VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS + "; the " + choice.kind() + " index is kept for wider"
+                    + " filters)" : choice.kind() + " (" + choice.reason() + ")";
             if (o.joint()) {
                 List<VectorSearch.Hit> hits = vs.knn(KnnQuery.builder(jointVector(searched)).k(o.k() * searched.size())
                         .filter(filter.toString()).nprobes(o.nprobes()).refineFactor(o.refineFactor())
-                        .exact(choice.kind() == VectorSearch.Kind.FLAT).build());
+                        .exact(exact).build());
                 Map<String, float[]> byId = new HashMap<>();
                 for (int j = 0; j < poolRows.size(); j++) {
                     byId.put(ev.infos().get(poolRows.get(j)).episodeId(), poolVectors[j]);
@@ -365,7 +378,7 @@ public final class MiningJob {
                 for (Query q : searched) {
                     List<VectorSearch.Hit> hits = vs.knn(KnnQuery.builder(q.vector()).k(o.k()).filter(filter.toString())
                             .nprobes(o.nprobes()).refineFactor(o.refineFactor())
-                            .exact(choice.kind() == VectorSearch.Kind.FLAT).build());
+                            .exact(exact).build());
                     int rank = 1;
                     for (VectorSearch.Hit h : hits) {
                         out.add(new MinedEpisode(h.id(), q.id(), h.distance(), rank++));
@@ -395,7 +408,7 @@ public final class MiningJob {
         lineage.put("query_mode", o.joint() ? "joint: one search with the normalised mean of the " + queries.size()
                 + " query vectors for k x queries neighbours, each listed under its nearest query" : "k neighbours per query");
         lineage.put("prefilter", filter.toString());
-        lineage.put("index", choice.kind().name() + " (" + choice.reason() + ")");
+        lineage.put("index", searchNote);
         lineage.put("scalar_indexes", rows > 0 ? POOL_SCALAR_INDEXES.stream().map(ScalarIndex::indexName).toList()
                 : List.of());
         lineage.put("nprobes", o.nprobes());
