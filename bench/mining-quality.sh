@@ -8,7 +8,9 @@
 # usage: bench/mining-quality.sh OUT_DIR [SEED [EPISODES [MODEL [MINE_OPTIONS...]]]]
 #   e.g. bench/mining-quality.sh /tmp/mq 7 300 mobilenet_v2_mac --cameras WRIST_TOPICS --whiten
 #   defaults: seed 42, 300 episodes, the default model, mining on the episode embeddings (master camera);
-#   STRIDE=k embeds every k-th frame (default: keyframes)
+#   STRIDE=k embeds every k-th frame (default: keyframes); HARD_OBJECTS=n sets the hard-object episodes (default
+#   EPISODES / 20; the 539-episode preset has 22); REUSE_LAKE=1 keeps an enriched OUT_DIR/lake and only mines and
+#   builds the sets again (new tags each run)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${1:?usage: bench/mining-quality.sh OUT_DIR [SEED [EPISODES [MODEL [MINE_OPTIONS...]]]]}"
@@ -21,7 +23,7 @@ HARD="object=glass_cup,wine_glass,steel_tumbler"
 mkdir -p "$OUT"
 t0=$SECONDS
 if [ ! -f "$OUT/fleet/ground_truth.json" ]; then
-  "$FW" sim --preset motivating --episodes "$EPISODES" --hard-objects $(( EPISODES / 20 )) --glass-failures 5 \
+  "$FW" sim --preset motivating --episodes "$EPISODES" --hard-objects "${HARD_OBJECTS:-$(( EPISODES / 20 ))}" --glass-failures 5 \
     --duration 2 --resolution 320x240 --seed "$SEED" --out "$OUT/fleet" >/dev/null
 fi
 if [ -z "${REUSE_LAKE:-}" ] || [ ! -d "$OUT/lake" ]; then
