@@ -1,8 +1,15 @@
 package io.flywheel.cli;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 import io.flywheel.lake.Lake;
 import picocli.CommandLine.Command;
@@ -37,6 +44,9 @@ final class InitCommand implements Callable<Integer> {
     public Integer call() {
         Lake.Options o = LakeArgs.options(endpoint, region, allowHttp);
         boolean existed = existOk && Lake.exists(lake, o);
+        if (!existed) {
+            refuseNonEmptyFolder(o);
+        }
         try (Lake l = existed ? Lake.open(lake, o) : Lake.init(lake, o)) {
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -51,5 +61,31 @@ final class InitCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * A lake keeps its tables in a folder of its own: a local folder that holds other files (e.g. the recordings, when
+     * {@code init fleet/} was meant as {@code init lake/}) is refused, naming a few of them. Hidden files are ignored;
+     * a folder holding a lake is left to {@link Lake#init}, which names the lake.
+     */
+    private void refuseNonEmptyFolder(Lake.Options o) {
+        if (lake.matches("^[a-zA-Z][a-zA-Z0-9+.-]*://.*")) {
+            return;
+        }
+        Path dir = Path.of(lake);
+        if (!Files.isDirectory(dir) || Lake.exists(lake, o)) {
+            return;
+        }
+        List<String> names = new ArrayList<>();
+        try (Stream<Path> entries = Files.list(dir)) {
+            entries.map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".")).sorted().forEach(names::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir + ": " + e.getMessage(), e);
+        }
+        if (!names.isEmpty()) {
+            throw new io.flywheel.lake.LakeException("cannot init lake at " + dir + ": the folder is not empty (" + names.size()
+                    + " entr" + (names.size() == 1 ? "y" : "ies") + ", e.g. " + String.join(", ", names.subList(0,
+                    Math.min(3, names.size()))) + "); a lake needs a folder of its own: give a new or empty one");
+        }
     }
 }

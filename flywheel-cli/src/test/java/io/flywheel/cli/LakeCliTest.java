@@ -70,6 +70,20 @@ class LakeCliTest {
         assertEquals(1, onFile.exitCode());
         assertTrue(onFile.err().contains("cannot init lake at " + file + ": it is a file, not a folder"), onFile.err());
         assertEquals("# a file\n", java.nio.file.Files.readString(file), "the file is untouched");
+        // a folder holding other files (the recordings, say) is refused and left as it was; hidden files do not count
+        Path fleet = java.nio.file.Files.createDirectories(tmp.resolve("fleet"));
+        java.nio.file.Files.writeString(fleet.resolve("ep_00000.mcap"), "x");
+        java.nio.file.Files.writeString(fleet.resolve("ground_truth.json"), "{}");
+        CliRun onFleet = CliRun.of("init", fleet.toString());
+        assertEquals(1, onFleet.exitCode());
+        assertTrue(onFleet.err().contains("cannot init lake at " + fleet + ": the folder is not empty (2 entries, e.g."
+                + " ep_00000.mcap, ground_truth.json)"), onFleet.err());
+        try (var list = java.nio.file.Files.list(fleet)) {
+            assertEquals(2, list.count(), "nothing written into the folder");
+        }
+        Path hidden = java.nio.file.Files.createDirectories(tmp.resolve("hidden"));
+        java.nio.file.Files.writeString(hidden.resolve(".DS_Store"), "x");
+        assertEquals(0, CliRun.of("init", hidden.toString()).exitCode());
     }
 
     @Test
