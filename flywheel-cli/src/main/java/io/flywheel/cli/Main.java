@@ -72,6 +72,10 @@ public final class Main implements Runnable {
         if (e instanceof AccessDeniedException a) {
             return "permission denied: " + a.getFile();
         }
+        if (e instanceof java.nio.file.FileAlreadyExistsException f && f.getFile() != null) {
+            return f.getFile() + ": " + (java.nio.file.Files.isRegularFile(java.nio.file.Path.of(f.getFile()))
+                    ? "is a file; a folder is expected here" : "already exists");
+        }
         if (e instanceof java.nio.file.FileSystemException f && f.getFile() != null) {
             return f.getFile() + ": " + (f.getReason() == null ? f.getClass().getSimpleName() : f.getReason());
         }

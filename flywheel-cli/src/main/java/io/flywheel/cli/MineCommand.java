@@ -189,8 +189,9 @@ final class MineCommand implements Callable<Integer> {
                         + " in the whitened space)", options.whitenEpsilon(), r.whitening().fittedOn()) : ", not whitened",
                 r.episodesWithVectors(), r.episodesWithoutVectors(), cameras.isEmpty() ? "" : " on every camera"
                         + (phases.isEmpty() ? "" : " in those phases"));
-        System.out.printf(Locale.ROOT, "%d queries%s, %d neighbours from a pool of %d (%s: %s); %.1f s%s%n",
-                r.queries().size(), joint ? " searched as one joint query" : "", r.neighbours().size(), r.poolSize(), r.index().kind(), r.index().reason(), secs,
+        System.out.printf(Locale.ROOT, "%d quer%s%s, %d neighbours from a pool of %d (%s: %s); %.1f s%s%n",
+                r.queries().size(), r.queries().size() == 1 ? "y" : "ies", joint ? " searched as one joint query" : "",
+                r.neighbours().size(), r.poolSize(), r.index().kind(), r.index().reason(), secs,
                 out != null ? "; neighbours file " + out.toAbsolutePath() : "");
         return 0;
     }

@@ -82,7 +82,15 @@ final class TrainsetCommand implements Runnable {
             TrainsetSpec.Builder b = TrainsetSpec.builder(tag).baseRatio(ratio).seed(seed).sampleRateHz(rateHz)
                     .allowWarn(!passOnly);
             if (mined != null) {
-                JsonNode n = Json.MAPPER.readTree(mined.toFile());
+                JsonNode n;
+                try {
+                    n = Json.MAPPER.readTree(java.nio.file.Files.readAllBytes(mined));
+                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                    var at = e.getLocation();
+                    throw new io.flywheel.lake.LakeException("--mined " + mined + ": not a neighbours file (JSON) at line "
+                            + (at == null ? "?" : at.getLineNr()) + ", column " + (at == null ? "?" : at.getColumnNr())
+                            + ": " + e.getOriginalMessage() + "; write it with `flywheel mine --out`", e);
+                }
                 MinedFile m = MinedFile.read(mined, n);
                 b.mined(m.neighbours());
                 m.lineage().forEach(b::lineage);
@@ -283,6 +291,12 @@ final class TrainsetCommand implements Runnable {
                     }
                     field = hardCase.substring(0, eq);
                     values = new TreeSet<>(List.of(hardCase.substring(eq + 1).split(",")));
+                    for (String v : values) {
+                        if (v.contains("=") || v.isEmpty()) {
+                            throw new IllegalArgumentException("--hard-case '" + hardCase + "': one FIELD= followed by"
+                                    + " comma-separated values, e.g. object=glass_cup,steel_tumbler; got the value '" + v + "'");
+                        }
+                    }
                     new EpisodeInfo("", "", "", "", "", "", "", null).value(field); // validates the field name
                 } else {
                     field = "object";
@@ -292,6 +306,13 @@ final class TrainsetCommand implements Runnable {
                 String rule = values.isEmpty() ? "no hard-case rule: the newer set has no mining queries with an object"
                         : field + " in " + values;
                 d = TrainsetDiff.of(l, from, to, hard, rule);
+            }
+            // a hard-case value in neither set is most likely misspelt: say so rather than report 0% silently
+            List<String> unmatched = hardCase == null ? List.of() : values(hardCase).stream()
+                    .filter(v -> !d.composition().getOrDefault(field(hardCase), Map.of()).containsKey(v)).toList();
+            if (!unmatched.isEmpty()) {
+                System.err.println("note: --hard-case " + field(hardCase) + " value(s) " + String.join(", ", unmatched)
+                        + " match no episode of " + d.from() + " or " + d.to());
             }
             Path png = noChart ? null : chart != null ? chart : Path.of("trainset-diff-" + from + "-" + to + ".png");
             if (png != null) {
@@ -309,6 +330,7 @@ final class TrainsetCommand implements Runnable {
                 m.put("hard_case_rule", d.hardCaseRule());
                 m.put("hard_share_from", d.hardShareFrom());
                 m.put("hard_share_to", d.hardShareTo());
+                m.put("hard_case_values_unmatched", unmatched);
                 Map<String, Object> comp = new LinkedHashMap<>();
                 d.composition().forEach((dim, vals) -> {
                     Map<String, Object> v = new LinkedHashMap<>();
@@ -333,6 +355,14 @@ final class TrainsetCommand implements Runnable {
                 System.out.println("chart: " + png.toAbsolutePath());
             }
             return 0;
+        }
+
+        private static String field(String hardCase) {
+            return hardCase.substring(0, hardCase.indexOf('='));
+        }
+
+        private static List<String> values(String hardCase) {
+            return List.copyOf(new TreeSet<>(List.of(hardCase.substring(hardCase.indexOf('=') + 1).split(","))));
         }
 
         private static double share(long n, int total) {

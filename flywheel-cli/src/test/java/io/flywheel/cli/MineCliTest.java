@@ -186,6 +186,21 @@ class MineCliTest {
     }
 
     @Test
+    void aPictureIsNotWrittenOverAFolderNorAFolderOverAFile() throws Exception {
+        Path folder = java.nio.file.Files.createDirectories(tmp.resolve("maps"));
+        CliRun map = CliRun.of("map", lake, "--out", folder.toString());
+        assertEquals(1, map.exitCode(), map.out());
+        assertEquals("flywheel map: " + folder + " is a folder; give a file name for the picture, e.g. "
+                + folder.resolve("picture.png"), map.err().strip());
+        assertTrue(java.nio.file.Files.isDirectory(folder));
+        Path file = java.nio.file.Files.writeString(tmp.resolve("README.md"), "# notes\n");
+        CliRun sweep = CliRun.of("dedup", "sweep", lake, "--out", file.toString());
+        assertEquals(1, sweep.exitCode(), sweep.out());
+        assertEquals("flywheel dedup sweep: " + file + ": is a file; a folder is expected here", sweep.err().strip());
+        assertEquals("# notes\n", java.nio.file.Files.readString(file));
+    }
+
+    @Test
     void aRecordingIsEmbeddedFromTheSameCameras() throws Exception {
         // a recording of a successful episode of the lake (a failure would be outside the prefiltered pool)
         Map<String, String> files = new HashMap<>();

@@ -71,6 +71,26 @@ class TrainsetCliTest {
         assertEquals(0, d.get("removed").size());
         assertEquals(5, d.get("kept").asInt());
         assertTrue(Files.size(png) > 1000);
+        assertEquals(0, d.get("hard_case_values_unmatched").size());
+        CliRun typo = CliRun.of("trainset", "diff", lake, "train-v1", "train-v2", "--no-chart",
+                "--hard-case", "task=put carot on plate,put carrot on plate", "--json");
+        assertEquals(0, typo.exitCode(), typo.err());
+        assertEquals("put carot on plate", JSON.readTree(typo.out()).get("hard_case_values_unmatched").get(0).asText());
+        assertTrue(typo.err().contains("note: --hard-case task value(s) put carot on plate match no episode of train-v1"
+                + " or train-v2"), typo.err());
+        CliRun twoFields = CliRun.of("trainset", "diff", lake, "train-v1", "train-v2", "--no-chart",
+                "--hard-case", "object=a,object=b");
+        assertEquals(2, twoFields.exitCode());
+        assertTrue(twoFields.err().contains("one FIELD= followed by comma-separated values")
+                && twoFields.err().contains("got the value 'object=b'"), twoFields.err());
+
+        // a damaged neighbours file is named, with the line and column where it stops being JSON
+        Path cut = tmp.resolve("cut.json");
+        Files.writeString(cut, Files.readString(mined).substring(0, 40));
+        CliRun bad = CliRun.of("trainset", "build", lake, "--tag", "train-bad", "--mined", cut.toString());
+        assertEquals(1, bad.exitCode());
+        assertTrue(bad.err().startsWith("flywheel trainset build: --mined " + cut + ": not a neighbours file (JSON) at line 1,")
+                && bad.noStackTrace(), bad.err());
 
         CliRun again = CliRun.of("trainset", "build", lake, "--tag", "train-v1");
         assertEquals(1, again.exitCode());

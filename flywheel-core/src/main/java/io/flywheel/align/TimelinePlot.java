@@ -7,11 +7,10 @@ import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 
-import javax.imageio.ImageIO;
+
 
 /**
  * Draws an alignment the way an oscilloscope shows two signals: the master clock's frames on one
@@ -132,13 +131,7 @@ public final class TimelinePlot {
         } finally {
             g.dispose();
         }
-        Path parent = png.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        if (!ImageIO.write(img, "png", png.toFile())) {
-            throw new IOException("no PNG writer available for " + png);
-        }
+        io.flywheel.plot.Png.write(img, png);
     }
 
     private static int x(long t, long t0, long span) {

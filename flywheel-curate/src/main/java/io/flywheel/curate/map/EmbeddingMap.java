@@ -10,7 +10,6 @@ import java.awt.geom.Line2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -22,7 +21,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 
-import javax.imageio.ImageIO;
+
 
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float4Vector;
@@ -490,12 +489,6 @@ public record EmbeddingMap(List<Point> points, String model, int dimension, doub
      * @throws IOException when it cannot be written
      */
     public void writePng(Path out) throws IOException {
-        Path parent = out.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        if (!ImageIO.write(render(), "png", out.toFile())) {
-            throw new IOException("no PNG writer available for " + out);
-        }
+        io.flywheel.plot.Png.write(render(), out);
     }
 }

@@ -99,7 +99,7 @@ public final class ContactSheet {
         Path html = outDir.resolve("sweep.html");
         Path png = outDir.resolve("sweep.png");
         Files.writeString(html, html(es, fs, rows, thumbs), StandardCharsets.UTF_8);
-        ImageIO.write(png(rows, thumbs), "png", png.toFile());
+        io.flywheel.plot.Png.write(png(rows, thumbs), png);
         return new Report(es, fs, html, png);
     }
 

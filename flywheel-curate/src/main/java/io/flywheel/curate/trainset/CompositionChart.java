@@ -7,14 +7,13 @@ import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import javax.imageio.ImageIO;
+
 
 /**
  * Draws a {@link TrainsetDiff} as a PNG: one panel per dimension (scene, object, task, robot)
@@ -94,10 +93,7 @@ public final class CompositionChart {
         } finally {
             g.dispose();
         }
-        if (out.toAbsolutePath().getParent() != null) {
-            Files.createDirectories(out.toAbsolutePath().getParent());
-        }
-        ImageIO.write(img, "png", out.toFile());
+        io.flywheel.plot.Png.write(img, out);
     }
 
     private static void bar(Graphics2D g, int x, int y, int w, double share, Color c) {
