@@ -94,6 +94,13 @@ final class QuickstartCommand implements Callable<Integer> {
             System.out.flush();
             if (args[0].equals("trainset") && args[1].equals("build") && exists(args[4])) {
                 System.out.println("training set '" + args[4] + "' is already in " + lake + ": kept (tags are immutable)");
+                stages.add(new Stage("trainset build", args, 0, 0));
+                continue;
+            }
+            if (args[0].equals("sim") && Files.exists(work.resolve("fleet").resolve("ground_truth.json"))) {
+                System.out.println("the simulated fleet is already in " + work.resolve("fleet") + ": kept (same seed, same"
+                        + " episodes; ingest skips files it has)");
+                stages.add(new Stage("sim", args, 0, 0));
                 continue;
             }
             long t0 = System.nanoTime();

@@ -42,5 +42,9 @@ class QuickstartCliTest {
         CliRun again = CliRun.of(args);
         assertEquals(0, again.exitCode(), again.err());
         assertTrue(again.out().contains("training set 'train-v1' is already in"), again.out());
+        assertTrue(again.out().contains("the simulated fleet is already in"), again.out());
+        for (String stage : new String[] {"sim", "trainset build", "mine", "total"}) {
+            assertTrue(again.out().contains("  " + stage + " "), "the second summary lists " + stage + ":\n" + again.out());
+        }
     }
 }
