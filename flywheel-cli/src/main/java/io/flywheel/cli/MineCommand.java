@@ -28,6 +28,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code flywheel mine LAKE}: the episodes most like the robot's failures (or given episodes or recordings). */
 @Command(name = "mine", mixinStandardHelpOptions = true,
@@ -35,6 +36,9 @@ import picocli.CommandLine.Parameters;
                 + " (failure episodes, episode ids, or new MCAP recordings) through a Lance vector index; prints them"
                 + " and writes the neighbours file `trainset build --mined` takes.")
 final class MineCommand implements Callable<Integer> {
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder")
     String lake;
 
@@ -99,7 +103,7 @@ final class MineCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         if (whitenEpsilon != null && !whiten) {
-            throw new ParameterException(new CommandLine(this), "--whiten-epsilon needs --whiten");
+            throw new ParameterException(spec.commandLine(), "--whiten-epsilon needs --whiten");
         }
         MiningJob.Options options;
         try {
@@ -107,7 +111,7 @@ final class MineCommand implements Callable<Integer> {
                     .cameras(cameras).phases(phases).whiten(whiten).joint(joint)
                     .whitenEpsilon(whitenEpsilon == null ? PcaWhitening.DEFAULT_EPSILON : whitenEpsilon).build();
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(new CommandLine(this), (whitenEpsilon != null && e.getMessage().contains("epsilon")
+            throw new ParameterException(spec.commandLine(), (whitenEpsilon != null && e.getMessage().contains("epsilon")
                     ? "--whiten-epsilon: " : !phases.isEmpty() && e.getMessage().contains("phase") ? "--phases: " : "")
                     + e.getMessage());
         }

@@ -248,7 +248,10 @@ class MineCliTest {
         assertTrue(unknown.err().contains(HEAD + ", " + LEFT + ", " + RIGHT), "names the lake's cameras: " + unknown.err());
         CliRun epsAlone = CliRun.of("mine", lake, "--failures", "--whiten-epsilon", "0.01");
         assertEquals(2, epsAlone.exitCode());
-        assertTrue(epsAlone.err().contains("--whiten-epsilon needs --whiten"), epsAlone.err());
+        assertTrue(epsAlone.err().startsWith("flywheel mine: --whiten-epsilon needs --whiten"), epsAlone.err());
+        CliRun k0 = CliRun.of("mine", lake, "--failures", "-k", "0");
+        assertEquals(2, k0.exitCode());
+        assertTrue(k0.err().startsWith("flywheel mine: k must be >= 1, got 0"), k0.err());
         CliRun zero = CliRun.of("mine", lake, "--failures", "--whiten", "--whiten-epsilon", "0");
         assertEquals(2, zero.exitCode());
         assertTrue(zero.err().contains("--whiten-epsilon: whitening epsilon must be a positive number, got 0.0"), zero.err());
