@@ -281,6 +281,7 @@ final class TrainsetCommand implements Runnable {
         @Override
         public Integer call() throws IOException {
             TrainsetDiff d;
+            List<String> unmatched;
             try (Lake l = Lake.open(lake)) {
                 String field;
                 Set<String> values;
@@ -306,13 +307,13 @@ final class TrainsetCommand implements Runnable {
                 String rule = values.isEmpty() ? "no hard-case rule: the newer set has no mining queries with an object"
                         : field + " in " + values;
                 d = TrainsetDiff.of(l, from, to, hard, rule);
-            }
-            // a hard-case value in neither set is most likely misspelt: say so rather than report 0% silently
-            List<String> unmatched = hardCase == null ? List.of() : values(hardCase).stream()
-                    .filter(v -> !d.composition().getOrDefault(field(hardCase), Map.of()).containsKey(v)).toList();
-            if (!unmatched.isEmpty()) {
-                System.err.println("note: --hard-case " + field(hardCase) + " value(s) " + String.join(", ", unmatched)
-                        + " match no episode of " + d.from() + " or " + d.to());
+                // a hard-case value in neither set is most likely misspelt: say so rather than report 0% silently
+                Map<String, long[]> seen = d.composition().getOrDefault(field, Map.of());
+                unmatched = hardCase == null ? List.of() : values.stream().filter(v -> !seen.containsKey(v)).toList();
+                if (!unmatched.isEmpty()) {
+                    System.err.println("note: --hard-case " + field + " value(s) " + String.join(", ", unmatched)
+                            + " match no episode of " + from + " or " + to);
+                }
             }
             Path png = noChart ? null : chart != null ? chart : Path.of("trainset-diff-" + from + "-" + to + ".png");
             if (png != null) {
@@ -355,14 +356,6 @@ final class TrainsetCommand implements Runnable {
                 System.out.println("chart: " + png.toAbsolutePath());
             }
             return 0;
-        }
-
-        private static String field(String hardCase) {
-            return hardCase.substring(0, hardCase.indexOf('='));
-        }
-
-        private static List<String> values(String hardCase) {
-            return List.copyOf(new TreeSet<>(List.of(hardCase.substring(hardCase.indexOf('=') + 1).split(","))));
         }
 
         private static double share(long n, int total) {
