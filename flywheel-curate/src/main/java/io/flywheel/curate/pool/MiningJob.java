@@ -361,10 +361,9 @@ public final class MiningJob {
                 passing += passesPrefilter(ev.infos().get(r), o) ? 1 : 0;
             }
             boolean exact = choice.kind() == VectorSearch.Kind.FLAT || passing < VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS;
-            searchNote = choice.kind() == VectorSearch.Kind.FLAT ? choice.kind() + " (" + choice.reason() + ")"
-                    : exact ? "exact search over the " + passing + " rows passing the prefilter (fewer than "
-                    + VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS + "; the " + choice.kind() + " index is kept for wider"
-                    + " filters)" : choice.kind() + " (" + choice.reason() + ")";
+            searchNote = exact && choice.kind() != VectorSearch.Kind.FLAT ? "exact search over the " + passing
+                    + " rows passing the prefilter (fewer than " + VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS + "; the "
+                    + choice.kind() + " index is kept for wider filters)" : choice.kind() + " (" + choice.reason() + ")";
             if (o.joint()) {
                 List<VectorSearch.Hit> hits = vs.knn(KnnQuery.builder(jointVector(searched)).k(o.k() * searched.size())
                         .filter(filter.toString()).nprobes(o.nprobes()).refineFactor(o.refineFactor())
