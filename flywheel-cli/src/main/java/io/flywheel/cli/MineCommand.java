@@ -165,6 +165,7 @@ final class MineCommand implements Callable<Integer> {
         if (json) {
             file.put("index", r.index().kind().name());
             file.put("pool_size", r.poolSize());
+            file.put("pool_passing_prefilter", r.poolPassing());
             file.put("cameras", options.cameras());
             file.put("phases", options.phases());
             file.put("whiten", options.whiten());
@@ -193,9 +194,10 @@ final class MineCommand implements Callable<Integer> {
                         + " in the whitened space)", options.whitenEpsilon(), r.whitening().fittedOn()) : ", not whitened",
                 r.episodesWithVectors(), r.episodesWithoutVectors(), cameras.isEmpty() ? "" : " on every camera"
                         + (phases.isEmpty() ? "" : " in those phases"));
-        System.out.printf(Locale.ROOT, "%d quer%s%s, %d neighbours from a pool of %d (%s: %s); %.1f s%s%n",
+        System.out.printf(Locale.ROOT, "%d quer%s%s, %d neighbours from a pool of %d, %d passing the prefilter (%s: %s);"
+                        + " %.1f s%s%n",
                 r.queries().size(), r.queries().size() == 1 ? "y" : "ies", joint ? " searched as one joint query" : "",
-                r.neighbours().size(), r.poolSize(), r.index().kind(), r.index().reason(), secs,
+                r.neighbours().size(), r.poolSize(), r.poolPassing(), r.index().kind(), r.index().reason(), secs,
                 out != null ? "; neighbours file " + out.toAbsolutePath() : "");
         return 0;
     }

@@ -82,6 +82,10 @@ final class TrainsetCommand implements Runnable {
             TrainsetSpec.Builder b = TrainsetSpec.builder(tag).baseRatio(ratio).seed(seed).sampleRateHz(rateHz)
                     .allowWarn(!passOnly);
             if (mined != null) {
+                if (java.nio.file.Files.isDirectory(mined)) {
+                    throw new io.flywheel.lake.LakeException("--mined " + mined + " is a folder; expected the neighbours"
+                            + " file `flywheel mine --out` writes");
+                }
                 JsonNode n;
                 try {
                     n = Json.MAPPER.readTree(java.nio.file.Files.readAllBytes(mined));

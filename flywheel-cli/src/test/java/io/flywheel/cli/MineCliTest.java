@@ -182,7 +182,9 @@ class MineCliTest {
         CliRun text = CliRun.of("mine", lake, "--episode", ids.get(0), "--episode", ids.get(1), "--cameras",
                 LEFT + "," + RIGHT, "-k", "2", "--joint");
         assertEquals(0, text.exitCode(), text.err());
-        assertTrue(text.out().contains("2 queries searched as one joint query, 3 neighbours"), text.out());
+        assertTrue(text.out().contains("2 queries searched as one joint query, 3 neighbours from a pool of 4, 3 passing the"
+                + " prefilter"), text.out());
+        assertEquals(3, s.get("pool_passing_prefilter").asInt());
     }
 
     @Test

@@ -84,6 +84,9 @@ class TrainsetCliTest {
         assertTrue(twoFields.err().contains("one FIELD= followed by comma-separated values")
                 && twoFields.err().contains("got the value 'object=b'"), twoFields.err());
 
+        CliRun folder = CliRun.of("trainset", "build", lake, "--tag", "train-bad", "--mined", tmp.toString());
+        assertEquals(1, folder.exitCode());
+        assertTrue(folder.err().contains("--mined " + tmp + " is a folder"), folder.err());
         // a damaged neighbours file is named, with the line and column where it stops being JSON
         Path cut = tmp.resolve("cut.json");
         Files.writeString(cut, Files.readString(mined).substring(0, 40));

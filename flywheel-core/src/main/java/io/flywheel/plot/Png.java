@@ -3,7 +3,10 @@ package io.flywheel.plot;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
@@ -29,8 +32,15 @@ public final class Png {
             throw new IOException(file + " is a folder; give a file name for the picture, e.g. " + file.resolve("picture.png"));
         }
         Path parent = target.getParent();
-        Files.createDirectories(parent);
-        Path tmp = Files.createTempFile(parent, "." + target.getFileName(), ".tmp");
+        Path tmp;
+        try {
+            Files.createDirectories(parent);
+            tmp = Files.createTempFile(parent, "." + target.getFileName(), ".tmp");
+        } catch (FileSystemException e) { // name the picture asked for, not the temporary file
+            throw e instanceof AccessDeniedException ? new AccessDeniedException(file.toString())
+                    : e instanceof NoSuchFileException ? new NoSuchFileException(file.toString())
+                    : new FileSystemException(file.toString(), null, e.getReason() != null ? e.getReason() : "cannot write here");
+        }
         try {
             try (OutputStream out = Files.newOutputStream(tmp)) {
                 if (!ImageIO.write(image, "png", out)) {

@@ -43,5 +43,11 @@ class PngTest {
         Path notAFolder = Files.writeString(tmp.resolve("notes.txt"), "x");
         assertThrows(IOException.class, () -> Png.write(img, notAFolder.resolve("x.png")));
         assertEquals("x", Files.readString(notAFolder));
+        Path proc = Path.of("/proc/flywheel-png-test.png"); // no file can be created in /proc, not even by root
+        if (Files.isDirectory(proc.getParent())) {
+            java.nio.file.FileSystemException e2 = assertThrows(java.nio.file.FileSystemException.class,
+                    () -> Png.write(img, proc));
+            assertEquals(proc.toString(), e2.getFile(), "the picture's path, not a temporary file");
+        }
     }
 }

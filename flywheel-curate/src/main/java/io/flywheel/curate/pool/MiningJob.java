@@ -226,13 +226,14 @@ public final class MiningJob {
      *     nearest to the joint query, each under the query it is nearest to, ranked by the distance to that query
      * @param index the index the pool was searched with
      * @param poolSize episodes in the mining pool table (before the prefilter)
+     * @param poolPassing pool episodes that pass the prefilter: the ones the search can return
      * @param lineage what produced it: queries, model, vectors (cameras, whitening), k, index, filter, source versions
      * @param episodesWithVectors episodes of the lake with a vector (queries included)
      * @param episodesWithoutVectors episodes of the lake left out for want of embeddings
      * @param whitening the transform the pool and queries went through, or null without whitening
      */
     public record Result(List<Query> queries, List<MinedEpisode> neighbours, VectorSearch.IndexChoice index,
-                         long poolSize, Map<String, Object> lineage, int episodesWithVectors, int episodesWithoutVectors,
+                         long poolSize, long poolPassing, Map<String, Object> lineage, int episodesWithVectors, int episodesWithoutVectors,
                          PcaWhitening whitening) {}
 
     /**
@@ -347,6 +348,7 @@ public final class MiningJob {
         List<MinedEpisode> out = new ArrayList<>();
         VectorSearch.IndexChoice choice;
         String searchNote;
+        long passing;
         try (VectorSearch vs = VectorSearch.open(uri)) {
             VectorIndexOptions.Builder ib = VectorIndexOptions.builder().replace(true);
             if (rows > 0) { // an empty pool has nothing to index
@@ -356,7 +358,7 @@ public final class MiningJob {
             // IVF probes the partitions nearest the query; a prefilter that leaves few rows (one robot of a large
             // fleet) may leave none there, and recall collapses (BENCHMARKS.md, prefiltered search). An exact
             // search over that few rows is cheap, so it is used below the flat threshold.
-            long passing = 0;
+            passing = 0;
             for (int r : poolRows) {
                 passing += passesPrefilter(ev.infos().get(r), o) ? 1 : 0;
             }
@@ -420,7 +422,7 @@ public final class MiningJob {
         DedupTables.latestVersion(lake).ifPresent(v -> sources.put("episode_groups", v));
         lineage.put("mining_source_versions", sources);
         DedupTables.latestThreshold(lake).ifPresent(t -> lineage.put("dedup_episode_threshold", t));
-        return new Result(List.copyOf(queries), List.copyOf(out), choice, rows, lineage, ev.size(),
+        return new Result(List.copyOf(queries), List.copyOf(out), choice, rows, passing, lineage, ev.size(),
                 ev.withoutVectors().size(), whitening);
     }
 
