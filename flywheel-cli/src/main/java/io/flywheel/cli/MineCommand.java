@@ -105,6 +105,15 @@ final class MineCommand implements Callable<Integer> {
         if (whitenEpsilon != null && !whiten) {
             throw new ParameterException(spec.commandLine(), "--whiten-epsilon needs --whiten");
         }
+        for (String option : List.of("--cameras", "--phases")) {
+            List<String> given = option.equals("--cameras") ? cameras : phases;
+            if (spec.commandLine().getParseResult().hasMatchedOption(option)
+                    && (given.isEmpty() || given.stream().anyMatch(String::isBlank))) {
+                throw new ParameterException(spec.commandLine(), option + ": an empty name in " + given
+                        + "; give comma-separated names, e.g. " + (option.equals("--cameras")
+                        ? "/left_wrist_camera/image_raw/compressed" : "approach,grasp"));
+            }
+        }
         MiningJob.Options options;
         try {
             options = MiningJob.Options.builder(k).robot(robot).task(task).nprobes(nprobes).refineFactor(refineFactor)

@@ -251,6 +251,9 @@ class MineCliTest {
         CliRun epsAlone = CliRun.of("mine", lake, "--failures", "--whiten-epsilon", "0.01");
         assertEquals(2, epsAlone.exitCode());
         assertTrue(epsAlone.err().startsWith("flywheel mine: --whiten-epsilon needs --whiten"), epsAlone.err());
+        CliRun comma = CliRun.of("mine", lake, "--failures", "--cameras", ",");
+        assertEquals(2, comma.exitCode(), comma.out());
+        assertTrue(comma.err().startsWith("flywheel mine: --cameras: an empty name"), comma.err());
         CliRun k0 = CliRun.of("mine", lake, "--failures", "-k", "0");
         assertEquals(2, k0.exitCode());
         assertTrue(k0.err().startsWith("flywheel mine: k must be >= 1, got 0"), k0.err());
