@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
+import io.flywheel.curate.ExactSearch;
 import io.flywheel.curate.KnnQuery;
 import io.flywheel.curate.PcaWhitening;
 import io.flywheel.curate.ScalarIndex;
@@ -111,20 +112,9 @@ public final class MiningJob {
             }
         }
 
-        /** Options over every frame (no phase selection), one search per query. */
-        public Options(int k, String robot, String task, int nprobes, int refineFactor, List<String> cameras,
-                       boolean whiten, double whitenEpsilon) {
-            this(k, robot, task, nprobes, refineFactor, cameras, whiten, whitenEpsilon, List.of(), false);
-        }
-
-        /** Options on {@code episodes.embedding} without whitening. */
-        public Options(int k, String robot, String task, int nprobes, int refineFactor) {
-            this(k, robot, task, nprobes, refineFactor, List.of(), false, PcaWhitening.DEFAULT_EPSILON);
-        }
-
         /** @return k neighbours, no robot or task restriction, nprobes 20, refine factor 10, master camera, no whitening */
         public static Options k(int k) {
-            return new Options(k, null, null, 20, 10);
+            return builder(k).build();
         }
 
         /** @return a builder starting from {@link #k(int)} */
@@ -320,17 +310,17 @@ public final class MiningJob {
         }
         PcaWhitening whitening = null;
         float[][] poolVectors = new float[poolRows.size()][];
+        List<float[]> passingVectors = new ArrayList<>(); // the rows the search can return
         for (int j = 0; j < poolVectors.length; j++) {
             poolVectors[j] = ev.vectors()[poolRows.get(j)];
+            if (passesPrefilter(ev.infos().get(poolRows.get(j)), o)) {
+                passingVectors.add(poolVectors[j]);
+            }
         }
+        long passing = passingVectors.size();
         List<Query> searched = queries;
         if (o.whiten()) {
-            List<float[]> fit = new ArrayList<>();
-            for (int j = 0; j < poolVectors.length; j++) {
-                if (passesPrefilter(ev.infos().get(poolRows.get(j)), o)) {
-                    fit.add(poolVectors[j]);
-                }
-            }
+            List<float[]> fit = passingVectors;
             if (fit.size() < 2) {
                 throw new IllegalArgumentException("whitening needs at least 2 pool episodes with vectors after the"
                         + " prefilter (" + filter + "), got " + fit.size());
@@ -348,7 +338,6 @@ public final class MiningJob {
         List<MinedEpisode> out = new ArrayList<>();
         VectorSearch.IndexChoice choice;
         String searchNote;
-        long passing;
         try (VectorSearch vs = VectorSearch.open(uri)) {
             VectorIndexOptions.Builder ib = VectorIndexOptions.builder().replace(true);
             if (rows > 0) { // an empty pool has nothing to index
@@ -358,10 +347,6 @@ public final class MiningJob {
             // IVF probes the partitions nearest the query; a prefilter that leaves few rows (one robot of a large
             // fleet) may leave none there, and recall collapses (BENCHMARKS.md, prefiltered search). An exact
             // search over that few rows is cheap, so it is used below the flat threshold.
-            passing = 0;
-            for (int r : poolRows) {
-                passing += passesPrefilter(ev.infos().get(r), o) ? 1 : 0;
-            }
             boolean exact = choice.kind() == VectorSearch.Kind.FLAT || passing < VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS;
             searchNote = exact && choice.kind() != VectorSearch.Kind.FLAT ? "exact search over the " + passing
                     + " rows passing the prefilter (fewer than " + VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS + "; the "
@@ -431,28 +416,26 @@ public final class MiningJob {
      * @throws IllegalArgumentException when the mean is the zero vector (queries that cancel out)
      */
     static float[] jointVector(List<Query> queries) {
-        int d = queries.get(0).vector().length;
-        double[] acc = new double[d];
+        float[] sum = new float[queries.get(0).vector().length];
         for (Query q : queries) {
-            double n = Math.sqrt(dot(q.vector(), q.vector()));
-            for (int j = 0; n > 0 && j < d; j++) {
-                acc[j] += q.vector()[j] / n;
+            double squares = 0;
+            for (float x : q.vector()) {
+                squares += x * x;
+            }
+            if (squares == 0) {
+                continue; // a zero vector (an exact match of the whitening mean) has no direction to add
+            }
+            float[] u = ExactSearch.normalise(q.vector());
+            for (int j = 0; j < sum.length; j++) {
+                sum[j] += u[j];
             }
         }
-        double norm = 0;
-        for (double v : acc) {
-            norm += v * v;
-        }
-        norm = Math.sqrt(norm);
-        if (!(norm > 0)) {
+        try {
+            return ExactSearch.normalise(sum);
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("the " + queries.size() + " query vectors cancel out: their mean is zero,"
-                    + " a joint query has no direction; mine them one by one");
+                    + " a joint query has no direction; mine them one by one", e);
         }
-        float[] out = new float[d];
-        for (int j = 0; j < d; j++) {
-            out[j] = (float) (acc[j] / norm);
-        }
-        return out;
     }
 
     /**
@@ -467,7 +450,7 @@ public final class MiningJob {
             int best = 0;
             double bestDistance = Double.POSITIVE_INFINITY;
             for (int i = 0; i < queries.size(); i++) {
-                double d = cosineDistance(queries.get(i).vector(), v);
+                double d = ExactSearch.cosineDistance(queries.get(i).vector(), v);
                 if (d < bestDistance) {
                     best = i;
                     bestDistance = d;
@@ -484,20 +467,6 @@ public final class MiningJob {
             }
         }
         return out;
-    }
-
-    private static double cosineDistance(float[] a, float[] b) {
-        double na = Math.sqrt(dot(a, a));
-        double nb = Math.sqrt(dot(b, b));
-        return na > 0 && nb > 0 ? 1 - dot(a, b) / (na * nb) : 1;
-    }
-
-    private static double dot(float[] a, float[] b) {
-        double s = 0;
-        for (int j = 0; j < a.length; j++) {
-            s += (double) a[j] * b[j];
-        }
-        return s;
     }
 
     /** The prefilter of {@link #run} in Java, for fitting the whitening on the rows the search will see. */

@@ -54,7 +54,7 @@ class JointQueryTest {
             String id = String.format("ep%03d", i);
             infos.add(new EpisodeInfo(id, "robot", "pick", "scene" + s, hard ? "glass_cup" : "mug",
                     query ? "failure" : "success", "pass", id));
-            vecs.add(unit(x));
+            vecs.add(ExactSearch.normalise(x));
         }
         return new EpisodeVectors(infos, vecs.toArray(new float[0][]), "test", "", 1);
     }
@@ -95,7 +95,7 @@ class JointQueryTest {
             }
             Set<Integer> queryRows = new HashSet<>();
             queries.forEach(q -> queryRows.add(ev.indexOf(q.id())));
-            List<Neighbour> want = ExactSearch.of(ev.vectors()).knn(unit(mean), 15, row -> !queryRows.contains(row));
+            List<Neighbour> want = ExactSearch.of(ev.vectors()).knn(ExactSearch.normalise(mean), 15, row -> !queryRows.contains(row));
             Set<String> wantIds = new HashSet<>();
             want.forEach(n -> wantIds.add(ev.infos().get(n.row()).episodeId()));
             assertEquals(wantIds, distinct(r.neighbours()));
@@ -166,17 +166,5 @@ class JointQueryTest {
             x[j] = (float) (x[j] / Math.sqrt(n) * norm);
         }
         return x;
-    }
-
-    private static float[] unit(float[] x) {
-        double n = 0;
-        for (float v : x) {
-            n += v * v;
-        }
-        float[] out = new float[x.length];
-        for (int j = 0; j < x.length; j++) {
-            out[j] = (float) (x[j] / Math.sqrt(n));
-        }
-        return out;
     }
 }

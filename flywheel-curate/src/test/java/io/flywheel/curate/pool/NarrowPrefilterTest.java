@@ -33,7 +33,7 @@ class NarrowPrefilterTest {
         Random rnd = new Random(5);
         float[][] centre = new float[ROBOTS][];
         for (int r = 0; r < ROBOTS; r++) {
-            centre[r] = unit(gaussian(rnd, 1));
+            centre[r] = ExactSearch.normalise(gaussian(rnd, 1));
         }
         List<EpisodeInfo> infos = new ArrayList<>();
         float[][] vecs = new float[n + 1][];
@@ -45,7 +45,7 @@ class NarrowPrefilterTest {
             }
             String id = "ep" + i;
             infos.add(new EpisodeInfo(id, "robot-" + r, "pick", "s", "o", "success", "pass", id));
-            vecs[i] = unit(x);
+            vecs[i] = ExactSearch.normalise(x);
         }
         // the query: a failure of robot 0, in robot 0's cluster
         infos.add(new EpisodeInfo("query", "robot-0", "pick", "s", "o", "failure", "pass", "query"));
@@ -74,17 +74,5 @@ class NarrowPrefilterTest {
             x[j] = (float) (rnd.nextGaussian() * scale);
         }
         return x;
-    }
-
-    private static float[] unit(float[] x) {
-        double s = 0;
-        for (float v : x) {
-            s += v * v;
-        }
-        float[] out = new float[x.length];
-        for (int j = 0; j < x.length; j++) {
-            out[j] = (float) (x[j] / Math.sqrt(s));
-        }
-        return out;
     }
 }
