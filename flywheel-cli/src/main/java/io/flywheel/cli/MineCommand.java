@@ -105,15 +105,8 @@ final class MineCommand implements Callable<Integer> {
         if (whitenEpsilon != null && !whiten) {
             throw new ParameterException(spec.commandLine(), "--whiten-epsilon needs --whiten");
         }
-        for (String option : List.of("--cameras", "--phases")) {
-            List<String> given = option.equals("--cameras") ? cameras : phases;
-            if (spec.commandLine().getParseResult().hasMatchedOption(option)
-                    && (given.isEmpty() || given.stream().anyMatch(String::isBlank))) {
-                throw new ParameterException(spec.commandLine(), option + ": an empty name in " + given
-                        + "; give comma-separated names, e.g. " + (option.equals("--cameras")
-                        ? "/left_wrist_camera/image_raw/compressed" : "approach,grasp"));
-            }
-        }
+        requireNames("--cameras", cameras, "/left_wrist_camera/image_raw/compressed");
+        requireNames("--phases", phases, "approach,grasp");
         MiningJob.Options options;
         try {
             options = MiningJob.Options.builder(k).robot(robot).task(task).nprobes(nprobes).refineFactor(refineFactor)
@@ -209,6 +202,15 @@ final class MineCommand implements Callable<Integer> {
                 r.neighbours().size(), r.poolSize(), r.poolPassing(), r.index().kind(), r.index().reason(), secs,
                 out != null ? "; neighbours file " + out.toAbsolutePath() : "");
         return 0;
+    }
+
+    /** A list option given with an empty name (e.g. {@code --cameras ,}) is a usage error, not "option not given". */
+    private void requireNames(String option, List<String> given, String example) {
+        if (spec.commandLine().getParseResult().hasMatchedOption(option)
+                && (given.isEmpty() || given.stream().anyMatch(String::isBlank))) {
+            throw new ParameterException(spec.commandLine(), option + ": an empty name in " + given
+                    + "; give comma-separated names, e.g. " + example);
+        }
     }
 
     /**
