@@ -89,15 +89,14 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        NativeCache.install(); // first: before any class loads a native library
         String scratch = System.getProperty("flywheel.scratch");
         if (scratch != null) { // the launcher's per-run temporary folder: removed however the JVM ends (but a kill -9)
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    io.flywheel.lake.LocalFiles.deleteTree(java.nio.file.Path.of(scratch));
-                } catch (IOException e) {
-                    // best effort: it lives under the system's temporary folder
-                }
-            }));
+            java.nio.file.Path own = java.nio.file.Path.of(scratch).toAbsolutePath();
+            if (own.getParent() != null) { // ... so the folders of killed runs beside it are removed here
+                ScratchFolders.removeStale(own.getParent(), own);
+            }
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> ScratchFolders.delete(own)));
         }
         System.exit(commandLine().execute(args));
     }
