@@ -24,8 +24,8 @@ import io.flywheel.curate.VectorTable;
 import io.flywheel.curate.trainset.TrainsetBuilder;
 import io.flywheel.curate.trainset.TrainsetSpec;
 import io.flywheel.curate.trainset.TrainsetTables;
-import io.flywheel.lake.EpisodeRow;
-import io.flywheel.lake.FrameRow;
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.TableRef;
@@ -324,7 +324,7 @@ public final class CurateBench {
                         t0, t0 + (frames - 1) * 33_333_333L, (frames - 1) * 33_333_333L, "/cam0", (long) frames, "pass",
                         List.of(), null, "{}"));
                 if (eps.size() == 50 || e == episodes - 1) {
-                    lake.begin().putFrames(rows).putEpisodes(eps).commit();
+                    lake.begin("ingest").putFrames(rows).putEpisodes(eps).commit();
                     rows.clear();
                     eps.clear();
                 }

@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.stream.Stream;
 
 import io.flywheel.ingest.IngestOptions;
-import io.flywheel.lake.IngestJob;
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.mcap.McapIndexedReader;
 import io.flywheel.mcap.McapMessages;

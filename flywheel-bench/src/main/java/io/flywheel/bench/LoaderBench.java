@@ -47,10 +47,10 @@ import io.flywheel.curate.trainset.TrainsetBuilder;
 import io.flywheel.curate.trainset.TrainsetSpec;
 import io.flywheel.curate.trainset.TrainsetTables;
 import io.flywheel.curate.trainset.Trainsets;
-import io.flywheel.lake.EpisodeRow;
-import io.flywheel.lake.FrameRow;
-import io.flywheel.lake.ImageEnrichment;
-import io.flywheel.lake.ImageLocator;
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.rows.ImageEnrichment;
+import io.flywheel.rows.ImageLocator;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
@@ -697,7 +697,7 @@ public final class LoaderBench {
                         "{}", null, null, null, null, null));
                 if (eps.size() == 20 || e == episodes - 1) {
                     long c0 = System.nanoTime();
-                    lake.begin().putFrames(frames).putEpisodes(eps).commit();
+                    lake.begin("ingest").putFrames(frames).putEpisodes(eps).commit();
                     commitNs += System.nanoTime() - c0;
                     frames.clear();
                     eps.clear();

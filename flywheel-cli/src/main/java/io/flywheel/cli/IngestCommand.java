@@ -15,7 +15,7 @@ import io.flywheel.align.MissPolicy;
 import io.flywheel.align.StreamPolicy;
 import io.flywheel.ingest.IngestOptions;
 import io.flywheel.ingest.RobotProfile;
-import io.flywheel.lake.IngestJob;
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.quality.RuleSet;
 import picocli.CommandLine.Command;

@@ -83,7 +83,7 @@ final class InitCommand implements Callable<Integer> {
             throw new UncheckedIOException("cannot list " + dir + ": " + e.getMessage(), e);
         }
         if (!names.isEmpty()) {
-            throw new io.flywheel.lake.LakeException("cannot init lake at " + dir + ": the folder is not empty (" + names.size()
+            throw new io.flywheel.error.BadInputException("cannot init lake at " + dir + ": the folder is not empty (" + names.size()
                     + " entr" + (names.size() == 1 ? "y" : "ies") + ", e.g. " + String.join(", ", names.subList(0,
                     Math.min(3, names.size()))) + "); a lake needs a folder of its own: give a new or empty one");
         }

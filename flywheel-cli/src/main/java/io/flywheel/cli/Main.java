@@ -33,6 +33,7 @@ import picocli.CommandLine.Command;
                 ExportCommand.class,
                 WarmCommand.class,
                 QuickstartCommand.class,
+                LakeCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

@@ -20,7 +20,7 @@ import io.flywheel.enrich.Stride;
 import io.flywheel.enrich.model.BuiltinModel;
 import io.flywheel.enrich.model.ModelCache;
 import io.flywheel.ingest.IngestOptions;
-import io.flywheel.lake.IngestJob;
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.quality.RuleSet;
 import picocli.CommandLine;

@@ -10,7 +10,7 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.flywheel.lake.EpisodeRow;
+import io.flywheel.rows.EpisodeRow;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
@@ -214,7 +214,11 @@ final class QcCommand implements Runnable {
                 }
                 // a rule file that changes no episode's status or flags commits nothing (no empty version)
                 if (apply && anyChanged) {
-                    toVersion = l.begin().upsertEpisodes(updated).commit().table("episodes").toVersion();
+                    // column-scoped: only the quality columns are written; embeddings, enrichment and labels keep
+                    // their bytes
+                    toVersion = l.begin("qc").summary("rules", ruleSet.source())
+                            .updateEpisodes(io.flywheel.lake.TableSchemas.QUALITY_COLUMNS, updated).commit()
+                            .table("episodes").toVersion();
                 }
             }
             long changed = out.stream().filter(Reevaluated::changed).count();

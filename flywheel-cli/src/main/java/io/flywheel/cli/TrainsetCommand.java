@@ -83,7 +83,7 @@ final class TrainsetCommand implements Runnable {
                     .allowWarn(!passOnly);
             if (mined != null) {
                 if (java.nio.file.Files.isDirectory(mined)) {
-                    throw new io.flywheel.lake.LakeException("--mined " + mined + " is a folder; expected the neighbours"
+                    throw new io.flywheel.error.BadInputException("--mined " + mined + " is a folder; expected the neighbours"
                             + " file `flywheel mine --out` writes");
                 }
                 JsonNode n;
@@ -91,7 +91,7 @@ final class TrainsetCommand implements Runnable {
                     n = Json.MAPPER.readTree(java.nio.file.Files.readAllBytes(mined));
                 } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                     var at = e.getLocation();
-                    throw new io.flywheel.lake.LakeException("--mined " + mined + ": not a neighbours file (JSON) at line "
+                    throw new io.flywheel.error.BadInputException("--mined " + mined + ": not a neighbours file (JSON) at line "
                             + (at == null ? "?" : at.getLineNr()) + ", column " + (at == null ? "?" : at.getColumnNr())
                             + ": " + e.getOriginalMessage() + "; write it with `flywheel mine --out`", e);
                 }

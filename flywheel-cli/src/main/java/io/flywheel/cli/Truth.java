@@ -7,7 +7,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.flywheel.lake.EpisodeRow;
+import io.flywheel.rows.EpisodeRow;
 
 /**
  * A simulated fleet's {@code ground_truth.json}, read for {@code align report --truth}: per episode

@@ -26,12 +26,12 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.flywheel.lake.EpisodeRow;
-import io.flywheel.lake.FrameRow;
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
-import io.flywheel.lake.StreamMatch;
+import io.flywheel.rows.StreamMatch;
 import io.flywheel.mcap.McapIndexedReader;
 import io.flywheel.mcap.McapMessages;
 import io.flywheel.mcap.MessageView;

@@ -59,7 +59,7 @@ class ConsoleCliTest {
         assertTrue(none.err().contains("has an embedding yet (0 episode(s), not enriched yet"), none.err());
         assertTrue(none.noStackTrace());
         CliRun badTag = CliRun.of("map", lake, "--out", png.toString(), "--trainset", "nope");
-        assertEquals(2, badTag.exitCode(), badTag.err());
+        assertEquals(1, badTag.exitCode(), badTag.err());
         assertTrue(badTag.err().contains("no training set 'nope'"), badTag.err());
     }
 

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.flywheel.lake.EpisodeRow;
-import io.flywheel.lake.FrameRow;
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;

@@ -56,7 +56,7 @@ class ExportCliTest {
         assertTrue(forced.out().contains("50 frames at 5 fps"), forced.out());
 
         CliRun unknown = CliRun.of("export", "lerobot", lake, "nope", tmp.resolve("x").toString());
-        assertEquals(2, unknown.exitCode(), "an unknown tag is a usage error, as for show, diff, load and warm");
+        assertEquals(1, unknown.exitCode(), "an unknown tag is bad input (exit 1), as for show, diff, load and warm");
         assertTrue(unknown.err().contains("no training set 'nope'") && unknown.noStackTrace(), unknown.err());
 
         CliRun fractional = CliRun.of("export", "lerobot", lake, "half", tmp.resolve("h").toString());

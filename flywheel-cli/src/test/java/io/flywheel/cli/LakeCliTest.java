@@ -19,14 +19,14 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.flywheel.lake.EpisodeRow;
-import io.flywheel.lake.FrameRow;
-import io.flywheel.lake.IngestJob;
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
-import io.flywheel.lake.RawFileRow;
+import io.flywheel.rows.RawFileRow;
 import io.flywheel.lake.ScanRequest;
-import io.flywheel.lake.StreamMatch;
+import io.flywheel.rows.StreamMatch;
 import io.flywheel.testkit.SharedData;
 
 /** {@code flywheel init}, {@code ingest}, {@code align report} and {@code qc report} on the real recordings. */

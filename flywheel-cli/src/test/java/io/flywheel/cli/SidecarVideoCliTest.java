@@ -86,10 +86,10 @@ class SidecarVideoCliTest {
         assertEquals(10, sum.get("frames").asLong(), r.out());
         try (io.flywheel.lake.Lake l = io.flywheel.lake.Lake.open(lake);
              io.flywheel.lake.LakeTable t = l.table("frames")) {
-            List<io.flywheel.lake.FrameRow> rows = new java.util.ArrayList<>(t.frames(io.flywheel.lake.ScanRequest.all()));
-            rows.sort(java.util.Comparator.comparingInt(io.flywheel.lake.FrameRow::frameIndex));
-            for (io.flywheel.lake.FrameRow f : rows) {
-                io.flywheel.lake.ImageLocator v = f.images().stream().filter(x -> x.topic().equals("/wrist/video"))
+            List<io.flywheel.rows.FrameRow> rows = new java.util.ArrayList<>(t.frames(io.flywheel.lake.ScanRequest.all()));
+            rows.sort(java.util.Comparator.comparingInt(io.flywheel.rows.FrameRow::frameIndex));
+            for (io.flywheel.rows.FrameRow f : rows) {
+                io.flywheel.rows.ImageLocator v = f.images().stream().filter(x -> x.topic().equals("/wrist/video"))
                         .findFirst().orElseThrow();
                 // master frame j at T0 + 100 ms j meets video frame 2j at T0 + 50 ms 2j exactly
                 assertEquals(0L, v.residualNs(), "frame " + f.frameIndex());
@@ -138,7 +138,7 @@ class SidecarVideoCliTest {
         assertEquals(2, en.get("episodes_enriched").asLong(), e.out());
         try (io.flywheel.lake.Lake l = io.flywheel.lake.Lake.open(lake);
              io.flywheel.lake.LakeTable t = l.table("frames")) {
-            for (io.flywheel.lake.FrameRow f : t.frames(io.flywheel.lake.ScanRequest.all())) {
+            for (io.flywheel.rows.FrameRow f : t.frames(io.flywheel.lake.ScanRequest.all())) {
                 for (int i = 0; i < f.images().size(); i++) {
                     String err = f.enrichment().get(i).decodeError();
                     int unit = 2 * f.frameIndex();

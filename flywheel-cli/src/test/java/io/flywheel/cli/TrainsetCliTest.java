@@ -99,7 +99,7 @@ class TrainsetCliTest {
         assertEquals(1, again.exitCode());
         assertTrue(again.err().contains("already exists") && again.noStackTrace(), again.err());
         CliRun missing = CliRun.of("trainset", "show", lake, "nope");
-        assertEquals(2, missing.exitCode());
+        assertEquals(1, missing.exitCode(), "an unknown tag exits 1");
         assertTrue(missing.err().contains("train-v1"), missing.err());
     }
 }

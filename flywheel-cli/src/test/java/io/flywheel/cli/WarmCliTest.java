@@ -82,7 +82,7 @@ class WarmCliTest {
         assertTrue(bad.noStackTrace());
         Path fresh = tmp.resolve("fresh-cache");
         CliRun badCache = CliRun.of("warm", lake, "no-such-tag", "--cache", fresh.toString());
-        assertEquals(2, badCache.exitCode(), badCache.err());
+        assertEquals(1, badCache.exitCode(), "an unknown tag is bad input: " + badCache.err());
         assertFalse(java.nio.file.Files.exists(fresh), "no cache folder for an unknown tag");
         CliRun usage = CliRun.of("warm", lake, "train-v1");
         assertEquals(2, usage.exitCode());

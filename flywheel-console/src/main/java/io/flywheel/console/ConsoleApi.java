@@ -26,17 +26,10 @@ import java.util.regex.Pattern;
 
 import javax.imageio.ImageIO;
 
-import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.lance.Dataset;
-import org.lance.ReadOptions;
-import org.lance.ipc.ColumnOrdering;
-import org.lance.ipc.LanceScanner;
-import org.lance.ipc.ScanOptions;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -64,7 +57,6 @@ import io.flywheel.ingest.Recording;
 import io.flywheel.ingest.StreamData;
 import io.flywheel.ingest.StreamRole;
 import io.flywheel.lake.Lake;
-import io.flywheel.lake.LakeException;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
 import io.flywheel.lake.Sql;
@@ -183,20 +175,16 @@ public final class ConsoleApi {
             List<String> cols = LIST_COLUMNS.stream().filter(have::contains).toList();
             long total = filter == null ? t.countRows() : t.countRows(filter);
             List<Map<String, Object>> rows = new ArrayList<>();
-            ColumnOrdering.Builder ob = new ColumnOrdering.Builder();
-            ob.setColumnName(sort);
-            ob.setAscending(!q.descending());
-            ob.setNullFirst(false);
-            List<ColumnOrdering> order = new ArrayList<>(List.of(ob.build()));
+            ScanRequest.Builder page = ScanRequest.builder().columns(cols).limit(q.limit()).offset(q.offset())
+                    .orderBy(q.descending() ? ScanRequest.SortKey.desc(sort) : ScanRequest.SortKey.asc(sort));
             if (!sort.equals("episode_id")) { // a stable order among equal values
-                ColumnOrdering.Builder tie = new ColumnOrdering.Builder();
-                tie.setColumnName("episode_id");
-                tie.setAscending(true);
-                tie.setNullFirst(false);
-                order.add(tie.build());
+                page.orderBy(ScanRequest.SortKey.asc("episode_id"));
+            }
+            if (filter != null) {
+                page.filter(filter);
             }
             if (q.offset() < total) {
-                orderedScan(t, cols, filter, order, q.limit(), q.offset(), b -> {
+                t.scan(page.build(), b -> {
                     for (int i = 0; i < b.getRowCount(); i++) {
                         rows.add(ArrowJson.row(b, i));
                     }
@@ -222,30 +210,6 @@ public final class ConsoleApi {
             m.put("columns", cols);
             m.put("rows", rows);
             return m;
-        }
-    }
-
-    /** A scan with an ORDER BY, pushed to Lance (top-k with limit), on the table's pinned version. */
-    private void orderedScan(LakeTable t, List<String> cols, String filter, List<ColumnOrdering> order, long limit,
-                             long offset, Consumer<VectorSchemaRoot> consumer) {
-        ReadOptions ro = new ReadOptions.Builder().setStorageOptions(lake.storage().options()).setVersion(t.version())
-                .build();
-        ScanOptions.Builder sb = new ScanOptions.Builder().columns(cols).setColumnOrderings(order).limit(limit)
-                .offset(offset);
-        if (filter != null) {
-            sb.filter(filter);
-        }
-        try (BufferAllocator alloc = lake.newAllocator("console-scan");
-                Dataset ds = Dataset.open().allocator(alloc).uri(t.uri()).readOptions(ro).build();
-                LanceScanner scanner = ds.newScan(sb.build());
-                ArrowReader reader = scanner.scanBatches()) {
-            while (reader.loadNextBatch()) {
-                consumer.accept(reader.getVectorSchemaRoot());
-            }
-        } catch (ApiException | LakeException e) {
-            throw e;
-        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
-            throw new LakeException("table " + t.uri() + ": ordered scan failed: " + e.getMessage(), e);
         }
     }
 
@@ -724,7 +688,7 @@ public final class ConsoleApi {
             try {
                 em = EmbeddingMap.read(lake, EmbeddingMap.Options.builder().maxPoints(mapMaxPoints)
                         .trainsetTag(trainsetTag).build());
-            } catch (IllegalArgumentException ex) {
+            } catch (IllegalArgumentException | io.flywheel.error.NotFoundException ex) {
                 throw ApiException.notFound(ex.getMessage());
             }
             if (mapCache.size() > 8) {
@@ -818,7 +782,7 @@ public final class ConsoleApi {
     private Trainset openSet(String tag) {
         try {
             return Trainsets.open(lake, tag);
-        } catch (IllegalArgumentException e) {
+        } catch (io.flywheel.error.NotFoundException e) {
             throw ApiException.notFound(e.getMessage());
         }
     }

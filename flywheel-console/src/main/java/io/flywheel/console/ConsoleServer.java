@@ -64,7 +64,10 @@ public final class ConsoleServer implements AutoCloseable {
     private final String host;
     private volatile Runnable onRequest = () -> {};
 
+    private final Lake lake;
+
     private ConsoleServer(Lake lake, ConsoleOptions options) {
+        this.lake = lake;
         this.api = new ConsoleApi(lake, options.mapMaxPoints());
         this.pages = new Pages(api);
         this.host = options.host();
@@ -172,6 +175,7 @@ public final class ConsoleServer implements AutoCloseable {
                 throw new ApiException(405, "method " + method + " is not allowed; the console is read-only (GET)");
             }
             Fields params = Request.extractQueryParameters(request, StandardCharsets.UTF_8);
+            lake.refresh(); // each request reads the newest lake commit (labels, enrich batches as they land)
             List<String> seg = segments(path);
             if (apiPath) {
                 api(seg.subList(1, seg.size()), params, response, callback);
@@ -180,6 +184,10 @@ public final class ConsoleServer implements AutoCloseable {
             }
         } catch (ApiException e) {
             fail(e.status(), e.getMessage(), apiPath, response, callback);
+        } catch (io.flywheel.error.NotFoundException e) {
+            fail(404, e.getMessage(), apiPath, response, callback);
+        } catch (io.flywheel.error.BadInputException e) {
+            fail(400, e.getMessage(), apiPath, response, callback);
         } catch (Exception e) {
             String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
             fail(500, m, apiPath, response, callback);

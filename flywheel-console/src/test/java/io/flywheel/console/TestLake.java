@@ -36,7 +36,7 @@ import io.flywheel.ingest.IngestOptions;
 import io.flywheel.ingest.LocatorReader;
 import io.flywheel.ingest.RawLocator;
 import io.flywheel.lake.BatchSource;
-import io.flywheel.lake.IngestJob;
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
@@ -231,81 +231,16 @@ public final class TestLake {
      * columns).
      */
     static void writeEmbeddings(Lake lake, Map<String, float[]> emb) {
-        String uri;
-        Schema src;
+        List<io.flywheel.rows.EpisodeRow> rows = new ArrayList<>();
         try (LakeTable t = lake.table("episodes")) {
-            uri = t.uri();
-            src = t.schema();
-        }
-        List<Field> fields = new ArrayList<>();
-        for (Field f : src.getFields()) {
-            if (!f.getName().equals("embedding") && !f.getName().equals("embedding_model")) {
-                fields.add(f);
+            for (io.flywheel.rows.EpisodeRow e : t.episodes(ScanRequest.all())) {
+                rows.add(new io.flywheel.rows.EpisodeRow(e.episodeId(), e.recordingId(), e.robotId(), e.task(),
+                        e.scene(), e.operator(), e.outcome(), e.startNs(), e.endNs(), e.durationNs(), e.masterTopic(),
+                        e.frameCount(), e.qualityStatus(), e.qualityFlags(), e.qualityMetricsJson(), e.metadataJson(),
+                        emb.get(e.episodeId()), MODEL, null, null, null));
             }
         }
-        Field item = new Field("item", FieldType.nullable(new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE)), null);
-        fields.add(new Field("embedding", FieldType.nullable(ArrowType.List.INSTANCE), List.of(item)));
-        fields.add(new Field("embedding_model", FieldType.nullable(ArrowType.Utf8.INSTANCE), null));
-        Schema out = new Schema(fields);
-        try (BufferAllocator alloc = lake.newAllocator("test-embeddings");
-                VectorSchemaRoot copy = VectorSchemaRoot.create(src, alloc)) {
-            copy.allocateNew();
-            int[] rows = {0};
-            try (LakeTable t = lake.table("episodes")) {
-                t.scan(ScanRequest.all(), b -> {
-                    for (int i = 0; i < b.getRowCount(); i++) {
-                        for (FieldVector v : copy.getFieldVectors()) {
-                            v.copyFromSafe(i, rows[0], b.getVector(v.getName()));
-                        }
-                        rows[0]++;
-                    }
-                    copy.setRowCount(rows[0]);
-                });
-            }
-            try (BatchSource source = new BatchSource(out, alloc) {
-                private boolean done;
-
-                @Override
-                protected boolean fill(VectorSchemaRoot root) {
-                    if (done) {
-                        return false;
-                    }
-                    done = true;
-                    int n = copy.getRowCount();
-                    for (Field f : fields) {
-                        FieldVector dst = root.getVector(f.getName());
-                        if (f.getName().equals("embedding")) {
-                            UnionListWriter w = ((ListVector) dst).getWriter();
-                            for (int i = 0; i < n; i++) {
-                                float[] e = emb.get(ArrowJson.str(copy, "episode_id", i));
-                                w.setPosition(i);
-                                if (e == null) {
-                                    continue;
-                                }
-                                w.startList();
-                                for (float x : e) {
-                                    w.float4().writeFloat4(x);
-                                }
-                                w.endList();
-                            }
-                            w.setValueCount(n);
-                        } else if (f.getName().equals("embedding_model")) {
-                            for (int i = 0; i < n; i++) {
-                                ((VarCharVector) dst).setSafe(i, MODEL.getBytes(StandardCharsets.UTF_8));
-                            }
-                        } else {
-                            for (int i = 0; i < n; i++) {
-                                dst.copyFromSafe(i, i, copy.getVector(f.getName()));
-                            }
-                        }
-                    }
-                    root.setRowCount(n);
-                    return true;
-                }
-            }; Dataset ds = Dataset.write().allocator(alloc).reader(source).uri(uri).mode(WriteParams.WriteMode.OVERWRITE)
-                    .storageOptions(Map.of()).execute()) {
-                ds.version();
-            }
-        }
+        // a column-scoped update, as enrich writes: only the embedding columns change
+        lake.begin("test-embeddings").updateEpisodes(List.of("embedding", "embedding_model"), rows).commit();
     }
 }

@@ -38,10 +38,10 @@ import io.flywheel.ingest.MalformedDataException;
 import io.flywheel.ingest.RawLocator;
 import io.flywheel.ingest.VideoUnits;
 import io.flywheel.lake.CommitResult;
-import io.flywheel.lake.EpisodeRow;
-import io.flywheel.lake.FrameRow;
-import io.flywheel.lake.ImageEnrichment;
-import io.flywheel.lake.ImageLocator;
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.rows.ImageEnrichment;
+import io.flywheel.rows.ImageLocator;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
@@ -64,11 +64,11 @@ import io.flywheel.lake.TableSchemas;
  *       decoded again (so only the small JPEGs are held in memory), every camera, in batches of {@link EnrichOptions#embedBatch()} on the calling thread; the episode embedding is
  *       the L2-normalised mean of the master camera's embeddings (the profile's master topic when it is a camera
  *       of the frames, else the first camera);</li>
- *   <li>one commit for the batch: the frames by merge-insert on {@code (episode_id, frame_index)}, then the
- *       episodes (with {@code enriched_at_ns}) by merge-insert on {@code episode_id}
- *       ({@link io.flywheel.lake.LakeTransaction}). Each table commit is atomic and frames go first, so a run
- *       killed at any moment leaves every episode either enriched (both committed) or not marked (and redone by
- *       the next run, whose frame upsert replaces the same rows).</li>
+ *   <li>one lake commit for the batch ({@link io.flywheel.lake.LakeTransaction}): a column-scoped update of the
+ *       frames' enrichment columns ({@link TableSchemas#FRAME_ENRICHMENT_COLUMNS}) and of the episodes'
+ *       ({@link TableSchemas#EPISODE_ENRICHMENT_COLUMNS}, with {@code enriched_at_ns}); every other column (quality
+ *       status, labels) keeps its bytes. A run killed at any moment leaves every episode of a batch enriched or not,
+ *       and the next run redoes the batches not committed.</li>
  * </ol>
  * A video camera (locator format {@code h264} / {@code h265}: one access unit of a {@code foxglove.CompressedVideo}
  * message in an MCAP file or ROS 1 bag, or one sample of a sidecar MP4, per image) cannot be decoded image by image:
@@ -331,11 +331,11 @@ public final class EnrichJob {
                     embedder == null ? null : embedder.sha256(), now, json(json)));
         }
         counts.frames += outFrames.size();
-        var tx = lake.begin();
+        var tx = lake.begin("enrich").summary("episodes", Integer.toString(outEpisodes.size()));
         if (!outFrames.isEmpty()) {
-            tx.upsertFrames(outFrames);
+            tx.updateFrames(TableSchemas.FRAME_ENRICHMENT_COLUMNS, outFrames);
         }
-        return tx.upsertEpisodes(outEpisodes).commit();
+        return tx.updateEpisodes(TableSchemas.EPISODE_ENRICHMENT_COLUMNS, outEpisodes).commit();
     }
 
     /** Fills {@code out} with the outcome of every image of the frame that is not a video access unit. */

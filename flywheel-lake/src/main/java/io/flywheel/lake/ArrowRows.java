@@ -1,5 +1,12 @@
 package io.flywheel.lake;
 
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.rows.ImageEnrichment;
+import io.flywheel.rows.ImageLocator;
+import io.flywheel.rows.RawFileRow;
+import io.flywheel.rows.StreamMatch;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,11 +3,13 @@ package io.flywheel.lake;
 import java.util.List;
 
 /**
- * What one {@link LakeTransaction#commit()} did, table by table in commit order.
+ * What one {@link LakeTransaction#commit()} did.
  *
- * @param tables one entry per table written
+ * @param snapshot the lake snapshot it committed (the base snapshot when the transaction was empty)
+ * @param tables one entry per table written, in the transaction's order
+ * @param attempts how many times the commit was staged (1 unless a concurrent commit made it stage again)
  */
-public record CommitResult(List<TableCommit> tables) {
+public record CommitResult(LakeSnapshot snapshot, List<TableCommit> tables, int attempts) {
     public CommitResult {
         tables = List.copyOf(tables);
     }
@@ -16,10 +18,10 @@ public record CommitResult(List<TableCommit> tables) {
      * One table's commit.
      *
      * @param table table name
-     * @param fromVersion the version before this transaction
+     * @param fromVersion the version before this transaction (0 when it created the table)
      * @param toVersion the version after it
-     * @param rowsWritten rows appended, upserted or updated
-     * @param rowsReplaced rows deleted because their key was written again (re-ingest repair)
+     * @param rowsWritten rows appended or updated
+     * @param rowsReplaced rows deleted because their key was written again, or overwritten
      */
     public record TableCommit(String table, long fromVersion, long toVersion, long rowsWritten, long rowsReplaced) {}
 

@@ -4,46 +4,81 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
 import org.lance.ReadOptions;
 import org.lance.WriteParams;
 
+import io.flywheel.error.BadInputException;
+import io.flywheel.error.FlywheelException;
+import io.flywheel.error.NotFoundException;
+import io.flywheel.error.StorageUnavailableException;
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.RawFileRow;
+import io.flywheel.rows.RecordingRows;
+import io.flywheel.rows.RowSink;
+
 /**
- * A Flywheel lake: a folder (local directory or {@code s3://bucket/prefix}) holding one Lance
- * dataset per table, {@code <lake>/<table>.lance}: {@code raw_files}, {@code episodes},
- * {@code frames} (schemas in {@link TableSchemas}), and {@code _catalog.lance}, a small key/value
- * table written last by {@link #init} (schema version, creation time, table list). The layout is
- * what {@code @lancedb/lancedb}'s {@code connect(lake).openTable(name)} expects.
+ * A Flywheel lake: a folder (local directory or {@code s3://bucket/prefix}) holding one Lance dataset per table,
+ * {@code <lake>/<table>.lance} (what {@code @lancedb/lancedb}'s {@code connect(lake).openTable(name)} expects), and
+ * the lake's commit points under {@code <lake>/_lake/}.
  *
- * <p>A Lake owns one Arrow {@link RootAllocator}; close the lake after every {@link LakeTable}
- * opened from it. Not thread-safe for concurrent writers (one ingest at a time).
+ * <h2>Commits</h2>
+ * Every change goes through one API, {@link LakeTransaction} ({@link #begin}): changes to any set of tables, tags and
+ * properties are built up, then committed once. A commit writes the tables' data files first, then under a short
+ * lock commits each table's Lance transaction and finally creates the commit point
+ * {@code _lake/commits/<seq>.json}, a {@link LakeSnapshot} naming the version of every table (Iceberg's metadata
+ * pointer swap, with Lance datasets as the tables). Readers open each table at the version the snapshot names, so
+ * they see a transaction's tables all or not at all; a process killed at any instant leaves the last snapshot as it
+ * was, and the table versions it had written are rolled back by the next commit to those tables. See
+ * {@link CommitProtocol} for the steps and {@link LakeTransaction} for concurrent writers.
+ *
+ * <h2>Reads</h2>
+ * A Lake reads the snapshot it opened ({@link #snapshot()}) until {@link #refresh()} or its own commits move it on.
+ * {@link #table} opens a table at the snapshot's version, a version number, or a lake tag.
+ *
+ * <p>A Lake owns one Arrow {@link RootAllocator}; close the lake after every {@link LakeTable} opened from it.
+ * Thread-safe: threads may share a Lake, each committing its own transactions.
  */
-public final class Lake implements AutoCloseable {
-    /** Name of the catalog table. */
-    public static final String CATALOG = "_catalog";
+public final class Lake implements AutoCloseable, RowSink {
+    /** Folder of the commit points, under the lake's root. */
+    public static final String META = "_lake";
+    /** The key/value catalog table of schema version 2 lakes (replaced by the commit points). */
+    static final String LEGACY_CATALOG = "_catalog";
     /** Config file looked up inside a local lake directory. */
     public static final String CONFIG_FILE = "flywheel.yaml";
+    /** Lake property: the table schema version. */
+    public static final String SCHEMA_VERSION = "flywheel.schema_version";
 
     private final String root;
     private final StorageConfig storage;
     private final BufferAllocator allocator;
+    private final MetaStore meta;
+    private final CommitLog log;
+    private final CommitLock lock;
+    private volatile LakeSnapshot snapshot;
 
     private Lake(String root, StorageConfig storage) {
         this.root = root;
         this.storage = storage;
         this.allocator = new RootAllocator(Long.MAX_VALUE);
+        this.meta = isRemote(root) ? new S3MetaStore(root + "/" + META, storage)
+                : new LocalMetaStore(Path.of(root, META));
+        this.log = new CommitLog(meta);
+        this.lock = isRemote(root) ? new S3CommitLock(meta) : new LocalCommitLock(Path.of(root, META, "commit.lock"));
     }
 
     /** Options for opening or creating a lake. */
@@ -67,42 +102,53 @@ public final class Lake implements AutoCloseable {
     }
 
     /**
-     * Creates a lake: the three tables, empty, at version 1, then the catalog.
+     * Creates a lake: the three ingest tables, empty, and commit point 1 naming them.
      *
      * @param location local directory (created if missing) or {@code s3://bucket/prefix}
      * @param options storage options
      * @return the open lake
-     * @throws LakeException when a lake (or any of its tables) already exists there, naming it, or
-     *     when the storage cannot be written
+     * @throws BadInputException when a lake already exists there (naming it), or the location is a file
+     * @throws StorageUnavailableException when the storage cannot be written
      */
     public static Lake init(String location, Options options) {
         String root = normalize(location);
+        if (!isRemote(root) && Files.exists(Path.of(root)) && !Files.isDirectory(Path.of(root))) {
+            throw new BadInputException("cannot init lake at " + root + ": it is a file, not a folder");
+        }
         Lake lake = new Lake(root, storageFor(root, options));
         try {
-            for (String t : allTables()) {
-                if (lake.exists(t)) {
-                    throw new LakeException("a lake already exists at " + root + " (found table " + lake.tableUri(t)
-                            + "); refusing to init over it");
-                }
+            if (lake.log.latest().isPresent() || lake.exists(LEGACY_CATALOG)) {
+                throw new BadInputException("a lake already exists at " + root + " (" + lake.meta.describe("commits/")
+                        + "); refusing to init over it");
             }
             if (!isRemote(root)) {
-                Path dir = Path.of(root);
-                if (Files.exists(dir) && !Files.isDirectory(dir)) {
-                    throw new LakeException("cannot init lake at " + root + ": it is a file, not a folder");
-                }
-                Files.createDirectories(dir);
+                Files.createDirectories(Path.of(root));
             }
-            for (String t : TableSchemas.COMMIT_ORDER) {
-                lake.create(t, TableSchemas.of(t));
+            Map<String, Long> versions = new TreeMap<>();
+            List<LakeSnapshot.TableChange> changes = new ArrayList<>();
+            for (String t : TableSchemas.CORE_TABLES) {
+                long v = lake.createEmpty(t, TableSchemas.of(t));
+                versions.put(t, v);
+                changes.add(new LakeSnapshot.TableChange(t, "create", 0, v, 0, 0, 0, List.of(), List.of()));
             }
-            lake.writeCatalog();
+            Map<String, String> props = new TreeMap<>();
+            props.put(SCHEMA_VERSION, Integer.toString(TableSchemas.SCHEMA_VERSION));
+            props.put("created_at_ns", Long.toString(System.currentTimeMillis() * 1_000_000L));
+            LakeSnapshot first = new LakeSnapshot(1, 0, java.util.UUID.randomUUID().toString(), "init",
+                    System.currentTimeMillis() * 1_000_000L,
+                    java.lang.management.ManagementFactory.getRuntimeMXBean().getName(), versions, Map.of(), props,
+                    changes);
+            if (!lake.log.publish(first)) {
+                throw new BadInputException("a lake already exists at " + root + " (created by a concurrent init)");
+            }
+            lake.snapshot = first;
             return lake;
-        } catch (LakeException e) {
+        } catch (FlywheelException e) {
             lake.close();
             throw e;
         } catch (Exception e) {
             lake.close();
-            throw new LakeException("cannot init lake at " + root + ": " + e.getMessage(), e);
+            throw new StorageUnavailableException("cannot init lake at " + root + ": " + e.getMessage(), e);
         }
     }
 
@@ -117,55 +163,54 @@ public final class Lake implements AutoCloseable {
     }
 
     /**
-     * Opens an existing lake.
+     * Opens an existing lake at its newest snapshot.
      *
      * @param location local directory or {@code s3://bucket/prefix}
      * @param options storage options
      * @return the open lake
-     * @throws LakeException when there is no lake catalog at the location, or its schema version is not
-     *     {@link TableSchemas#SCHEMA_VERSION} (naming both)
+     * @throws NotFoundException when there is no lake at the location
+     * @throws LakeFormatException when the lake has another schema version (naming the command that migrates it), or
+     *     its newest commit point is damaged (naming the file)
      */
     public static Lake open(String location, Options options) {
-        String root = normalize(location);
-        Lake lake = new Lake(root, storageFor(root, options));
-        boolean found;
+        Lake lake = new Lake(normalize(location), storageFor(normalize(location), options));
         try {
-            found = lake.exists(CATALOG);
-        } catch (LakeException e) {
-            lake.close();
-            throw e;
-        }
-        if (!found) {
-            lake.close();
-            throw new LakeException("no Flywheel lake at " + root + ": " + lake.tableUri(CATALOG)
-                    + " is missing (run `flywheel init " + location + "` first)");
-        }
-        String version;
-        try {
-            version = lake.catalog().get("flywheel.schema_version");
+            Optional<LakeSnapshot> head = lake.log.latest();
+            if (head.isEmpty()) {
+                if (lake.exists(LEGACY_CATALOG)) {
+                    throw new LakeFormatException("the lake at " + lake.root + " has table schema version "
+                            + lake.legacyCatalog().getOrDefault(SCHEMA_VERSION, "?") + "; this Flywheel reads and writes"
+                            + " version " + TableSchemas.SCHEMA_VERSION + " (lake-level commit points). Migrate it in"
+                            + " place with `flywheel lake migrate " + location + "` (the tables and raw files are kept)");
+                }
+                throw new NotFoundException("no Flywheel lake at " + lake.root + ": " + lake.meta.describe("commits/")
+                        + " is missing (run `flywheel init " + location + "` first)");
+            }
+            String v = head.get().properties().get(SCHEMA_VERSION);
+            if (!Integer.toString(TableSchemas.SCHEMA_VERSION).equals(v)) {
+                throw new LakeFormatException("the lake at " + lake.root + " has table schema version " + v
+                        + "; this Flywheel reads and writes version " + TableSchemas.SCHEMA_VERSION
+                        + (v != null && v.compareTo(Integer.toString(TableSchemas.SCHEMA_VERSION)) < 0
+                                ? ". Migrate it in place with `flywheel lake migrate " + location + "`"
+                                : " (a newer Flywheel wrote it)"));
+            }
+            lake.snapshot = head.get();
+            return lake;
         } catch (RuntimeException e) {
             lake.close();
             throw e;
         }
-        if (!Integer.toString(TableSchemas.SCHEMA_VERSION).equals(version)) {
-            lake.close();
-            throw new LakeException("the lake at " + root + " has table schema version " + version + "; this Flywheel"
-                    + " reads and writes version " + TableSchemas.SCHEMA_VERSION + " (version 2 added image format/size"
-                    + " and the enrichment columns to frames and episodes). Create a new lake with `flywheel init` and"
-                    + " ingest the raw files again: they were never changed");
-        }
-        return lake;
     }
 
     /**
      * @param location local directory or {@code s3://bucket/prefix}
      * @param options storage options
-     * @return whether a lake catalog exists at the location
-     * @throws LakeException when the storage cannot be reached
+     * @return whether a lake (of any schema version) exists at the location
+     * @throws StorageUnavailableException when the storage cannot be reached
      */
     public static boolean exists(String location, Options options) {
         try (Lake lake = new Lake(normalize(location), storageFor(normalize(location), options))) {
-            return lake.exists(CATALOG);
+            return lake.log.latest().isPresent() || lake.exists(LEGACY_CATALOG);
         }
     }
 
@@ -179,6 +224,87 @@ public final class Lake implements AutoCloseable {
         return open(dir.toString());
     }
 
+    /**
+     * Migrates a lake of an older schema version in place, in one commit: a schema version 2 lake (per-table commits
+     * and a {@code _catalog} table) gets its first commit point, naming each table's latest version and each Lance
+     * tag as a lake tag. Nothing is rewritten; the raw files and table data are kept.
+     *
+     * @return what was done, and the snapshot after it (the newest one, unchanged, when the lake was current)
+     * @throws NotFoundException when there is no lake at the location
+     * @throws LakeFormatException when its schema version cannot be migrated (version 1)
+     */
+    public static Migration migrate(String location, Options options) {
+        try (Lake lake = new Lake(normalize(location), storageFor(normalize(location), options))) {
+            Optional<LakeSnapshot> head = lake.log.latest();
+            if (head.isPresent()) {
+                lake.markLegacyCatalogMigrated();
+                String v = head.get().properties().get(SCHEMA_VERSION);
+                return new Migration(false, v, v, head.get());
+            }
+            if (!lake.exists(LEGACY_CATALOG)) {
+                throw new NotFoundException("no Flywheel lake at " + lake.root + " to migrate");
+            }
+            Map<String, String> catalog = lake.legacyCatalog();
+            String from = catalog.getOrDefault(SCHEMA_VERSION, "?");
+            if (!"2".equals(from)) {
+                throw new LakeFormatException("the lake at " + lake.root + " has table schema version " + from
+                        + ", which cannot be migrated (version 2 added image format/size and the enrichment columns);"
+                        + " create a new lake with `flywheel init` and ingest the raw files again: they were never"
+                        + " changed");
+            }
+            try (CommitLock.Held held = lake.lock.acquire(java.time.Duration.ofMinutes(10))) {
+                Map<String, Long> versions = new TreeMap<>();
+                Map<String, Map<String, Long>> tags = new TreeMap<>();
+                List<LakeSnapshot.TableChange> changes = new ArrayList<>();
+                try (BufferAllocator a = lake.newAllocator("migrate")) {
+                    for (String t : TableSchemas.KNOWN_TABLES) {
+                        try (Dataset ds = lake.openLatestOrNull(t, a)) {
+                            if (ds == null) {
+                                continue;
+                            }
+                            versions.put(t, ds.version());
+                            changes.add(new LakeSnapshot.TableChange(t, "migrate", ds.version(), ds.version(), 0, 0, 0,
+                                    List.of(), List.of()));
+                            for (org.lance.Tag tag : ds.tags().list()) {
+                                tags.computeIfAbsent(tag.getName(), k -> new TreeMap<>()).put(t, tag.getVersion());
+                            }
+                        }
+                    }
+                }
+                for (String t : TableSchemas.CORE_TABLES) {
+                    if (!versions.containsKey(t)) {
+                        throw new LakeFormatException("the lake at " + lake.root + " has no table " + t
+                                + "; it cannot be migrated");
+                    }
+                }
+                Map<String, String> props = new TreeMap<>();
+                props.put(SCHEMA_VERSION, Integer.toString(TableSchemas.SCHEMA_VERSION));
+                props.put("created_at_ns", catalog.getOrDefault("created_at_ns", "0"));
+                props.put("migrated_from_schema_version", from);
+                LakeSnapshot first = new LakeSnapshot(1, 0, java.util.UUID.randomUUID().toString(), "migrate",
+                        System.currentTimeMillis() * 1_000_000L,
+                        java.lang.management.ManagementFactory.getRuntimeMXBean().getName(), versions, tags, props,
+                        changes);
+                if (!lake.log.publish(first)) { // a concurrent migrate
+                    LakeSnapshot other = lake.log.latest().orElseThrow();
+                    return new Migration(false, from, other.properties().get(SCHEMA_VERSION), other);
+                }
+                lake.markLegacyCatalogMigrated();
+                return new Migration(true, from, Integer.toString(TableSchemas.SCHEMA_VERSION), first);
+            }
+        }
+    }
+
+    /**
+     * What {@link #migrate} did.
+     *
+     * @param migrated whether this call migrated the lake (false: it was current already)
+     * @param fromSchemaVersion the schema version before
+     * @param toSchemaVersion the schema version after
+     * @param snapshot the newest snapshot after it
+     */
+    public record Migration(boolean migrated, String fromSchemaVersion, String toSchemaVersion, LakeSnapshot snapshot) {}
+
     /** @return the lake's root: an absolute local path or an s3:// URI, without trailing slash */
     public String location() {
         return root;
@@ -189,53 +315,93 @@ public final class Lake implements AutoCloseable {
         return storage;
     }
 
-    /** @return the catalog entries: schema_version, created_at_ns, tables, ... */
-    public Map<String, String> catalog() {
-        Map<String, String> out = new LinkedHashMap<>();
-        try (LakeTable t = table(CATALOG)) {
-            t.scan(ScanRequest.all(), batch -> {
-                VarCharVector k = (VarCharVector) batch.getVector("key");
-                VarCharVector v = (VarCharVector) batch.getVector("value");
-                for (int i = 0; i < batch.getRowCount(); i++) {
-                    out.put(new String(k.get(i), StandardCharsets.UTF_8), new String(v.get(i), StandardCharsets.UTF_8));
-                }
-            });
-        }
-        return out;
+    /** @return the snapshot this lake reads (the one it opened, or its own newest commit, or the one refreshed to) */
+    public LakeSnapshot snapshot() {
+        return snapshot;
     }
 
     /**
-     * Opens a table at its latest version. Close it (try-with-resources).
+     * Moves this lake's reads to the newest commit point.
+     *
+     * @return the newest snapshot
+     */
+    public LakeSnapshot refresh() {
+        LakeSnapshot s = log.latest().orElseThrow(() -> new NotFoundException("the lake at " + root
+                + " has no commit point any more"));
+        advance(s);
+        return snapshot;
+    }
+
+    /**
+     * @param seq a lake commit's sequence number
+     * @return that commit's snapshot
+     * @throws NotFoundException when there is no such commit
+     */
+    public LakeSnapshot snapshot(long seq) {
+        return log.read(seq);
+    }
+
+    /** @return the sequence numbers of every commit point, oldest first */
+    public List<Long> history() {
+        return log.seqs();
+    }
+
+    /**
+     * @return the files (relative to the lake's root) that opening the current snapshot reads besides the tables:
+     *     the head hint and the snapshot's commit point; a cache of the lake needs them
+     */
+    public List<String> commitPointFiles() {
+        return List.of(META + "/" + CommitLog.HEAD, META + "/" + CommitLog.key(snapshot.seq()));
+    }
+
+    /** @return the lake properties of the current snapshot: schema_version, created_at_ns, ... */
+    public Map<String, String> catalog() {
+        return snapshot.properties();
+    }
+
+    /**
+     * Opens a table at the version of the current snapshot. Close it (try-with-resources).
      *
      * @param name {@code raw_files}, {@code episodes}, {@code frames} or another table of the lake
-     * @throws LakeException when it cannot be opened
+     * @throws NotFoundException when the lake has no such table
      */
     public LakeTable table(String name) {
         return table(name, TableRef.latest());
     }
 
     /**
-     * Opens a table at a version or tag. Close it (try-with-resources).
+     * Opens a table at the snapshot's version ({@link TableRef#latest()}), at a version number, or at a lake tag.
+     * Close it (try-with-resources).
      *
-     * @throws LakeException when the table, version or tag does not exist
+     * @throws NotFoundException when the table, version or tag does not exist, or the tag does not pin the table
+     * @throws StorageUnavailableException when the table's version cannot be opened (naming table and version)
      */
     public LakeTable table(String name, TableRef ref) {
+        LakeSnapshot s = snapshot;
+        long version;
+        if (ref.tag() != null) {
+            Map<String, Long> pinned = s.tag(ref.tag());
+            Long v = pinned.get(name);
+            if (v == null) {
+                throw new NotFoundException("tag '" + ref.tag() + "' pins " + pinned.keySet() + ", not table " + name);
+            }
+            version = v;
+        } else if (ref.version() != null) {
+            version = ref.version();
+        } else {
+            version = s.version(name);
+        }
         BufferAllocator child = allocator.newChildAllocator(name, 0, Long.MAX_VALUE);
-        Dataset ds = null;
         try {
-            ds = openDataset(name, ref.version(), child);
-            if (ref.tag() != null) {
-                Dataset tagged = ds.checkoutTag(ref.tag());
-                ds.close();
-                ds = tagged;
-            }
-            return new LakeTable(this, name, ds, child);
-        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
-            if (ds != null) {
-                ds.close();
-            }
+            return new LakeTable(this, name, openDataset(name, version, child), child);
+        } catch (RuntimeException e) {
             child.close();
-            throw new LakeException("cannot open table " + tableUri(name) + " at " + ref + ": " + e.getMessage(), e);
+            if (ref.version() != null && String.valueOf(e.getMessage()).contains("not found")) {
+                throw new NotFoundException("table " + tableUri(name) + " has no version " + ref.version(), e);
+            }
+            throw new StorageUnavailableException("cannot open table " + tableUri(name) + " at version " + version
+                    + (ref.tag() != null ? " (tag '" + ref.tag() + "')" : " (lake commit " + s.seq() + ")") + ": "
+                    + e.getMessage(), e);
         }
     }
 
@@ -254,42 +420,16 @@ public final class Lake implements AutoCloseable {
 
     /**
      * @param name table name (without {@code .lance})
-     * @return whether the table exists in this lake
-     * @throws LakeException when the storage cannot be read
+     * @return whether the current snapshot has the table
      */
     public boolean hasTable(String name) {
-        return exists(name);
-    }
-
-    /**
-     * Writes a table other than the three ingest tables (training sets, curation results) in one
-     * atomic Lance commit: creates it at version 1 when missing, else appends to it or overwrites
-     * it as a new version (older versions stay readable by number or tag).
-     *
-     * @param name table name (without {@code .lance}); not raw_files, episodes or frames
-     * @param source the rows, batch by batch; its schema is the table's (overwrite may change it)
-     * @param overwrite true to replace the rows as a new version, false to append
-     * @return the table's version after the commit
-     * @throws LakeException when the write fails; the table keeps its previous version
-     */
-    public long writeTable(String name, ArrowReader source, boolean overwrite) {
-        if (TableSchemas.COMMIT_ORDER.contains(name) || CATALOG.equals(name)) {
-            throw new IllegalArgumentException("table '" + name + "' is written through LakeTransaction only");
-        }
-        WriteParams.WriteMode mode = !exists(name) ? WriteParams.WriteMode.CREATE
-                : overwrite ? WriteParams.WriteMode.OVERWRITE : WriteParams.WriteMode.APPEND;
-        try (Dataset ds = Dataset.write().allocator(allocator).reader(source).uri(tableUri(name)).mode(mode)
-                .storageOptions(storage.options()).execute()) {
-            return ds.version();
-        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
-            throw new LakeException("cannot write table " + tableUri(name) + " (" + mode + "): " + e.getMessage(), e);
-        }
+        return snapshot.tables().containsKey(name);
     }
 
     /**
      * @param name a name for memory accounting
-     * @return a child of the lake's Arrow allocator; batches handed to {@link #writeTable} must be
-     *     allocated from one (Lance imports them through the same root). Close it after use.
+     * @return a child of the lake's Arrow allocator; batches handed to a {@link LakeTransaction} must be allocated
+     *     from one (Lance imports them through the same root). Close it after use.
      */
     public BufferAllocator newAllocator(String name) {
         return allocator.newChildAllocator(name, 0, Long.MAX_VALUE);
@@ -300,16 +440,15 @@ public final class Lake implements AutoCloseable {
      * of the {@code sha256} column (one scan per run rather than one filtered scan per recording).
      *
      * @return lower-case hex SHA-256 digests, one per raw_files row; empty for a new lake
-     * @throws LakeException when the table cannot be read
      */
-    public java.util.Set<String> rawFileSha256s() {
-        java.util.Set<String> out = new java.util.HashSet<>();
+    public Set<String> rawFileSha256s() {
+        Set<String> out = new HashSet<>();
         try (LakeTable t = table(TableSchemas.RAW_FILES)) {
             t.scan(ScanRequest.builder().columns("sha256").build(), batch -> {
-                org.apache.arrow.vector.VarCharVector v = (org.apache.arrow.vector.VarCharVector) batch.getVector("sha256");
+                VarCharVector v = (VarCharVector) batch.getVector("sha256");
                 for (int i = 0; i < batch.getRowCount(); i++) {
                     if (!v.isNull(i)) {
-                        out.add(new String(v.get(i), java.nio.charset.StandardCharsets.UTF_8));
+                        out.add(new String(v.get(i), StandardCharsets.UTF_8));
                     }
                 }
             });
@@ -317,15 +456,64 @@ public final class Lake implements AutoCloseable {
         return out;
     }
 
-    /** @return a new transaction; nothing is written until {@link LakeTransaction#commit()} */
-    public LakeTransaction begin() {
-        return new LakeTransaction(this);
+    /**
+     * @param operation what the transaction does, recorded in its commit point ({@code ingest}, {@code enrich}, ...)
+     * @return a new transaction based on the current snapshot; nothing is written until
+     *     {@link LakeTransaction#commit()}
+     */
+    public LakeTransaction begin(String operation) {
+        return new LakeTransaction(this, operation, snapshot);
     }
 
-    /** Closes the lake's allocator. */
+    /** @return the SHA-256 of every raw file in the lake's newest snapshot (the ingest's idempotency check) */
+    @Override
+    public Set<String> committedRawFiles() {
+        refresh();
+        return rawFileSha256s();
+    }
+
+    /**
+     * Commits one recording as one transaction ({@code ingest}): its raw_files, episodes and frames rows. Rows of
+     * episodes new to the lake are appended without scanning the frames table for their keys (the lake's commits
+     * are atomic across tables, so frames of an episode exist only with its episodes row); a recording whose
+     * episodes or files are present (the same content ingested again) replaces their rows.
+     *
+     * @return the commit's sequence number, or empty when a concurrent writer committed the same raw files first
+     */
+    @Override
+    public java.util.OptionalLong commit(RecordingRows r) {
+        List<String> episodeIds = r.episodes().stream().map(EpisodeRow::episodeId).toList();
+        List<String> shas = r.rawFiles().stream().map(RawFileRow::sha256).toList();
+        boolean present;
+        try (LakeTable e = table(TableSchemas.EPISODES); LakeTable f = table(TableSchemas.RAW_FILES)) {
+            present = (!episodeIds.isEmpty() && e.countRows(Sql.in("episode_id", episodeIds)) > 0)
+                    || (!shas.isEmpty() && f.countRows(Sql.in("sha256", shas)) > 0);
+        }
+        LakeTransaction tx = begin("ingest").summary("recording", r.recordingId());
+        if (present) {
+            tx.putFrames(r.frames()).putEpisodes(r.episodes()).putRawFiles(r.rawFiles());
+        } else {
+            tx.appendFrames(r.frames()).appendEpisodes(r.episodes()).appendRawFiles(r.rawFiles());
+        }
+        try {
+            return java.util.OptionalLong.of(tx.commit().snapshot().seq());
+        } catch (CommitConflictException e) {
+            refresh();
+            if (rawFileSha256s().containsAll(shas)) {
+                return java.util.OptionalLong.empty(); // a concurrent ingest of the same content committed first
+            }
+            throw e;
+        }
+    }
+
+    /** Closes the lake's metadata store and allocator. */
     @Override
     public void close() {
-        allocator.close();
+        try {
+            meta.close();
+        } finally {
+            allocator.close();
+        }
     }
 
     // ------------------------------------------------------------------ internals
@@ -334,8 +522,18 @@ public final class Lake implements AutoCloseable {
         return root + "/" + table + ".lance";
     }
 
-    BufferAllocator allocator() {
-        return allocator;
+    CommitLog log() {
+        return log;
+    }
+
+    CommitLock commitLock() {
+        return lock;
+    }
+
+    synchronized void advance(LakeSnapshot s) {
+        if (snapshot == null || s.seq() > snapshot.seq()) {
+            snapshot = s;
+        }
     }
 
     Dataset openDataset(String table, Long version, BufferAllocator alloc) {
@@ -346,69 +544,120 @@ public final class Lake implements AutoCloseable {
         return Dataset.open().allocator(alloc).uri(tableUri(table)).readOptions(ro.build()).build();
     }
 
-    /**
-     * @return whether the table's dataset exists
-     * @throws LakeException when the storage cannot be read (credentials, network): that is not
-     *     "absent"
-     */
-    boolean exists(String table) {
-        if (!isRemote(root) && !Files.isDirectory(Path.of(tableUri(table)))) {
-            return false;
+    /** @return the table's dataset at its latest Lance version, or null when it does not exist */
+    Dataset openLatestOrNull(String table, BufferAllocator alloc) {
+        if (!isRemote(root) && !Files.isDirectory(Path.of(tableUri(table), "_versions"))) {
+            return null;
         }
+        try {
+            return openDataset(table, null, alloc);
+        } catch (RuntimeException e) {
+            if (notFound(e)) {
+                return null;
+            }
+            throw new StorageUnavailableException("cannot read lake table " + tableUri(table) + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Creates (or, after a killed init, re-creates) an empty table. @return its version */
+    private long createEmpty(String table, Schema schema) {
+        try (BufferAllocator a = newAllocator("create-" + table); Dataset existing = openLatestOrNull(table, a)) {
+            // an orphan of a killed init is replaced by an empty version
+            WriteParams.WriteMode mode = existing != null ? WriteParams.WriteMode.OVERWRITE : WriteParams.WriteMode.CREATE;
+            try (Dataset ds = Dataset.write().allocator(a).schema(schema).uri(tableUri(table)).mode(mode)
+                    .storageOptions(storage.options()).execute()) {
+                return ds.version();
+            }
+        }
+    }
+
+    void writeLanceTag(String table, String tag, long version, BufferAllocator alloc) {
+        try (Dataset ds = openDataset(table, null, alloc)) {
+            for (org.lance.Tag t : ds.tags().list()) {
+                if (t.getName().equals(tag)) {
+                    ds.tags().delete(tag); // an orphan of a killed commit: the lake has no such tag
+                }
+            }
+            ds.tags().create(tag, version);
+        }
+    }
+
+    /** @return whether the table's dataset exists */
+    private boolean exists(String table) {
         try (BufferAllocator a = allocator.newChildAllocator("probe", 0, Long.MAX_VALUE);
-                Dataset ds = openDataset(table, null, a)) {
-            return ds.version() >= 1;
-        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
-            String m = String.valueOf(e.getMessage());
-            if (m.contains("not found") || m.contains("NotFound") || m.contains("was not found")) {
-                return false;
-            }
-            throw new LakeException("cannot read lake table " + tableUri(table) + ": " + m, e);
+                Dataset ds = openLatestOrNull(table, a)) {
+            return ds != null;
         }
     }
 
-    private void create(String table, Schema schema) {
-        try (Dataset ds = Dataset.write().allocator(allocator).schema(schema).uri(tableUri(table))
-                .mode(WriteParams.WriteMode.CREATE).storageOptions(storage.options()).execute()) {
-            if (ds.version() != 1) {
-                throw new LakeException("table " + tableUri(table) + ": expected version 1 after create, got "
-                        + ds.version());
+    private Map<String, String> legacyCatalog() {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (BufferAllocator a = newAllocator("catalog"); Dataset ds = openDataset(LEGACY_CATALOG, null, a);
+                org.lance.ipc.LanceScanner s = ds.newScan(); ArrowReader r = s.scanBatches()) {
+            while (r.loadNextBatch()) {
+                VectorSchemaRoot b = r.getVectorSchemaRoot();
+                VarCharVector k = (VarCharVector) b.getVector("key");
+                VarCharVector v = (VarCharVector) b.getVector("value");
+                for (int i = 0; i < b.getRowCount(); i++) {
+                    out.put(new String(k.get(i), StandardCharsets.UTF_8), new String(v.get(i), StandardCharsets.UTF_8));
+                }
             }
+        } catch (Exception e) {
+            throw new LakeFormatException("the catalog " + tableUri(LEGACY_CATALOG) + " cannot be read: "
+                    + e.getMessage(), e);
         }
+        return out;
     }
 
-    private void writeCatalog() {
-        Schema schema = new Schema(List.of(
-                TableSchemas.field("key", TableSchemas.UTF8, false, "catalog key"),
+    /**
+     * After a migration, the schema version 2 catalog says the lake's new version, so that an older Flywheel refuses
+     * the lake instead of writing to it outside the commit protocol.
+     */
+    private void markLegacyCatalogMigrated() {
+        if (!exists(LEGACY_CATALOG)) {
+            return;
+        }
+        Map<String, String> c = legacyCatalog();
+        if (Integer.toString(TableSchemas.SCHEMA_VERSION).equals(c.get(SCHEMA_VERSION))) {
+            return;
+        }
+        c.put(SCHEMA_VERSION, Integer.toString(TableSchemas.SCHEMA_VERSION));
+        Schema schema = new Schema(List.of(TableSchemas.field("key", TableSchemas.UTF8, false, "catalog key"),
                 TableSchemas.field("value", TableSchemas.UTF8, false, "catalog value")));
-        Map<String, String> entries = new LinkedHashMap<>();
-        entries.put("flywheel.schema_version", Integer.toString(TableSchemas.SCHEMA_VERSION));
-        entries.put("created_at_ns", Long.toString(System.currentTimeMillis() * 1_000_000L));
-        entries.put("tables", String.join(",", TableSchemas.COMMIT_ORDER));
-        entries.put("commit_order", String.join(",", TableSchemas.COMMIT_ORDER));
-        try (VectorSchemaRoot r = VectorSchemaRoot.create(schema, allocator)) {
+        try (BufferAllocator a = newAllocator("catalog"); VectorSchemaRoot r = VectorSchemaRoot.create(schema, a)) {
             r.allocateNew();
-            VarCharVector k = (VarCharVector) r.getVector("key");
-            VarCharVector v = (VarCharVector) r.getVector("value");
             int i = 0;
-            for (Map.Entry<String, String> e : entries.entrySet()) {
-                k.setSafe(i, e.getKey().getBytes(StandardCharsets.UTF_8));
-                v.setSafe(i, e.getValue().getBytes(StandardCharsets.UTF_8));
+            for (Map.Entry<String, String> e : c.entrySet()) {
+                ((VarCharVector) r.getVector("key")).setSafe(i, e.getKey().getBytes(StandardCharsets.UTF_8));
+                ((VarCharVector) r.getVector("value")).setSafe(i, e.getValue().getBytes(StandardCharsets.UTF_8));
                 i++;
             }
             r.setRowCount(i);
-            try (Dataset ds = Dataset.write().allocator(allocator).reader(new RootReader(r, allocator))
-                    .uri(tableUri(CATALOG)).mode(WriteParams.WriteMode.CREATE).storageOptions(storage.options())
-                    .execute()) {
+            try (Dataset ds = Dataset.write().allocator(a).reader(new RootReader(r, a)).uri(tableUri(LEGACY_CATALOG))
+                    .mode(WriteParams.WriteMode.OVERWRITE).storageOptions(storage.options()).execute()) {
                 ds.version();
             }
         }
     }
 
-    private static List<String> allTables() {
-        List<String> l = new ArrayList<>(TableSchemas.COMMIT_ORDER);
-        l.add(CATALOG);
-        return l;
+    /**
+     * @return a typed error for a failed Lance call: bad input when Lance says the request was invalid (an unknown
+     *     column, a filter that does not parse), else storage unavailable
+     */
+    static FlywheelException failure(String what, Exception e) {
+        String m = String.valueOf(e.getMessage());
+        String first = m.lines().findFirst().orElse(m);
+        if (m.contains("Invalid user input") || m.contains("Schema error") || m.contains("No field named")
+                || m.contains("SQL") || m.contains("sql parser") || m.contains("not found in schema")) {
+            return new BadInputException(what + ": " + first, e);
+        }
+        return new StorageUnavailableException(what + ": " + first, e);
+    }
+
+    static boolean notFound(Throwable e) {
+        String m = String.valueOf(e.getMessage());
+        return m.contains("not found") || m.contains("NotFound") || m.contains("was not found")
+                || m.contains("does not exist");
     }
 
     static boolean isRemote(String root) {
@@ -443,9 +692,5 @@ public final class Lake implements AutoCloseable {
         StorageConfig file = cfg == null ? StorageConfig.none() : StorageConfig.fromYaml(cfg);
         StorageConfig env = isRemote(root) ? StorageConfig.fromEnvironment(o.environment()) : StorageConfig.none();
         return StorageConfig.resolve(o.storage(), file, env);
-    }
-
-    static Field keyField(String table) {
-        return TableSchemas.of(table).findField(TableSchemas.REPLACE_KEY.get(table));
     }
 }

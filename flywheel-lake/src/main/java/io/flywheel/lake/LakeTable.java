@@ -1,5 +1,9 @@
 package io.flywheel.lake;
 
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.rows.RawFileRow;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +15,6 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
-import org.lance.Tag;
 import org.lance.Version;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
@@ -50,16 +53,19 @@ public final class LakeTable implements AutoCloseable {
         return dataset.version();
     }
 
-    /** @return the newest committed version of the table (may be later than {@link #version()}) */
+    /**
+     * @return the table's version in the lake's newest snapshot (may be later than {@link #version()}, never one
+     *     that no lake commit names)
+     */
     public long latestVersion() {
-        return dataset.latestVersion();
+        return lake.refresh().version(name);
     }
 
     /**
      * The data files of this version, fragment by fragment (what a reader of any column opens).
      *
      * @return one entry per data file, in fragment order
-     * @throws LakeException when the manifest cannot be read
+     * @throws io.flywheel.error.StorageUnavailableException when the manifest cannot be read
      */
     public List<DataFileRef> dataFiles() {
         List<DataFileRef> out = new ArrayList<>();
@@ -72,7 +78,7 @@ public final class LakeTable implements AutoCloseable {
                 }
             }
         } catch (RuntimeException e) {
-            throw new LakeException("table " + uri() + " at version " + version() + ": cannot list data files: "
+            throw new io.flywheel.error.StorageUnavailableException("table " + uri() + " at version " + version() + ": cannot list data files: "
                     + e.getMessage(), e);
         }
         return out;
@@ -115,13 +121,13 @@ public final class LakeTable implements AutoCloseable {
     /**
      * @param sqlFilter SQL predicate, e.g. {@code "episode_id = 'e1'"}
      * @return number of rows matching it at this version
-     * @throws LakeException when the filter is not valid SQL for this schema
+     * @throws io.flywheel.error.BadInputException when the filter is not valid SQL for this schema
      */
     public long countRows(String sqlFilter) {
         try {
             return dataset.countRows(sqlFilter);
         } catch (Exception e) { // Lance's JNI also throws undeclared IOException
-            throw new LakeException("table " + uri() + ": cannot count rows where " + sqlFilter + ": " + e.getMessage(), e);
+            throw Lake.failure("table " + uri() + ": cannot count rows where " + sqlFilter, e);
         }
     }
 
@@ -134,42 +140,24 @@ public final class LakeTable implements AutoCloseable {
         return out;
     }
 
-    /** @return the table's tags, by name */
+    /** @return the lake tags that pin this table, by name, with the version each pins */
     public List<TagInfo> tags() {
         List<TagInfo> out = new ArrayList<>();
-        for (Tag t : dataset.tags().list()) {
-            out.add(new TagInfo(t.getName(), t.getVersion()));
-        }
-        out.sort(java.util.Comparator.comparing(TagInfo::name));
+        lake.snapshot().tags().forEach((tag, pinned) -> {
+            Long v = pinned.get(name);
+            if (v != null) {
+                out.add(new TagInfo(tag, v));
+            }
+        });
         return out;
-    }
-
-    /**
-     * Tags a version of this table (atomic; tags are not versions, so {@link #latestVersion()}
-     * does not change).
-     *
-     * @param tag new tag name
-     * @param version an existing version
-     * @throws LakeException when the tag exists already or the version does not exist
-     */
-    public void createTag(String tag, long version) {
-        if (version < 1 || version > dataset.latestVersion()) {
-            throw new LakeException("table " + uri() + ": cannot tag version " + version + " as '" + tag
-                    + "': versions are 1.." + dataset.latestVersion());
-        }
-        try {
-            dataset.tags().create(tag, version);
-        } catch (Exception e) {
-            throw new LakeException("table " + uri() + ": cannot create tag '" + tag + "' at version " + version
-                    + ": " + e.getMessage(), e);
-        }
     }
 
     /**
      * Scans the table, handing each Arrow batch to {@code consumer}. A batch is valid only during
      * the call; copy what you keep.
      *
-     * @throws LakeException when the scan fails (bad filter or column)
+     * @throws io.flywheel.error.BadInputException for a bad filter or column; StorageUnavailableException when the
+     *     data cannot be read
      */
     public void scan(ScanRequest request, Consumer<VectorSchemaRoot> consumer) {
         ScanOptions.Builder b = new ScanOptions.Builder();
@@ -188,13 +176,23 @@ public final class LakeTable implements AutoCloseable {
         if (request.batchSize() != null) {
             b.batchSize(request.batchSize());
         }
+        if (!request.order().isEmpty()) {
+            List<org.lance.ipc.ColumnOrdering> order = new ArrayList<>();
+            for (ScanRequest.SortKey k : request.order()) {
+                org.lance.ipc.ColumnOrdering.Builder ob = new org.lance.ipc.ColumnOrdering.Builder();
+                ob.setColumnName(k.column());
+                ob.setAscending(k.ascending());
+                ob.setNullFirst(k.nullsFirst());
+                order.add(ob.build());
+            }
+            b.setColumnOrderings(order);
+        }
         try (LanceScanner scanner = dataset.newScan(b.build()); ArrowReader reader = scanner.scanBatches()) {
             drain(reader, consumer);
-        } catch (LakeException e) {
+        } catch (io.flywheel.error.FlywheelException e) {
             throw e;
         } catch (Exception e) {
-            throw new LakeException("table " + uri() + " at version " + version() + ": scan " + request
-                    + " failed: " + e.getMessage(), e);
+            throw Lake.failure("table " + uri() + " at version " + version() + ": scan " + request + " failed", e);
         }
     }
 
@@ -224,22 +222,22 @@ public final class LakeTable implements AutoCloseable {
         try (ArrowReader reader = dataset.take(ids, cols)) {
             drain(reader, consumer);
         } catch (Exception e) {
-            throw new LakeException("table " + uri() + " at version " + version() + ": take of " + ids.size()
+            throw new io.flywheel.error.StorageUnavailableException("table " + uri() + " at version " + version() + ": take of " + ids.size()
                     + " rows failed: " + e.getMessage(), e);
         }
     }
 
-    /** Reads raw_files rows (all columns). @throws LakeException on another table */
+    /** Reads raw_files rows (all columns). @throws IllegalStateException on another table */
     public List<RawFileRow> rawFiles(ScanRequest request) {
         return typed(TableSchemas.RAW_FILES, request, ArrowRows::rawFile);
     }
 
-    /** Reads episodes rows (all columns). @throws LakeException on another table */
+    /** Reads episodes rows (all columns). @throws IllegalStateException on another table */
     public List<EpisodeRow> episodes(ScanRequest request) {
         return typed(TableSchemas.EPISODES, request, ArrowRows::episode);
     }
 
-    /** Reads frames rows (all columns). @throws LakeException on another table */
+    /** Reads frames rows (all columns). @throws IllegalStateException on another table */
     public List<FrameRow> frames(ScanRequest request) {
         return typed(TableSchemas.FRAMES, request, ArrowRows::frame);
     }
@@ -265,7 +263,7 @@ public final class LakeTable implements AutoCloseable {
 
     private void requireTable(String table) {
         if (!name.equals(table)) {
-            throw new LakeException("table " + uri() + " is '" + name + "', not '" + table + "'");
+            throw new IllegalStateException("table " + uri() + " is '" + name + "', not '" + table + "'");
         }
     }
 

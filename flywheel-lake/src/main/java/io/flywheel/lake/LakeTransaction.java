@@ -1,225 +1,274 @@
 package io.flywheel.lake;
 
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.rows.RawFileRow;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiFunction;
+import java.util.Set;
 
-import org.apache.arrow.c.ArrowArrayStream;
-import org.apache.arrow.c.Data;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.lance.Dataset;
-import org.lance.WriteParams;
-import org.lance.merge.MergeInsertParams;
-import org.lance.merge.MergeInsertResult;
+import org.apache.arrow.vector.ipc.ArrowReader;
 
 /**
- * Collects the changes of one command and commits them table by table, once per table, in the
- * fixed order {@code frames}, {@code episodes}, {@code raw_files} ({@link TableSchemas#COMMIT_ORDER}).
- * Each table commit is atomic (Lance's manifest commit: data files are written first, then a new
- * manifest is published in one step), so a process killed at any moment leaves every table at a
- * previous valid version with no partial rows visible.
+ * A change to any set of the lake's tables, tags and properties, built up and then committed once: after
+ * {@link #commit()} every reader that opens the lake sees all of it, and before it (or when the commit fails, or
+ * the process is killed at any instant) none of it. One transaction per unit of work: the ingest of one recording,
+ * one enrich batch, one dedup, one training-set build, one label batch.
  *
- * <h2>Operations (one kind per table per transaction)</h2>
+ * <h2>Changes (one per table per transaction)</h2>
  * <ul>
- *   <li>{@link #putFrames}, {@link #putEpisodes}, {@link #putRawFiles}: write rows, replacing
- *       any rows whose key is already present (frames and episodes by {@code episode_id},
- *       raw_files by {@code sha256}). When no key is present (the normal ingest) this is one
- *       append commit. When some are (re-ingest after a crash), the old rows are deleted in one
- *       commit and the new ones appended in a second.</li>
- *   <li>{@link #upsertEpisodes}: Lance merge-insert on {@code episode_id} (update the matched rows,
- *       insert the others), one commit; for quality re-runs and enrich.</li>
- *   <li>{@link #upsertFrames}: the same on {@code (episode_id, frame_index)}; for enrich.</li>
- *   <li>{@link #addColumns}: new all-null columns (schema evolution for enrichment), one commit.</li>
+ *   <li>{@link #putFrames}, {@link #putEpisodes}, {@link #putRawFiles}: rows appended, replacing rows with the same
+ *       partition key (frames and episodes: {@code episode_id}; raw_files: {@code sha256});
+ *       {@link #appendFrames} and friends when the keys are known to be new.</li>
+ *   <li>{@link #updateEpisodes}, {@link #updateFrames}: column-scoped updates of existing rows. The update names the
+ *       columns it changes; every other column keeps its bytes (Lance writes new data files of those columns
+ *       only). Quality status, enrichment, labels and outcomes are written this way, so an update of one never
+ *       touches another.</li>
+ *   <li>{@link #append}, {@link #overwrite}: rows of another table (training sets, duplicate groups) from an Arrow
+ *       reader; an overwrite replaces the table's rows (and schema) as a new version.</li>
+ *   <li>{@link #addColumns}: schema evolution, new nullable columns.</li>
+ *   <li>{@link #tag}: a lake tag pinning tables at their versions in this commit (immutable once committed).</li>
+ *   <li>{@link #property}: a lake property.</li>
  * </ul>
  *
- * <h2>Crash between tables</h2>
- * The tables are three datasets, so there is no commit spanning them. A process killed after
- * {@code frames} committed but before {@code raw_files} leaves frames (and maybe episodes) whose
- * raw file is not in {@code raw_files}. Readers see such frames only if they read {@code frames}
- * without joining {@code episodes}; {@code episodes} is the index of what is visible, and
- * {@code raw_files} (written last) marks a file as done. Re-running the ingest repairs it: the
- * file's sha256 is not in raw_files, so it is ingested again; episode ids are deterministic, so
- * the put operations replace the orphan rows instead of duplicating them. Ingest must therefore
- * (1) derive episode ids from the content hash and (2) put a file's frames, episodes and raw_files
- * rows in one transaction.
+ * <h2>Concurrency</h2>
+ * Transactions of other threads and processes may commit between {@link Lake#begin} and {@link #commit()}. At commit
+ * the transaction is checked against each of them: changes that commute (appends of other keys, updates of other
+ * rows or of disjoint columns, an overwrite of a table) are applied on top, staged again with backoff where their
+ * data files depend on rewritten fragments; changes that do not (the same rows written twice, an update of a row
+ * replaced meanwhile, an existing tag) fail with {@link CommitConflictException}, naming the table and both versions.
+ * The protocol is described in {@link Lake}.
  */
 public final class LakeTransaction {
-    private enum Kind { PUT, UPSERT, ADD_COLUMNS }
-
-    private record Op(Kind kind, List<Object> rows, List<Field> fields) {}
-
     private final Lake lake;
-    private final Map<String, Op> ops = new LinkedHashMap<>();
+    private final String operation;
+    private final LakeSnapshot base;
+    private final Map<String, PendingChange> changes = new LinkedHashMap<>();
+    private final Map<String, Map<String, Long>> tags = new LinkedHashMap<>();
+    private final Map<String, String> properties = new LinkedHashMap<>();
+    private final Map<String, String> summary = new LinkedHashMap<>();
     private boolean committed;
 
-    LakeTransaction(Lake lake) {
+    LakeTransaction(Lake lake, String operation, LakeSnapshot base) {
         this.lake = lake;
+        this.operation = operation;
+        this.base = base;
     }
 
-    /** Adds frames rows (replacing rows of the same episode_id already in the table). */
+    /** @return the snapshot this transaction reads and is checked against at commit */
+    public LakeSnapshot base() {
+        return base;
+    }
+
+    /** @return the operation name recorded in the commit point */
+    public String operation() {
+        return operation;
+    }
+
+    /** Adds frames rows, replacing the frames of any episode_id already present (whole episodes). */
     public LakeTransaction putFrames(List<FrameRow> rows) {
-        return add(TableSchemas.FRAMES, Kind.PUT, rows, null);
+        return add(new PendingChange.PutRows<>(Codecs.FRAMES, rows, true));
     }
 
-    /** Adds episodes rows (replacing rows with the same episode_id). */
+    /** Adds episodes rows, replacing rows with the same episode_id. */
     public LakeTransaction putEpisodes(List<EpisodeRow> rows) {
-        return add(TableSchemas.EPISODES, Kind.PUT, rows, null);
+        return add(new PendingChange.PutRows<>(Codecs.EPISODES, rows, true));
     }
 
-    /** Adds raw_files rows (replacing rows with the same sha256). */
+    /** Adds raw_files rows, replacing rows with the same sha256. */
     public LakeTransaction putRawFiles(List<RawFileRow> rows) {
-        return add(TableSchemas.RAW_FILES, Kind.PUT, rows, null);
+        return add(new PendingChange.PutRows<>(Codecs.RAW_FILES, rows, true));
     }
 
     /**
-     * Updates frames by {@code (episode_id, frame_index)}, inserting those not present, in one merge-insert commit
-     * (atomic: unlike {@link #putFrames}'s delete + append, no moment exists at which the episode's frames are
-     * gone). Used by enrich to rewrite enriched frames. Lance joins the new rows against the table, so the cost
-     * grows with the table, not only with the rows written.
+     * Appends frames rows of episodes not in the table (no scan for their keys, unlike {@link #putFrames}: for a
+     * table as large as frames, the difference is a scan of its episode_id column per commit). A concurrent commit of
+     * the same episodes is still a conflict.
      */
-    public LakeTransaction upsertFrames(List<FrameRow> rows) {
-        return add(TableSchemas.FRAMES, Kind.UPSERT, rows, null);
+    public LakeTransaction appendFrames(List<FrameRow> rows) {
+        return add(new PendingChange.PutRows<>(Codecs.FRAMES, rows, false));
     }
 
-    /** Updates episodes by episode_id, inserting those not present, in one merge-insert commit. */
-    public LakeTransaction upsertEpisodes(List<EpisodeRow> rows) {
-        return add(TableSchemas.EPISODES, Kind.UPSERT, rows, null);
+    /** Appends episodes rows whose episode_id is not in the table, as {@link #appendFrames}. */
+    public LakeTransaction appendEpisodes(List<EpisodeRow> rows) {
+        return add(new PendingChange.PutRows<>(Codecs.EPISODES, rows, false));
+    }
+
+    /** Appends raw_files rows whose sha256 is not in the table, as {@link #appendFrames}. */
+    public LakeTransaction appendRawFiles(List<RawFileRow> rows) {
+        return add(new PendingChange.PutRows<>(Codecs.RAW_FILES, rows, false));
     }
 
     /**
-     * Adds nullable columns, all null in existing rows.
+     * Updates the named columns of existing episodes (matched by episode_id) to the values in {@code rows}; every
+     * other column of those rows, and every other row, keeps its bytes.
+     *
+     * @param columns columns of {@code episodes} to write (not {@code episode_id})
+     * @param rows the new values; only the named columns are read from them
+     * @throws IllegalArgumentException when a column is not in the table or is the key
+     */
+    public LakeTransaction updateEpisodes(List<String> columns, List<EpisodeRow> rows) {
+        return add(new PendingChange.UpdateColumns<>(Codecs.EPISODES, columns, rows));
+    }
+
+    /**
+     * Updates the named columns of existing frames (matched by episode_id and frame_index), as
+     * {@link #updateEpisodes}.
+     */
+    public LakeTransaction updateFrames(List<String> columns, List<FrameRow> rows) {
+        return add(new PendingChange.UpdateColumns<>(Codecs.FRAMES, columns, rows));
+    }
+
+    /**
+     * Adds nullable columns to a table, null in every existing row (schema evolution; no data is rewritten). A change
+     * of its own: the columns' values are written by a later transaction.
      *
      * @param table table name
-     * @param fields new fields (names not yet in the table)
+     * @param fields the new columns, nullable, names not in the table
      */
-    public LakeTransaction addColumns(String table, List<Field> fields) {
-        return add(table, Kind.ADD_COLUMNS, List.of(), fields);
+    public LakeTransaction addColumns(String table, List<org.apache.arrow.vector.types.pojo.Field> fields) {
+        return add(new PendingChange.AddColumns(table, fields));
     }
 
-    private LakeTransaction add(String table, Kind kind, List<?> rows, List<Field> fields) {
-        if (committed) {
-            throw new IllegalStateException("transaction on " + lake.location() + " is already committed");
+    /**
+     * Appends the reader's rows to a table other than the three ingest tables, creating it when missing.
+     *
+     * @param table table name
+     * @param rows the rows; consumed and closed at commit
+     * @param keys partition keys of the rows for the conflict check (e.g. a training set's tag), or none
+     */
+    public LakeTransaction append(String table, ArrowReader rows, Set<String> keys) {
+        requireOther(table);
+        return add(new PendingChange.WriteReader(table, rows, false, keys));
+    }
+
+    /**
+     * Replaces a table's rows (and schema) with the reader's as a new version; older versions stay readable by
+     * number or tag.
+     */
+    public LakeTransaction overwrite(String table, ArrowReader rows) {
+        requireOther(table);
+        return add(new PendingChange.WriteReader(table, rows, true, Set.of()));
+    }
+
+    /**
+     * Tags the tables at their versions in this commit (a table this transaction does not change keeps its current
+     * version). Tags are immutable: a tag that exists when the transaction commits is a conflict.
+     *
+     * @param tag tag name
+     * @param tables the tables it pins
+     */
+    public LakeTransaction tag(String tag, List<String> tables) {
+        return tag(tag, tables, Map.of());
+    }
+
+    /**
+     * Tags the tables at their versions in this commit, and other tables at given versions (a training set's tag
+     * also pins the versions of episodes and frames it was built from, so that cleanup keeps them).
+     *
+     * @param tag tag name
+     * @param tables tables pinned at their versions in this commit
+     * @param versions tables pinned at these versions
+     */
+    public LakeTransaction tag(String tag, List<String> tables, Map<String, Long> versions) {
+        check();
+        if (tag == null || tag.isBlank()) {
+            throw new IllegalArgumentException("tag name must not be blank");
         }
-        TableSchemas.of(table);
-        Op op = ops.get(table);
-        if (op == null) {
-            ops.put(table, new Op(kind, new ArrayList<>(rows), fields == null ? new ArrayList<>() : new ArrayList<>(fields)));
-        } else if (op.kind() != kind) {
-            throw new IllegalStateException("table " + table + " already has a " + op.kind()
-                    + " in this transaction; one kind of change per table per commit (got " + kind + ")");
-        } else {
-            op.rows().addAll(rows);
-            if (fields != null) {
-                op.fields().addAll(fields);
+        if (tables.isEmpty() && versions.isEmpty()) {
+            throw new IllegalArgumentException("tag '" + tag + "' pins no table");
+        }
+        Map<String, Long> pins = new LinkedHashMap<>();
+        for (String t : tables) {
+            pins.put(t, null);
+        }
+        versions.forEach((t, v) -> {
+            if (v == null || v < 1) {
+                throw new IllegalArgumentException("tag '" + tag + "': version " + v + " of " + t + " is not a version");
             }
-        }
+            pins.put(t, v);
+        });
+        tags.put(tag, pins);
         return this;
     }
 
+    /** Sets a lake property (kept in every later snapshot until changed). */
+    public LakeTransaction property(String key, String value) {
+        check();
+        properties.put(key, value);
+        return this;
+    }
+
+    /** Sets a line of this commit's summary (shown by {@code flywheel lake log}); not kept in later snapshots. */
+    public LakeTransaction summary(String key, String value) {
+        check();
+        summary.put(key, value);
+        return this;
+    }
+
+    /** @return whether the transaction holds no change, tag or property */
+    public boolean isEmpty() {
+        return changes.isEmpty() && tags.isEmpty() && properties.isEmpty();
+    }
+
     /**
-     * Commits every table, in {@link TableSchemas#COMMIT_ORDER}. Tables without changes are not
-     * touched. Call once.
+     * Commits every change, tag and property in one lake commit. Call once.
      *
-     * @return per-table versions and row counts
-     * @throws LakeException when a table commit fails; tables before it stay committed, it and the
-     *     ones after keep their previous version (see the class comment for the repair)
+     * @return the new snapshot and per-table versions and row counts; an empty transaction commits nothing and returns
+     *     the base snapshot
+     * @throws CommitConflictException when a concurrent commit does not commute with this one (nothing of this
+     *     transaction is visible)
+     * @throws io.flywheel.error.StorageUnavailableException when the storage fails (nothing of this transaction is
+     *     visible, unless the failure came after its commit point was written: then all of it is)
      */
     public CommitResult commit() {
+        check();
+        committed = true;
+        return new CommitProtocol(lake, this).run();
+    }
+
+    // ------------------------------------------------------------------ used by the protocol
+
+    List<PendingChange> changes() {
+        return new ArrayList<>(changes.values());
+    }
+
+    /** @return tag to pinned tables, each with its explicit version or null for its version in this commit */
+    Map<String, Map<String, Long>> tags() {
+        return tags;
+    }
+
+    Map<String, String> properties() {
+        return properties;
+    }
+
+    Map<String, String> summaryLines() {
+        return summary;
+    }
+
+    private LakeTransaction add(PendingChange c) {
+        check();
+        if (changes.containsKey(c.table)) {
+            throw new IllegalStateException("table " + c.table + " already has a " + changes.get(c.table).kind
+                    + " in this transaction; one change per table per commit (got " + c.kind + ")");
+        }
+        changes.put(c.table, c);
+        return this;
+    }
+
+    private void check() {
         if (committed) {
             throw new IllegalStateException("transaction on " + lake.location() + " is already committed");
         }
-        committed = true;
-        List<CommitResult.TableCommit> results = new ArrayList<>();
-        for (String table : TableSchemas.COMMIT_ORDER) {
-            Op op = ops.get(table);
-            if (op != null) {
-                results.add(commitTable(table, op));
-            }
-        }
-        return new CommitResult(results);
     }
 
-    private CommitResult.TableCommit commitTable(String table, Op op) {
-        BufferAllocator alloc = lake.allocator().newChildAllocator("commit-" + table, 0, Long.MAX_VALUE);
-        try (alloc) {
-            Dataset ds = lake.openDataset(table, null, alloc);
-            try {
-                long from = ds.version();
-                switch (op.kind()) {
-                    case ADD_COLUMNS -> {
-                        ds.addColumns(op.fields());
-                        return new CommitResult.TableCommit(table, from, ds.latestVersion(), 0, 0);
-                    }
-                    case UPSERT -> {
-                        try (VectorSchemaRoot root = toArrow(table, op.rows(), alloc);
-                                ArrowArrayStream stream = ArrowArrayStream.allocateNew(alloc)) {
-                            Data.exportArrayStream(alloc, new RootReader(root, alloc), stream);
-                            List<String> on = table.equals(TableSchemas.FRAMES) ? List.of("episode_id", "frame_index")
-                                    : List.of(TableSchemas.REPLACE_KEY.get(table));
-                            MergeInsertParams p = new MergeInsertParams(on)
-                                    .withMatchedUpdateAll().withNotMatched(MergeInsertParams.WhenNotMatched.InsertAll);
-                            MergeInsertResult r = ds.mergeInsert(p, stream);
-                            try (Dataset after = r.dataset()) {
-                                return new CommitResult.TableCommit(table, from, after.version(),
-                                        r.stats().numInsertedRows() + r.stats().numUpdatedRows(), 0);
-                            }
-                        }
-                    }
-                    default -> {
-                        if (op.rows().isEmpty()) {
-                            return new CommitResult.TableCommit(table, from, from, 0, 0);
-                        }
-                        try (VectorSchemaRoot root = toArrow(table, op.rows(), alloc)) {
-                            String keyCol = TableSchemas.REPLACE_KEY.get(table);
-                            String filter = Sql.in(keyCol, distinctKeys(root, keyCol));
-                            long replaced = ds.countRows(filter);
-                            if (replaced > 0) {
-                                ds.delete(filter);
-                            }
-                            try (Dataset after = Dataset.write().allocator(alloc).reader(new RootReader(root, alloc))
-                                    .uri(lake.tableUri(table)).mode(WriteParams.WriteMode.APPEND)
-                                    .storageOptions(lake.storage().options()).execute()) {
-                                return new CommitResult.TableCommit(table, from, after.version(), root.getRowCount(),
-                                        replaced);
-                            }
-                        }
-                    }
-                }
-            } finally {
-                ds.close();
-            }
-        } catch (LakeException e) {
-            throw e;
-        } catch (Exception e) { // Lance's JNI also throws undeclared IOException
-            throw new LakeException("commit of table " + lake.tableUri(table) + " failed (" + op.kind() + ", "
-                    + op.rows().size() + " rows): " + e.getMessage(), e);
+    private static void requireOther(String table) {
+        if (TableSchemas.CORE_TABLES.contains(table)) {
+            throw new IllegalArgumentException("table '" + table + "' is written with put/update rows only");
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static VectorSchemaRoot toArrow(String table, List<Object> rows, BufferAllocator alloc) {
-        BiFunction<List<?>, BufferAllocator, VectorSchemaRoot> f = switch (table) {
-            case TableSchemas.RAW_FILES -> (r, a) -> ArrowRows.rawFiles((List<RawFileRow>) r, a);
-            case TableSchemas.EPISODES -> (r, a) -> ArrowRows.episodes((List<EpisodeRow>) r, a);
-            default -> (r, a) -> ArrowRows.frames((List<FrameRow>) r, a);
-        };
-        return f.apply(rows, alloc);
-    }
-
-    private static List<String> distinctKeys(VectorSchemaRoot root, String column) {
-        FieldVector v = root.getVector(column);
-        LinkedHashSet<String> keys = new LinkedHashSet<>();
-        VarCharVector s = (VarCharVector) v;
-        for (int i = 0; i < root.getRowCount(); i++) {
-            keys.add(new String(s.get(i), java.nio.charset.StandardCharsets.UTF_8));
-        }
-        return new ArrayList<>(keys);
+        TableSchemas.checkName(table);
     }
 }

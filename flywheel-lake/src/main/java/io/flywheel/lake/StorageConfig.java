@@ -93,7 +93,7 @@ public record StorageConfig(Map<String, String> options) {
         try {
             root = new ObjectMapper(new YAMLFactory()).readTree(Files.readAllBytes(file));
         } catch (IOException e) {
-            throw new LakeException("lake config " + file + ": cannot read YAML: " + e.getMessage(), e);
+            throw new io.flywheel.error.BadInputException("lake config " + file + ": cannot read YAML: " + e.getMessage(), e);
         }
         Builder b = builder();
         JsonNode s = root == null ? null : root.get("storage");
@@ -101,7 +101,7 @@ public record StorageConfig(Map<String, String> options) {
             return b.build();
         }
         if (!s.isObject()) {
-            throw new LakeException("lake config " + file + ": 'storage' must be a mapping, got " + s.getNodeType());
+            throw new io.flywheel.error.BadInputException("lake config " + file + ": 'storage' must be a mapping, got " + s.getNodeType());
         }
         s.fields().forEachRemaining(e -> {
             String k = e.getKey();
@@ -114,11 +114,11 @@ public record StorageConfig(Map<String, String> options) {
                 case "allow_http" -> b.allowHttp(v.asBoolean());
                 case "options" -> {
                     if (!v.isObject()) {
-                        throw new LakeException("lake config " + file + ": 'storage.options' must be a mapping");
+                        throw new io.flywheel.error.BadInputException("lake config " + file + ": 'storage.options' must be a mapping");
                     }
                     v.fields().forEachRemaining(o -> b.option(o.getKey(), o.getValue().asText()));
                 }
-                default -> throw new LakeException("lake config " + file + ": unknown key 'storage." + k
+                default -> throw new io.flywheel.error.BadInputException("lake config " + file + ": unknown key 'storage." + k
                         + "'; expected endpoint, region, access_key_id, secret_access_key, allow_http, options");
             }
         });

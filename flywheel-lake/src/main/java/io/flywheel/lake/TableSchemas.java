@@ -79,15 +79,47 @@ public final class TableSchemas {
     /** Field metadata key holding a field's meaning and unit. */
     public static final String DOC_KEY = "flywheel.doc";
 
-    /** Version of these schemas, stored in the lake catalog. */
-    public static final int SCHEMA_VERSION = 2;
+    /**
+     * Version of these schemas, a lake property ({@code flywheel.schema_version}). 3: lake-level commit points
+     * ({@code _lake/commits/}) replace per-table commits and the {@code _catalog} table.
+     */
+    public static final int SCHEMA_VERSION = 3;
 
     public static final String RAW_FILES = "raw_files";
     public static final String EPISODES = "episodes";
     public static final String FRAMES = "frames";
 
-    /** Table names in commit order: frames, then episodes, then raw_files (see {@link LakeTransaction}). */
-    public static final List<String> COMMIT_ORDER = List.of(FRAMES, EPISODES, RAW_FILES);
+    /** The columns of {@code episodes} that quality rules write: status, fired rules, metrics and rule results. */
+    public static final List<String> QUALITY_COLUMNS = List.of("quality_status", "quality_flags", "quality_metrics");
+
+    /** The columns of {@code episodes} that enrich writes. */
+    public static final List<String> EPISODE_ENRICHMENT_COLUMNS = List.of("embedding", "embedding_model",
+            "embedding_sha256", "enriched_at_ns", "enrichment");
+
+    /**
+     * The columns of {@code frames} that enrich writes: {@code images} (each camera's locator keeps its values; its
+     * size and enrichment fields are set) and the frame labels.
+     */
+    public static final List<String> FRAME_ENRICHMENT_COLUMNS = List.of("images", "gripper_state", "phase");
+
+    /** The ingest tables, created by {@code init} and written with typed rows. */
+    public static final List<String> CORE_TABLES = List.of(RAW_FILES, EPISODES, FRAMES);
+
+    /** Every table a Flywheel lake may hold: the ingest tables, then the curation tables. */
+    public static final List<String> KNOWN_TABLES = List.of(RAW_FILES, EPISODES, FRAMES, "episode_groups",
+            "frame_groups", "trainsets", "trainset_episodes", "trainset_samples");
+
+    /**
+     * @param table a table name
+     * @throws IllegalArgumentException unless it is lower-case letters, digits and underscores, starting with a
+     *     letter (a Lance dataset folder name that every reader accepts)
+     */
+    static void checkName(String table) {
+        if (table == null || !table.matches("[a-z][a-z0-9_]*")) {
+            throw new IllegalArgumentException("table name '" + table + "': expected lower-case letters, digits and"
+                    + " underscores, starting with a letter");
+        }
+    }
 
     /** The replace key of each table: rows with a key already present are replaced on write. */
     public static final Map<String, String> REPLACE_KEY =
@@ -223,7 +255,7 @@ public final class TableSchemas {
             case EPISODES: return EPISODES_SCHEMA;
             case FRAMES: return FRAMES_SCHEMA;
             default: throw new IllegalArgumentException("unknown lake table '" + table
-                    + "'; expected one of " + COMMIT_ORDER);
+                    + "'; expected one of " + CORE_TABLES);
         }
     }
 }

@@ -1,5 +1,10 @@
 package io.flywheel.lake;
 
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.rows.ImageEnrichment;
+import io.flywheel.rows.ImageLocator;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,7 +17,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The enrichment fields round-trip, and upserts replace rows in one commit without touching other episodes. */
+/** The enrichment fields round-trip, and column updates rewrite rows in one commit without touching other episodes. */
 class EnrichmentColumnsTest {
     @Test
     void upsertedFramesAndEpisodesCarryTheirEnrichment(@TempDir Path tmp) {
@@ -40,7 +45,9 @@ class EnrichmentColumnsTest {
                 enriched.add(r.withEnrichment(imgs, en, "open", "idle"));
             }
             EpisodeRow ep = eps.get(0).withEnrichment(new float[] {1f, 0f}, "m", "abc", 42L, "{\"stride\":1}");
-            CommitResult c = lake.begin().upsertFrames(enriched).upsertEpisodes(List.of(ep)).commit();
+            CommitResult c = lake.begin("enrich").updateFrames(List.of("images", "gripper_state", "phase"), enriched)
+                    .updateEpisodes(List.of("embedding", "embedding_model", "embedding_sha256", "enriched_at_ns",
+                            "enrichment"), List.of(ep)).commit();
             assertEquals(before.size(), c.table("frames").rowsWritten());
             assertEquals(c.table("frames").fromVersion() + 1, c.table("frames").toVersion(), "one commit");
             try (LakeTable f = lake.table("frames"); LakeTable e = lake.table("episodes")) {

@@ -1,5 +1,11 @@
 package io.flywheel.lake;
 
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.rows.ImageLocator;
+import io.flywheel.rows.RawFileRow;
+import io.flywheel.rows.StreamMatch;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -53,7 +59,7 @@ final class Fixtures {
 
     /** Writes file {@code i} as one transaction (frames, episodes, raw_files). */
     static CommitResult ingest(Lake lake, int i, int k) {
-        return lake.begin().putFrames(frames(i, k)).putEpisodes(List.of(episode(i, k)))
+        return lake.begin("ingest").putFrames(frames(i, k)).putEpisodes(List.of(episode(i, k)))
                 .putRawFiles(List.of(rawFile(i))).commit();
     }
 }

@@ -1,5 +1,8 @@
 package io.flywheel.lake;
 
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -14,8 +17,6 @@ import java.util.Map;
 
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,29 +25,34 @@ class LakeTest {
     Path dir;
 
     @Test
-    void initCreatesEmptyTablesAtVersionOneAndACatalog() {
+    void initCreatesEmptyTablesAtVersionOneAndTheFirstCommitPoint() {
         Path lakeDir = dir.resolve("lake");
         try (Lake lake = Lake.init(lakeDir)) {
             assertEquals(java.util.Set.of(), lake.rawFileSha256s());
-            for (String t : TableSchemas.COMMIT_ORDER) {
+            for (String t : TableSchemas.CORE_TABLES) {
                 assertTrue(Files.isDirectory(lakeDir.resolve(t + ".lance")), t);
                 try (LakeTable table = lake.table(t)) {
                     assertEquals(1, table.version());
                     assertEquals(0, table.countRows());
                     assertEquals(TableSchemas.of(t).getFields().size(), table.schema().getFields().size());
-                    assertEquals(TableSchemas.of(t).findField(TableSchemas.REPLACE_KEY.get(t)).getMetadata()
-                            .get(TableSchemas.DOC_KEY), table.schema().findField(TableSchemas.REPLACE_KEY.get(t))
-                            .getMetadata().get(TableSchemas.DOC_KEY));
+                    String first = TableSchemas.of(t).getFields().get(0).getName();
+                    assertEquals(TableSchemas.of(t).findField(first).getMetadata().get(TableSchemas.DOC_KEY),
+                            table.schema().findField(first).getMetadata().get(TableSchemas.DOC_KEY));
                 }
             }
-            Map<String, String> cat = lake.catalog();
-            assertEquals("2", cat.get("flywheel.schema_version"));
-            assertEquals("frames,episodes,raw_files", cat.get("commit_order"));
+            LakeSnapshot s = lake.snapshot();
+            assertEquals(1, s.seq());
+            assertEquals("init", s.operation());
+            assertEquals(Map.of("raw_files", 1L, "episodes", 1L, "frames", 1L), s.tables());
+            assertEquals("3", lake.catalog().get("flywheel.schema_version"));
+            assertTrue(Files.isRegularFile(lakeDir.resolve("_lake/commits/00000000000000000001.json")));
         }
-        LakeException e = assertThrows(LakeException.class, () -> Lake.init(lakeDir));
+        io.flywheel.error.BadInputException e = assertThrows(io.flywheel.error.BadInputException.class,
+                () -> Lake.init(lakeDir));
         assertTrue(e.getMessage().contains(lakeDir.toString()) && e.getMessage().contains("already exists"),
                 e.getMessage());
-        LakeException missing = assertThrows(LakeException.class, () -> Lake.open(dir.resolve("nothing")));
+        io.flywheel.error.NotFoundException missing = assertThrows(io.flywheel.error.NotFoundException.class,
+                () -> Lake.open(dir.resolve("nothing")));
         assertTrue(missing.getMessage().contains("no Flywheel lake at " + dir.resolve("nothing")), missing.getMessage());
     }
 
@@ -100,13 +106,14 @@ class LakeTest {
     void versionsTagsScanAndTake() {
         try (Lake lake = Lake.init(dir.resolve("lake"))) {
             Fixtures.ingest(lake, 0, 3); // frames v2
+            lake.begin("tag").tag("first", List.of("frames", "episodes")).commit();
             Fixtures.ingest(lake, 1, 4); // frames v3
+            assertThrows(CommitConflictException.class, () -> lake.begin("tag").tag("first", List.of("frames")).commit());
+            assertThrows(io.flywheel.error.NotFoundException.class,
+                    () -> lake.begin("tag").tag("second", List.of("nope")).commit());
             try (LakeTable frames = lake.table("frames")) {
                 assertEquals(3, frames.version());
                 assertEquals(List.of(1L, 2L, 3L), frames.versions().stream().map(VersionInfo::version).toList());
-                frames.createTag("first", 2);
-                assertThrows(LakeException.class, () -> frames.createTag("first", 3));
-                assertThrows(LakeException.class, () -> frames.createTag("future", 9));
                 assertEquals(List.of(new TagInfo("first", 2)), frames.tags());
 
                 // projection + filter: timestamps of episode 1, frames 1..3
@@ -131,7 +138,7 @@ class LakeTest {
                         () -> frames.takeFrames(0, 7));
                 assertTrue(oob.getMessage().contains("row index 7 is outside [0, 7)"), oob.getMessage());
                 assertThrows(IndexOutOfBoundsException.class, () -> frames.takeFrames(-1));
-                assertThrows(LakeException.class,
+                assertThrows(io.flywheel.error.BadInputException.class,
                         () -> frames.scan(ScanRequest.builder().filter("no_such_column = 1").build(), b -> { }));
             }
             try (LakeTable v2 = lake.table("frames", TableRef.version(2));
@@ -142,37 +149,70 @@ class LakeTest {
                 assertEquals(Fixtures.frames(0, 3), tagged.frames(ScanRequest.all()));
                 assertEquals(0, v1.countRows());
             }
-            LakeException noVersion = assertThrows(LakeException.class, () -> lake.table("frames", TableRef.version(42)));
+            io.flywheel.error.NotFoundException noVersion = assertThrows(io.flywheel.error.NotFoundException.class,
+                    () -> lake.table("frames", TableRef.version(42)));
             assertTrue(noVersion.getMessage().contains("frames.lance") && noVersion.getMessage().contains("version 42"),
                     noVersion.getMessage());
-            assertThrows(LakeException.class, () -> lake.table("frames", TableRef.tag("nope")));
+            assertThrows(io.flywheel.error.NotFoundException.class, () -> lake.table("frames", TableRef.tag("nope")));
         }
     }
 
     @Test
-    void upsertAndAddColumns() {
+    void columnScopedUpdateKeepsEveryOtherColumnAndRow() {
         try (Lake lake = Lake.init(dir.resolve("lake"))) {
             Fixtures.ingest(lake, 0, 3);
             Fixtures.ingest(lake, 1, 3);
             EpisodeRow e0 = Fixtures.episode(0, 3);
-            EpisodeRow flagged = new EpisodeRow(e0.episodeId(), e0.recordingId(), e0.robotId(), e0.task(), e0.scene(),
+            // the values of every column change, but only the quality columns are named: only they are written
+            EpisodeRow changed = new EpisodeRow(e0.episodeId(), "other", "other", "other", "other", "other", "other",
+                    0L, 0L, 0L, "other", 99L, "fail", List.of("min_duration"), "{\"duration_s\":0.2}", "{}");
+            CommitResult r = lake.begin("qc").updateEpisodes(List.of("quality_status", "quality_flags",
+                    "quality_metrics"), List.of(changed)).commit();
+            assertEquals(1, r.table("episodes").rowsWritten());
+            EpisodeRow expected = new EpisodeRow(e0.episodeId(), e0.recordingId(), e0.robotId(), e0.task(), e0.scene(),
                     e0.operator(), e0.outcome(), e0.startNs(), e0.endNs(), e0.durationNs(), e0.masterTopic(),
                     e0.frameCount(), "fail", List.of("min_duration"), "{\"duration_s\":0.2}", e0.metadataJson());
-            EpisodeRow e5 = Fixtures.episode(5, 2);
-            CommitResult r = lake.begin().upsertEpisodes(List.of(flagged, e5))
-                    .addColumns("frames", List.of(new Field("sharpness",
-                            FieldType.nullable(TableSchemas.F64), null)))
-                    .commit();
-            assertEquals(2, r.table("episodes").rowsWritten());
-            try (LakeTable eps = lake.table("episodes"); LakeTable frames = lake.table("frames")) {
-                assertEquals(3, eps.countRows());
-                assertEquals(List.of(flagged), eps.episodes(ScanRequest.builder().filter("quality_status = 'fail'").build()));
-                assertEquals(1, eps.countRows("episode_id = '" + e5.episodeId() + "'"));
-                assertTrue(frames.schema().findField("sharpness") != null);
-                assertEquals(6, frames.countRows("sharpness IS NULL"));
+            try (LakeTable eps = lake.table("episodes")) {
+                assertEquals(2, eps.countRows());
+                assertEquals(List.of(expected), eps.episodes(ScanRequest.builder().filter("quality_status = 'fail'").build()));
+                assertEquals(List.of(Fixtures.episode(1, 3)), eps.episodes(ScanRequest.builder()
+                        .filter("episode_id = '" + Fixtures.episodeId(1) + "'").build()));
             }
-            LakeTransaction tx = lake.begin().putEpisodes(List.of(e5));
-            assertThrows(IllegalStateException.class, () -> tx.upsertEpisodes(List.of(e5)));
+            io.flywheel.error.NotFoundException missing = assertThrows(io.flywheel.error.NotFoundException.class,
+                    () -> lake.begin("qc").updateEpisodes(List.of("quality_status"), List.of(Fixtures.episode(7, 1)))
+                            .commit());
+            assertTrue(missing.getMessage().contains(Fixtures.episodeId(7)), missing.getMessage());
+            assertThrows(IllegalArgumentException.class,
+                    () -> lake.begin("qc").updateEpisodes(List.of("episode_id"), List.of(e0)));
+            assertThrows(IllegalArgumentException.class,
+                    () -> lake.begin("qc").updateEpisodes(List.of("no_such_column"), List.of(e0)));
+            LakeTransaction tx = lake.begin("x").putEpisodes(List.of(e0));
+            assertThrows(IllegalStateException.class, () -> tx.updateEpisodes(List.of("task"), List.of(e0)));
+        }
+    }
+
+    @Test
+    void addedColumnsAreNullInExistingRowsAndTheSameColumnTwiceIsAConflict() {
+        try (Lake lake = Lake.init(dir.resolve("lake"))) {
+            Fixtures.ingest(lake, 0, 3);
+            org.apache.arrow.vector.types.pojo.Field label = new org.apache.arrow.vector.types.pojo.Field("label",
+                    org.apache.arrow.vector.types.pojo.FieldType.nullable(TableSchemas.UTF8), null);
+            CommitResult r = lake.begin("schema").addColumns("episodes", List.of(label)).commit();
+            assertEquals(r.table("episodes").fromVersion() + 1, r.table("episodes").toVersion());
+            assertEquals("schema", r.snapshot().changes().get(0).kind());
+            try (LakeTable eps = lake.table("episodes")) {
+                assertTrue(eps.schema().findField("label") != null);
+                assertEquals(1, eps.countRows("label IS NULL"));
+            }
+            Fixtures.ingest(lake, 1, 3); // rows written without the column read it as null
+            try (LakeTable eps = lake.table("episodes")) {
+                assertEquals(2, eps.countRows("label IS NULL"));
+            }
+            assertThrows(io.flywheel.error.ConflictException.class,
+                    () -> lake.begin("schema").addColumns("episodes", List.of(label)).commit());
+            assertThrows(IllegalArgumentException.class, () -> lake.begin("schema").addColumns("episodes",
+                    List.of(new org.apache.arrow.vector.types.pojo.Field("x",
+                            org.apache.arrow.vector.types.pojo.FieldType.notNullable(TableSchemas.UTF8), null))));
         }
     }
 
@@ -195,7 +235,8 @@ class LakeTest {
         assertEquals("FILEKEY", merged.options().get("aws_access_key_id"));
         assertFalse(merged.toString().contains("FILESECRET"));
         Files.writeString(yaml, "storage:\n  endpont: x\n");
-        LakeException bad = assertThrows(LakeException.class, () -> StorageConfig.fromYaml(yaml));
+        io.flywheel.error.BadInputException bad = assertThrows(io.flywheel.error.BadInputException.class,
+                () -> StorageConfig.fromYaml(yaml));
         assertTrue(bad.getMessage().contains(yaml.toString()) && bad.getMessage().contains("storage.endpont"),
                 bad.getMessage());
     }

@@ -76,7 +76,8 @@ class S3LakeTest {
                 "AWS_ACCESS_KEY_ID", KEY, "AWS_SECRET_ACCESS_KEY", SECRET, "AWS_REGION", "us-east-1"));
         try (Lake lake = Lake.open("s3://lakebucket/fleet/lake1", fromEnv); LakeTable frames = lake.table("frames");
                 LakeTable v2 = lake.table("frames", TableRef.version(2))) {
-            assertEquals("2", lake.catalog().get("flywheel.schema_version"));
+            assertEquals("3", lake.catalog().get("flywheel.schema_version"));
+            assertEquals(3, lake.snapshot().seq());
             assertEquals(5, frames.countRows());
             assertEquals(3, frames.version());
             assertEquals(3, v2.countRows());
@@ -92,8 +93,9 @@ class S3LakeTest {
         // a wrong secret is refused by the server, and the error names the table
         Lake.Options wrong = Lake.Options.defaults().withEnvironment(Map.of()).withStorage(StorageConfig.builder()
                 .endpoint(endpoint).region("us-east-1").credentials(KEY, "not-the-secret").build());
-        LakeException e = assertThrows(LakeException.class, () -> Lake.open("s3://lakebucket/fleet/lake1", wrong));
-        assertTrue(e.getMessage().contains("s3://lakebucket/fleet/lake1/_catalog.lance")
-                && e.getMessage().contains("SignatureDoesNotMatch"), e.getMessage());
+        io.flywheel.error.StorageUnavailableException e = assertThrows(
+                io.flywheel.error.StorageUnavailableException.class, () -> Lake.open("s3://lakebucket/fleet/lake1", wrong));
+        assertTrue(e.getMessage().contains("s3://lakebucket/fleet/lake1/_lake/")
+                && e.getMessage().contains("403"), e.getMessage());
     }
 }

@@ -225,7 +225,7 @@ public record EmbeddingMap(List<Point> points, String model, int dimension, doub
      * @return the map; no points and {@code enriched() == false} when no episode has an embedding yet
      * @throws IllegalArgumentException when {@code options.trainsetTag()} names no training set, or the
      *     embeddings differ in dimension
-     * @throws io.flywheel.lake.LakeException when the lake cannot be read
+     * @throws io.flywheel.error.StorageUnavailableException when the lake cannot be read
      */
     public static EmbeddingMap read(Lake lake, Options options) {
         Set<String> mined = new HashSet<>();

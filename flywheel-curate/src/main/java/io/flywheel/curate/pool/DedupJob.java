@@ -19,7 +19,9 @@ import io.flywheel.curate.Grouping;
 import io.flywheel.curate.Groups;
 import io.flywheel.curate.trainset.EpisodeInfo;
 import io.flywheel.lake.BatchSource;
+import io.flywheel.lake.CommitResult;
 import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTransaction;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
 
@@ -73,21 +75,28 @@ public final class DedupJob {
     public static Result run(Lake lake, Options options) {
         EpisodeVectors ev = EpisodeVectors.read(lake);
         Groups eg = Grouping.embeddings(ev.vectors(), options.episodeThreshold(), episodePriority(ev.infos()));
-        long egVersion = writeEpisodes(lake, ev, eg, options.episodeThreshold());
-        int frames = 0;
-        int frameGroups = 0;
-        int framesRemoved = 0;
-        long fgVersion = 0;
-        if (options.frameHamming() >= 0) {
-            MasterFrames mf = MasterFrames.read(lake);
-            Groups fg = Grouping.phash(mf.phash(), options.frameHamming(), mf.sharpness());
-            frames = mf.size();
-            frameGroups = fg.groupCount();
-            framesRemoved = fg.removedCount();
-            fgVersion = writeFrames(lake, mf, fg, options.frameHamming());
+        try (BufferAllocator alloc = lake.newAllocator("dedup")) {
+            // both tables in one lake commit: a reader never sees new episode groups with old frame groups
+            LakeTransaction tx = lake.begin("dedup");
+            Long egVersion = writeEpisodes(lake, tx, alloc, ev, eg, options.episodeThreshold());
+            int frames = 0;
+            int frameGroups = 0;
+            int framesRemoved = 0;
+            Long fgVersion = 0L;
+            if (options.frameHamming() >= 0) {
+                MasterFrames mf = MasterFrames.read(lake);
+                Groups fg = Grouping.phash(mf.phash(), options.frameHamming(), mf.sharpness());
+                frames = mf.size();
+                frameGroups = fg.groupCount();
+                framesRemoved = fg.removedCount();
+                fgVersion = writeFrames(lake, tx, alloc, mf, fg, options.frameHamming());
+            }
+            CommitResult c = tx.commit();
+            long eVersion = egVersion != null ? egVersion : c.table(DedupTables.EPISODE_GROUPS).toVersion();
+            long fVersion = fgVersion != null ? fgVersion : c.table(DedupTables.FRAME_GROUPS).toVersion();
+            return new Result(ev.size(), eg.groupCount(), eg.removedCount(), frames, frameGroups, framesRemoved,
+                    ev.model(), eVersion, fVersion);
         }
-        return new Result(ev.size(), eg.groupCount(), eg.removedCount(), frames, frameGroups, framesRemoved, ev.model(),
-                egVersion, fgVersion);
     }
 
     /** @return the representative priority of each episode (higher is kept) */
@@ -160,7 +169,9 @@ public final class DedupJob {
         }
     }
 
-    private static long writeEpisodes(Lake lake, EpisodeVectors ev, Groups g, double threshold) {
+    /** @return the table's version when it holds these rows already, else null (the overwrite is in {@code tx}) */
+    private static Long writeEpisodes(Lake lake, LakeTransaction tx, BufferAllocator alloc, EpisodeVectors ev,
+            Groups g, double threshold) {
         java.util.Set<String> rows = new java.util.HashSet<>();
         for (int i = 0; i < ev.size(); i++) {
             rows.add(ev.infos().get(i).episodeId() + "\t" + ev.infos().get(g.representative(g.groupOf(i))).episodeId()
@@ -171,7 +182,7 @@ public final class DedupJob {
         if (same != null) {
             return same;
         }
-        return write(lake, DedupTables.EPISODE_GROUPS, DedupTables.EPISODE_SCHEMA, ev.size(), (root, from, to) -> {
+        return write(tx, alloc, DedupTables.EPISODE_GROUPS, DedupTables.EPISODE_SCHEMA, ev.size(), (root, from, to) -> {
             for (int i = from; i < to; i++) {
                 int r = i - from;
                 int rep = g.representative(g.groupOf(i));
@@ -185,7 +196,8 @@ public final class DedupJob {
         });
     }
 
-    private static long writeFrames(Lake lake, MasterFrames mf, Groups g, int threshold) {
+    private static Long writeFrames(Lake lake, LakeTransaction tx, BufferAllocator alloc, MasterFrames mf, Groups g,
+            int threshold) {
         int[] members = java.util.stream.IntStream.range(0, mf.size()).filter(i -> !g.isRepresentative(i)).toArray();
         java.util.Set<String> rows = new java.util.HashSet<>();
         for (int i : members) {
@@ -198,7 +210,7 @@ public final class DedupJob {
         if (same != null) {
             return same;
         }
-        return write(lake, DedupTables.FRAME_GROUPS, DedupTables.FRAME_SCHEMA, members.length, (root, from, to) -> {
+        return write(tx, alloc, DedupTables.FRAME_GROUPS, DedupTables.FRAME_SCHEMA, members.length, (root, from, to) -> {
             for (int k = from; k < to; k++) {
                 int i = members[k];
                 int r = k - from;
@@ -247,11 +259,11 @@ public final class DedupJob {
         void fill(VectorSchemaRoot root, int from, int to);
     }
 
-    /** Overwrites a table with n rows, 64k per batch (an empty table when n = 0). */
-    private static long write(Lake lake, String table, Schema schema, int n, Filler filler) {
+    /** Adds the overwrite of a table with n rows, 64k per batch (an empty table when n = 0), to {@code tx}. */
+    private static Long write(LakeTransaction tx, BufferAllocator alloc, String table, Schema schema, int n,
+            Filler filler) {
         int batch = 65_536;
-        try (BufferAllocator alloc = lake.newAllocator(table);
-                BatchSource rows = new BatchSource(schema, alloc) {
+        BatchSource rows = new BatchSource(schema, alloc) {
                     private int next;
                     private boolean emitted;
 
@@ -267,9 +279,9 @@ public final class DedupJob {
                         emitted = true;
                         return true;
                     }
-                }) {
-            return lake.writeTable(table, rows, true);
-        }
+                };
+        tx.overwrite(table, rows);
+        return null;
     }
 
     private static void str(VectorSchemaRoot root, String col, int i, String v) {

@@ -33,8 +33,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.flywheel.lake.BatchSource;
 import io.flywheel.lake.Lake;
-import io.flywheel.lake.LakeException;
+import io.flywheel.lake.CommitResult;
 import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.LakeTransaction;
 import io.flywheel.lake.ScanRequest;
 import io.flywheel.lake.Sql;
 
@@ -47,12 +48,11 @@ import io.flywheel.lake.Sql;
  * near-duplicate of another episode ({@code duplicate_of}, when a dedup ran). Mined neighbours
  * outside the pool are left out and counted.
  *
- * <p>Commit (each step one atomic Lance commit): {@code trainset_samples} and
- * {@code trainset_episodes} are overwritten as new versions, then a row is appended to
- * {@code trainsets} (the commit point: a set is visible only once it is listed there), then both
- * versions are tagged with the set's tag so that any Lance reader opens them by tag. A process
- * killed before the {@code trainsets} row leaves untagged versions that no tag names; killed
- * after it, {@link Trainsets#open} re-creates missing tags. Older tags keep opening older sets.
+ * <p>Commit: one lake transaction overwrites {@code trainset_samples} and {@code trainset_episodes} as new
+ * versions, appends the set's row to {@code trainsets} and creates the set's lake tag, which pins those two
+ * versions and the versions of {@code episodes}, {@code frames} (and {@code episode_groups}) the set was built
+ * from (its lineage's {@code source_versions}, which cleanup then keeps). A process killed at any moment leaves
+ * the set committed whole or not at all. Older tags keep opening older sets.
  */
 public final class TrainsetBuilder {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -80,7 +80,8 @@ public final class TrainsetBuilder {
      * @return the committed set and pool statistics
      * @throws IllegalStateException when the tag exists (tags are immutable), or the set would hold no episode
      * @throws IllegalArgumentException when a mined episode id is not in the lake
-     * @throws LakeException when the lake cannot be read or written
+     * @throws io.flywheel.lake.CommitConflictException when a concurrent build committed the same tag first
+     * @throws io.flywheel.error.StorageUnavailableException when the lake cannot be read or written
      */
     public static Result build(Lake lake, TrainsetSpec spec, Path scratch, Progress progress) throws IOException {
         if (Trainsets.find(lake, spec.tag()).isPresent()) {
@@ -124,7 +125,6 @@ public final class TrainsetBuilder {
         }
 
         long framesVersion;
-        long samplesVersion;
         long[] firstSample = new long[members.size()];
         long[] sampleCount = new long[members.size()];
         Files.createDirectories(scratch);
@@ -134,48 +134,51 @@ public final class TrainsetBuilder {
             Schema samplesSchema = TrainsetTables.samples(frames.schema());
             long[][] rows = sampledRows(frames, members, spec.sampleRateHz());
             stageSamples(frames, rows, samplesSchema, staged, alloc, firstSample, sampleCount, progress);
-            try (FileChannel ch = FileChannel.open(staged, StandardOpenOption.READ);
-                    ArrowFileReader reader = new ArrowFileReader(ch, alloc)) {
-                samplesVersion = lake.writeTable(TrainsetTables.SAMPLES, reader, true);
+            long totalSamples = 0;
+            for (long c : sampleCount) {
+                totalSamples += c;
             }
+            Map<String, Object> lineage = new LinkedHashMap<>();
+            List<String> queries = spec.mined().stream().map(MinedEpisode::queryEpisodeId).distinct().sorted().toList();
+            lineage.put("query_episode_ids", queries);
+            lineage.putAll(spec.lineage());
+            lineage.put("seed", spec.seed());
+            lineage.put("base_ratio", spec.baseRatio());
+            lineage.put("sample_rate_hz", spec.sampleRateHz());
+            lineage.put("pool_rule", "quality_status in (" + (spec.allowWarn() ? "pass, warn" : "pass")
+                    + "), outcome not failure, not a near-duplicate of another episode");
+            lineage.put("pool_size", pool.size());
+            lineage.put("mined_requested", spec.mined().size());
+            lineage.put("mined_outside_pool", outside);
+            Map<String, Long> sources = new LinkedHashMap<>();
+            sources.put("episodes", episodesVersion);
+            sources.put("frames", framesVersion);
+            io.flywheel.curate.pool.DedupTables.latestVersion(lake).ifPresent(v -> sources.put("episode_groups", v));
+            lineage.put("source_versions", sources);
+            long minedCount = minedBy.size();
+            long createdAt = System.currentTimeMillis() * 1_000_000L;
+            Trainset row = new Trainset(spec.tag(), createdAt, -1, -1, members.size(), totalSamples, base.size(),
+                    minedCount, lineage);
+            CommitResult c;
+            // one lake commit: the samples, the episodes, the registry row and the tag, which pins the set's tables
+            // and the source versions its lineage names (so that cleanup keeps them)
+            try (FileChannel ch = FileChannel.open(staged, StandardOpenOption.READ);
+                    ArrowFileReader samples = new ArrowFileReader(ch, alloc)) {
+                LakeTransaction tx = lake.begin("trainset").summary("tag", spec.tag());
+                tx.overwrite(TrainsetTables.SAMPLES, samples);
+                tx.overwrite(TrainsetTables.EPISODES, BatchSource.single(TrainsetTables.EPISODES_SCHEMA, alloc,
+                        root -> episodeRows(root, members, all, baseSet, minedBy, firstSample, sampleCount)));
+                tx.append(TrainsetTables.TRAINSETS, Trainsets.registryRow(row, alloc), Set.of(spec.tag()));
+                tx.tag(spec.tag(), List.of(TrainsetTables.SAMPLES, TrainsetTables.EPISODES), sources);
+                c = tx.commit();
+            }
+            Trainset set = new Trainset(spec.tag(), createdAt, c.table(TrainsetTables.SAMPLES).toVersion(),
+                    c.table(TrainsetTables.EPISODES).toVersion(), members.size(), totalSamples, base.size(),
+                    minedCount, lineage);
+            return new Result(set, pool.size(), outside);
         } finally {
             Files.deleteIfExists(staged);
         }
-        long totalSamples = 0;
-        for (long c : sampleCount) {
-            totalSamples += c;
-        }
-
-        long trainsetEpisodesVersion;
-        try (BufferAllocator alloc = lake.newAllocator("trainset");
-                BatchSource rows = BatchSource.single(TrainsetTables.EPISODES_SCHEMA, alloc,
-                        root -> episodeRows(root, members, all, baseSet, minedBy, firstSample, sampleCount))) {
-            trainsetEpisodesVersion = lake.writeTable(TrainsetTables.EPISODES, rows, true);
-        }
-
-        Map<String, Object> lineage = new LinkedHashMap<>();
-        List<String> queries = spec.mined().stream().map(MinedEpisode::queryEpisodeId).distinct().sorted().toList();
-        lineage.put("query_episode_ids", queries);
-        lineage.putAll(spec.lineage());
-        lineage.put("seed", spec.seed());
-        lineage.put("base_ratio", spec.baseRatio());
-        lineage.put("sample_rate_hz", spec.sampleRateHz());
-        lineage.put("pool_rule", "quality_status in (" + (spec.allowWarn() ? "pass, warn" : "pass")
-                + "), outcome not failure, not a near-duplicate of another episode");
-        lineage.put("pool_size", pool.size());
-        lineage.put("mined_requested", spec.mined().size());
-        lineage.put("mined_outside_pool", outside);
-        Map<String, Object> sources = new LinkedHashMap<>();
-        sources.put("episodes", episodesVersion);
-        sources.put("frames", framesVersion);
-        io.flywheel.curate.pool.DedupTables.latestVersion(lake).ifPresent(v -> sources.put("episode_groups", v));
-        lineage.put("source_versions", sources);
-        long minedCount = minedBy.size();
-        Trainset set = new Trainset(spec.tag(), System.currentTimeMillis() * 1_000_000L, samplesVersion,
-                trainsetEpisodesVersion, members.size(), totalSamples, base.size(), minedCount, lineage);
-        Trainsets.append(lake, set);
-        Trainsets.ensureTags(lake, set);
-        return new Result(set, pool.size(), outside);
     }
 
     static boolean inPool(EpisodeInfo e, boolean allowWarn) {
@@ -213,7 +216,7 @@ public final class TrainsetBuilder {
                 }
             });
             if (offset[0] != frames.countRows()) {
-                throw new LakeException("frames table " + frames.uri() + " at version " + frames.version() + ": scan gave "
+                throw new io.flywheel.error.StorageUnavailableException("frames table " + frames.uri() + " at version " + frames.version() + ": scan gave "
                         + offset[0] + " rows, the table has " + frames.countRows());
             }
         }
@@ -293,7 +296,7 @@ public final class TrainsetBuilder {
                     }
                 });
                 if (in[0] != n) {
-                    throw new LakeException("frames table " + frames.uri() + " at version " + frames.version() + ": take of "
+                    throw new io.flywheel.error.StorageUnavailableException("frames table " + frames.uri() + " at version " + frames.version() + ": take of "
                             + n + " sampled rows returned " + in[0]);
                 }
                 progress.update(episode[n - 1] + (j == rows[m].length ? 1 : 0), rows.length);

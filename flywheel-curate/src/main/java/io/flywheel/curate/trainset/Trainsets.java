@@ -25,12 +25,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.flywheel.lake.BatchSource;
 import io.flywheel.lake.Lake;
-import io.flywheel.lake.LakeException;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
 import io.flywheel.lake.Sql;
 import io.flywheel.lake.TableRef;
-import io.flywheel.lake.TagInfo;
 
 /** Reads the training sets of a lake: list, find by tag, their episodes. */
 public final class Trainsets {
@@ -47,7 +45,7 @@ public final class Trainsets {
         try (LakeTable t = lake.table(TrainsetTables.TRAINSETS)) {
             t.scan(ScanRequest.all(), batch -> {
                 for (int i = 0; i < batch.getRowCount(); i++) {
-                    out.add(row(batch, i));
+                    out.add(row(lake, batch, i));
                 }
             });
         }
@@ -61,18 +59,17 @@ public final class Trainsets {
     }
 
     /**
-     * @return the set with this tag; its table tags are re-created if a crash lost them
-     * @throws IllegalArgumentException naming the tags that exist, when there is no such set
+     * @return the set with this tag
+     * @throws io.flywheel.error.NotFoundException naming the tags that exist, when there is no such set
      */
     public static Trainset open(Lake lake, String tag) {
         List<Trainset> all = list(lake);
         for (Trainset s : all) {
             if (s.tag().equals(tag)) {
-                ensureTags(lake, s);
                 return s;
             }
         }
-        throw new IllegalArgumentException("no training set '" + tag + "' in " + lake.location() + "; "
+        throw new io.flywheel.error.NotFoundException("no training set '" + tag + "' in " + lake.location() + "; "
                 + (all.isEmpty() ? "none was built yet (flywheel trainset build)"
                         : "tags: " + all.stream().map(Trainset::tag).toList()));
     }
@@ -128,56 +125,40 @@ public final class Trainsets {
         return out;
     }
 
-    /** Appends a set's row to the trainsets table: the commit point of a build. */
-    static void append(Lake lake, Trainset s) {
-        try (BufferAllocator alloc = lake.newAllocator("trainset");
-                BatchSource rows = BatchSource.single(TrainsetTables.TRAINSETS_SCHEMA, alloc, root -> {
-                    TrainsetBuilder.str(root, "tag", 0, s.tag());
-                    i64(root, "created_at_ns", s.createdAtNs());
-                    i64(root, "samples_version", s.samplesVersion());
-                    i64(root, "episodes_version", s.episodesVersion());
-                    i64(root, "episode_count", s.episodeCount());
-                    i64(root, "sample_count", s.sampleCount());
-                    i64(root, "base_count", s.baseCount());
-                    i64(root, "mined_count", s.minedCount());
-                    TrainsetBuilder.str(root, "lineage", 0, TrainsetBuilder.json(s.lineage()));
-                    root.setRowCount(1);
-                    })) {
-            lake.writeTable(TrainsetTables.TRAINSETS, rows, false);
-        }
+    /** @return the set's row of the trainsets table (its versions: -1, the set's lake tag pins them) */
+    static BatchSource registryRow(Trainset s, BufferAllocator alloc) {
+        return BatchSource.single(TrainsetTables.TRAINSETS_SCHEMA, alloc, root -> {
+            TrainsetBuilder.str(root, "tag", 0, s.tag());
+            i64(root, "created_at_ns", s.createdAtNs());
+            i64(root, "samples_version", s.samplesVersion());
+            i64(root, "episodes_version", s.episodesVersion());
+            i64(root, "episode_count", s.episodeCount());
+            i64(root, "sample_count", s.sampleCount());
+            i64(root, "base_count", s.baseCount());
+            i64(root, "mined_count", s.minedCount());
+            TrainsetBuilder.str(root, "lineage", 0, TrainsetBuilder.json(s.lineage()));
+            root.setRowCount(1);
+        });
     }
 
-    /** Tags the set's versions of trainset_samples and trainset_episodes with its tag, where missing. */
-    static void ensureTags(Lake lake, Trainset s) {
-        tag(lake, TrainsetTables.SAMPLES, s.tag(), s.samplesVersion());
-        tag(lake, TrainsetTables.EPISODES, s.tag(), s.episodesVersion());
-    }
-
-    private static void tag(Lake lake, String table, String tag, long version) {
-        try (LakeTable t = lake.table(table)) {
-            for (TagInfo existing : t.tags()) {
-                if (existing.name().equals(tag)) {
-                    if (existing.version() != version) {
-                        throw new LakeException("table " + t.uri() + ": tag '" + tag + "' points at version "
-                                + existing.version() + " but the training set says " + version);
-                    }
-                    return;
-                }
-            }
-            t.createTag(tag, version);
-        }
-    }
-
-    private static Trainset row(VectorSchemaRoot b, int i) {
+    private static Trainset row(Lake lake, VectorSchemaRoot b, int i) {
         Map<String, Object> lineage;
         try {
             lineage = JSON.readValue(str(b, "lineage", i), new TypeReference<LinkedHashMap<String, Object>>() {});
         } catch (IOException e) {
-            throw new LakeException("trainsets row " + i + ": lineage is not JSON: " + e.getMessage(), e);
+            throw new io.flywheel.error.BadInputException("trainsets row " + i + ": lineage is not JSON: "
+                    + e.getMessage(), e);
         }
-        return new Trainset(str(b, "tag", i), i64(b, "created_at_ns", i), i64(b, "samples_version", i),
-                i64(b, "episodes_version", i), i64(b, "episode_count", i), i64(b, "sample_count", i),
-                i64(b, "base_count", i), i64(b, "mined_count", i), lineage);
+        String tag = str(b, "tag", i);
+        long samples = i64(b, "samples_version", i);
+        long episodes = i64(b, "episodes_version", i);
+        Map<String, Long> pinned = lake.snapshot().tags().get(tag);
+        if (pinned != null) { // the set's lake tag is the truth (rows written in the same commit say -1)
+            samples = pinned.getOrDefault(TrainsetTables.SAMPLES, samples);
+            episodes = pinned.getOrDefault(TrainsetTables.EPISODES, episodes);
+        }
+        return new Trainset(tag, i64(b, "created_at_ns", i), samples, episodes, i64(b, "episode_count", i),
+                i64(b, "sample_count", i), i64(b, "base_count", i), i64(b, "mined_count", i), lineage);
     }
 
     private static String object(String metadataJson) {

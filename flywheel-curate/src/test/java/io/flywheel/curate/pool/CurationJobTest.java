@@ -27,7 +27,7 @@ import io.flywheel.enrich.EnrichOptions;
 import io.flywheel.enrich.Stride;
 import io.flywheel.enrich.model.OnnxEmbedder;
 import io.flywheel.ingest.IngestOptions;
-import io.flywheel.lake.IngestJob;
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.flywheel.ingest.IngestOptions;
-import io.flywheel.lake.FrameRow;
-import io.flywheel.lake.IngestJob;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
@@ -172,7 +172,7 @@ class TrainsetBuilderTest {
             IllegalStateException again = assertThrows(IllegalStateException.class, () -> TrainsetBuilder.build(lake,
                     TrainsetSpec.builder("train-v1").build(), tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE));
             assertTrue(again.getMessage().contains("already exists"), again.getMessage());
-            assertThrows(IllegalArgumentException.class, () -> Trainsets.open(lake, "nope"));
+            assertThrows(io.flywheel.error.NotFoundException.class, () -> Trainsets.open(lake, "nope"));
             IllegalStateException empty = assertThrows(IllegalStateException.class, () -> TrainsetBuilder.build(lake,
                     TrainsetSpec.builder("empty").baseRatio(0).build(), tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE));
             assertTrue(empty.getMessage().contains("would hold no episode"), empty.getMessage());

@@ -82,7 +82,7 @@ public final class TrainsetCache implements AutoCloseable {
      * @param options the lake's open options (storage for S3)
      * @return the cache; close it
      * @throws IOException when the cache folder cannot be used or the loopback port not bound
-     * @throws io.flywheel.lake.LakeException when there is no lake at the location
+     * @throws io.flywheel.error.NotFoundException when there is no lake at the location
      */
     public static TrainsetCache open(Path dir, String lakeLocation, Lake.Options options) throws IOException {
         Lake lake = Lake.open(lakeLocation, options);

@@ -82,10 +82,11 @@ public final class WarmPlanner {
         TreeSet<String> meta = new TreeSet<>();
         String samplesDir = TrainsetTables.SAMPLES + ".lance/";
         meta.add(manifest(origin, TrainsetTables.SAMPLES, set.samplesVersion()));
-        for (String t : List.of(Lake.CATALOG, TrainsetTables.TRAINSETS, TrainsetTables.SAMPLES, TrainsetTables.EPISODES)) {
+        meta.addAll(lake.commitPointFiles()); // how a reader finds the snapshot: the head hint and its commit point
+        for (String t : List.of(TrainsetTables.TRAINSETS, TrainsetTables.SAMPLES, TrainsetTables.EPISODES)) {
             try (LakeTable lt = lake.table(t)) {
                 meta.add(manifest(origin, t, lt.version()));
-                if (t.equals(Lake.CATALOG) || t.equals(TrainsetTables.TRAINSETS)) {
+                if (t.equals(TrainsetTables.TRAINSETS)) {
                     for (DataFileRef d : lt.dataFiles()) {
                         meta.add(t + ".lance/data/" + d.path());
                     }

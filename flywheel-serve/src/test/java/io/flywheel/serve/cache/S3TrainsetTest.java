@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.flywheel.curate.trainset.TrainsetBuilder;
 import io.flywheel.curate.trainset.TrainsetSpec;
 import io.flywheel.ingest.IngestOptions;
-import io.flywheel.lake.IngestJob;
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.StorageConfig;
 import io.flywheel.quality.RuleSet;

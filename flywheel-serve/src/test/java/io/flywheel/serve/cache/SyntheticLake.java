@@ -10,12 +10,12 @@ import java.util.SplittableRandom;
 
 import io.flywheel.curate.trainset.TrainsetBuilder;
 import io.flywheel.curate.trainset.TrainsetSpec;
-import io.flywheel.lake.EpisodeRow;
-import io.flywheel.lake.FrameRow;
-import io.flywheel.lake.ImageEnrichment;
-import io.flywheel.lake.ImageLocator;
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.rows.ImageEnrichment;
+import io.flywheel.rows.ImageLocator;
 import io.flywheel.lake.Lake;
-import io.flywheel.lake.RawFileRow;
+import io.flywheel.rows.RawFileRow;
 
 /**
  * A generated lake with known truth: {@code episodes} episodes of {@code frames} frames, one camera.
@@ -71,7 +71,7 @@ final class SyntheticLake {
                     null, "{}");
             RawFileRow rf = new RawFileRow(raw.toString(), Files.size(raw), String.format("%064x", i + 1), "mcap",
                     "rec-" + i, "robot-1", t0, "{}", "ok", t0 + 1);
-            lake.begin().putFrames(rows).putEpisodes(List.of(ep)).putRawFiles(List.of(rf)).commit();
+            lake.begin("ingest").putFrames(rows).putEpisodes(List.of(ep)).putRawFiles(List.of(rf)).commit();
         }
         TrainsetBuilder.build(lake, TrainsetSpec.builder(tag).baseRatio(1.0).seed(1).sampleRateHz(0).build(), scratch,
                 TrainsetBuilder.Progress.NONE);

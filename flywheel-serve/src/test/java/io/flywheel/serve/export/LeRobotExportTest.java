@@ -43,7 +43,7 @@ import io.flywheel.enrich.RgbImage;
 import io.flywheel.enrich.video.Mp4VideoReader;
 import io.flywheel.enrich.video.VideoFrame;
 import io.flywheel.ingest.IngestOptions;
-import io.flywheel.lake.IngestJob;
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.quality.RuleSet;
 import io.flywheel.serve.loader.LoaderOptions;
@@ -285,7 +285,7 @@ class LeRobotExportTest {
     @Test
     void badInputsAreRefusedWithoutTouchingTheOutput() throws IOException {
         try (Lake lake = Lake.open(lakeDir)) {
-            IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> LeRobotExporter.export(lake, "nope",
+            io.flywheel.error.NotFoundException unknown = assertThrows(io.flywheel.error.NotFoundException.class, () -> LeRobotExporter.export(lake, "nope",
                     tmp.resolve("x"), LeRobotExportOptions.defaults(), l -> { }));
             assertTrue(unknown.getMessage().contains("no training set 'nope'"), unknown.getMessage());
             assertFalse(Files.exists(tmp.resolve("x")));

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 import io.flywheel.curate.trainset.TrainsetBuilder;
 import io.flywheel.curate.trainset.TrainsetSpec;
 import io.flywheel.ingest.IngestOptions;
-import io.flywheel.lake.FrameRow;
-import io.flywheel.lake.IngestJob;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
@@ -126,7 +126,7 @@ class TrainsetLoaderTest {
                     LoaderOptions.builder().batchSize(16).dropLast(true).images(LoaderOptions.Images.NONE).build())) {
                 assertEquals(6, d.batchesPerEpoch());
             }
-            assertThrows(IllegalArgumentException.class, () -> TrainsetLoader.open(lake, "nope", o));
+            assertThrows(io.flywheel.error.NotFoundException.class, () -> TrainsetLoader.open(lake, "nope", o));
         }
     }
 

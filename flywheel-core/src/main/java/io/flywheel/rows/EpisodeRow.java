@@ -1,10 +1,10 @@
-package io.flywheel.lake;
+package io.flywheel.rows;
 
 import java.util.List;
 import java.util.Objects;
 
 /**
- * One row of {@code episodes} (see {@link TableSchemas}). All times are int64 ns since the Unix
+ * One row of {@code episodes} (see {@code io.flywheel.lake.TableSchemas}). All times are int64 ns since the Unix
  * epoch, durations int64 ns. Every field but {@code episodeId} is nullable.
  *
  * @param episodeId episode identifier (deterministic from the content hash, so a re-ingest gives

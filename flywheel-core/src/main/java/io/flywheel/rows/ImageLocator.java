@@ -1,4 +1,4 @@
-package io.flywheel.lake;
+package io.flywheel.rows;
 
 import java.util.Objects;
 

@@ -1,9 +1,9 @@
-package io.flywheel.lake;
+package io.flywheel.rows;
 
 import java.util.Objects;
 
 /**
- * One row of {@code raw_files} (see {@link TableSchemas}).
+ * One row of {@code raw_files} (see {@code io.flywheel.lake.TableSchemas}).
  *
  * @param uri location of the raw file (absolute path or URI), not null
  * @param bytes file size in bytes, &ge; 0

@@ -1,4 +1,4 @@
-package io.flywheel.lake;
+package io.flywheel.ingest;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,26 +24,22 @@ import io.flywheel.align.ResidualStats;
 import io.flywheel.align.StreamAlignment;
 import io.flywheel.align.StreamPolicy;
 import io.flywheel.align.TopicStream;
-import io.flywheel.ingest.Episode;
-import io.flywheel.ingest.GripperJoint;
-import io.flywheel.ingest.Ingest;
-import io.flywheel.ingest.IngestOptions;
-import io.flywheel.ingest.RawLocator;
-import io.flywheel.ingest.Recording;
-import io.flywheel.ingest.RobotProfile;
-import io.flywheel.ingest.SourceFile;
-import io.flywheel.ingest.Sources;
-import io.flywheel.ingest.StreamData;
-import io.flywheel.ingest.StreamRole;
 import io.flywheel.quality.EpisodeMetrics;
 import io.flywheel.quality.JointLimits;
 import io.flywheel.quality.QualityReport;
 import io.flywheel.quality.RuleSet;
 import io.flywheel.quality.StreamMetrics;
+import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
+import io.flywheel.rows.ImageLocator;
+import io.flywheel.rows.RawFileRow;
+import io.flywheel.rows.RecordingRows;
+import io.flywheel.rows.RowSink;
+import io.flywheel.rows.StreamMatch;
 
 /**
  * {@code flywheel ingest}: recordings become rows of {@code raw_files}, {@code episodes} and
- * {@code frames}, committed once per table.
+ * {@code frames}, committed one recording per transaction through a {@link RowSink} (the lake).
  *
  * <p>Per episode: every stream is aligned to the master clock (the profile's master camera, else the
  * camera with the lowest channel id, else the state stream; or a fixed rate) with a per-stream
@@ -69,9 +65,9 @@ import io.flywheel.quality.StreamMetrics;
  * {@link RecordingResult#gripperJoints()}.
  *
  * <p>Idempotent by content: a recording whose files' SHA-256s are all in {@code raw_files} is
- * skipped. The tables are committed in the order frames, episodes, raw_files, each atomically, so a
- * crash between two commits leaves a recording that is not yet in {@code raw_files} and is redone,
- * replacing its rows by key, on the next run.
+ * skipped, and so is one that a concurrent writer commits first. Episode ids are derived from the content hash,
+ * so a re-run writes the same keys. The stage knows no storage: the same code runs in a Spark task with another
+ * sink.
  */
 public final class IngestJob {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -229,21 +225,35 @@ public final class IngestJob {
      * @param recordings every recording read (written or skipped), in input order
      * @param episodes episodes written
      * @param frames frames written
-     * @param skipped recordings already in the lake
+     * @param skipped recordings already in the lake (also those a concurrent writer committed first)
      * @param failed inputs that could not be read
-     * @param commit the commit, null when nothing was written
+     * @param commits the lake commit of each recording written, in order
      */
     public record Result(List<RecordingResult> recordings, long episodes, long frames, long skipped,
-                         List<Failure> failed, CommitResult commit) {}
+                         List<Failure> failed, List<Long> commits) {
+        public Result {
+            recordings = List.copyOf(recordings);
+            failed = List.copyOf(failed);
+            commits = List.copyOf(commits);
+        }
+    }
 
     private IngestJob() {}
 
+    /** A recording read and turned into rows, waiting to be committed. */
+    private record Pending(RecordingRows rows, int resultIndex, long frames) {}
+
     /**
-     * Reads every recording of the inputs, one at a time; a recording that cannot be read (truncated, corrupt, not a
-     * recording) is reported in {@link Result#failed()} and skipped, and the others are committed: once per table,
-     * only when at least one recording is new.
+     * Reads every recording of the inputs, one at a time, and commits each as one transaction (its raw_files,
+     * episodes and frames rows, all or nothing); a recording that cannot be read (truncated, corrupt, not a
+     * recording) is reported in {@link Result#failed()} and skipped. A run killed at any moment leaves the
+     * recordings committed so far, each whole; running it again ingests the others (same content is skipped).
      *
-     * @param lake the lake to write
+     * <p>When the run has per-topic policies, recordings are committed only once every policy's topic has been seen
+     * in a recording read (a misspelled topic fails the run with nothing committed, instead of leaving recordings
+     * aligned without the policy, which a re-run would then skip).
+     *
+     * @param sink where the rows go: the lake, on one machine
      * @param inputs files or folders (a folder is scanned for recordings, recursively); a folder without any
      *     recording is a failure ("no recordings found in ...")
      * @param options reading options (profile, robot id)
@@ -251,9 +261,9 @@ public final class IngestJob {
      * @param rules quality rules
      * @param progress called with a line per recording
      * @return what was done
-     * @throws IOException when the commit fails (nothing of this run is visible then)
+     * @throws IOException when a commit fails (the recordings committed before it stay)
      */
-    public static Result run(Lake lake, List<Path> inputs, IngestOptions options, AlignConfig align, RuleSet rules,
+    public static Result run(RowSink sink, List<Path> inputs, IngestOptions options, AlignConfig align, RuleSet rules,
                              Consumer<String> progress) throws IOException {
         List<Failure> failed = new ArrayList<>();
         List<Sources.Source> sources = new ArrayList<>();
@@ -265,14 +275,13 @@ public final class IngestJob {
                 failed.add(new Failure(in.toString(), "no recordings found in " + in, "NoRecordings"));
             }
         }
-        List<FrameRow> frames = new ArrayList<>();
-        List<EpisodeRow> episodes = new ArrayList<>();
-        List<RawFileRow> rawFiles = new ArrayList<>();
         List<RecordingResult> results = new ArrayList<>();
         java.util.Set<String> streamTopics = new java.util.TreeSet<>(); // of the recordings read and not skipped
+        java.util.Set<String> unseenPolicyTopics = new java.util.TreeSet<>(align.policies().keySet());
         java.util.Set<String> seen = new java.util.HashSet<>();
         java.util.Set<String> inLake = null; // sha256 of the raw files already in the lake, read at the first recording
-        long skipped = 0;
+        List<Pending> pending = new ArrayList<>();
+        Totals totals = new Totals();
         long now = System.currentTimeMillis() * 1_000_000L;
         int n = 0;
         for (Sources.Source source : sources) {
@@ -286,12 +295,12 @@ public final class IngestJob {
                 boolean known = !seen.add(rec.recordingId());
                 if (!known) {
                     if (inLake == null) {
-                        inLake = lake.rawFileSha256s(); // once per run: nothing is committed before the end
+                        inLake = sink.committedRawFiles(); // once per run; a concurrent writer's commit is a conflict
                     }
                     known = inLake.containsAll(rec.files().stream().map(SourceFile::sha256).toList());
                 }
                 if (known) {
-                    skipped++;
+                    totals.skipped++;
                     results.add(new RecordingResult(rec.recordingId(), rec.format().name(), uris(rec), true, 0, 0,
                             null, List.of(), Map.of()));
                     progress.accept(counter + "skip " + name + ": already in the lake (same content)");
@@ -306,6 +315,9 @@ public final class IngestJob {
                 progress.accept(counter + "failed: " + name);
                 continue;
             }
+            List<FrameRow> frames = new ArrayList<>();
+            List<EpisodeRow> episodes = new ArrayList<>();
+            List<RawFileRow> rawFiles = new ArrayList<>();
             Map<String, Integer> status = new LinkedHashMap<>();
             Map<String, String> gripperJoints = new LinkedHashMap<>();
             List<TimestampIssue> issues = new ArrayList<>();
@@ -332,6 +344,7 @@ public final class IngestJob {
                 for (StreamData s : ep.streams()) {
                     topics.merge(s.topic(), s.size(), Integer::sum);
                     streamTopics.add(s.topic());
+                    unseenPolicyTopics.remove(s.topic());
                 }
             }
             long startNs = rec.episodes().stream().mapToLong(Episode::startNs).min().orElse(0);
@@ -345,15 +358,45 @@ public final class IngestJob {
             results.add(new RecordingResult(rec.recordingId(), rec.format().name(), uris(rec), false,
                     rec.episodes().size(), recFrames, rec.profile() == null ? null : ProfileSummary.of(rec.profile()),
                     List.copyOf(issues), status, gripperJoints));
+            pending.add(new Pending(new RecordingRows(rec.recordingId(), rawFiles, episodes, frames),
+                    results.size() - 1, recFrames));
             progress.accept(String.format("%s%s: %d episode(s), %d frame(s) %s", counter, name,
                     rec.episodes().size(), recFrames, status));
+            if (unseenPolicyTopics.isEmpty()) {
+                commit(sink, pending, results, totals);
+            }
         }
-        CommitResult commit = null;
-        if (!rawFiles.isEmpty()) {
+        if (!pending.isEmpty()) {
             checkPolicyTopics(align, streamTopics);
-            commit = lake.begin().putFrames(frames).putEpisodes(episodes).putRawFiles(rawFiles).commit();
+            commit(sink, pending, results, totals);
         }
-        return new Result(List.copyOf(results), episodes.size(), frames.size(), skipped, List.copyOf(failed), commit);
+        return new Result(results, totals.episodes, totals.frames, totals.skipped, failed, totals.commits);
+    }
+
+    /** Counts of the run's commits. */
+    private static final class Totals {
+        long episodes;
+        long frames;
+        long skipped;
+        final List<Long> commits = new ArrayList<>();
+    }
+
+    /** Commits each pending recording as its own transaction; one a concurrent writer committed first is skipped. */
+    private static void commit(RowSink sink, List<Pending> pending, List<RecordingResult> results, Totals totals) {
+        for (Pending p : pending) {
+            java.util.OptionalLong c = sink.commit(p.rows());
+            if (c.isPresent()) {
+                totals.commits.add(c.getAsLong());
+                totals.episodes += p.rows().episodes().size();
+                totals.frames += p.frames();
+            } else {
+                RecordingResult r = results.get(p.resultIndex());
+                results.set(p.resultIndex(), new RecordingResult(r.recordingId(), r.format(), r.files(), true, 0, 0,
+                        null, List.of(), Map.of()));
+                totals.skipped++;
+            }
+        }
+        pending.clear();
     }
 
     /**

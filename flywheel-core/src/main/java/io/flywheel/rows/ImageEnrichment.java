@@ -1,11 +1,11 @@
-package io.flywheel.lake;
+package io.flywheel.rows;
 
 import java.util.Arrays;
 import java.util.Objects;
 
 /**
  * What enrich computed for one camera image of a frame (the enrichment fields of the {@code frames.images}
- * struct, see {@link TableSchemas}). Every field is nullable: an image that could not be decoded carries only
+ * struct, see {@code io.flywheel.lake.TableSchemas}). Every field is nullable: an image that could not be decoded carries only
  * {@code decodeError}.
  *
  * @param sharpness variance of the Laplacian of the grey image, grey levels squared

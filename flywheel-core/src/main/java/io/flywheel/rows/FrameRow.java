@@ -1,10 +1,10 @@
-package io.flywheel.lake;
+package io.flywheel.rows;
 
 import java.util.List;
 import java.util.Objects;
 
 /**
- * One row of {@code frames}: one master-clock tick of an episode (see {@link TableSchemas}).
+ * One row of {@code frames}: one master-clock tick of an episode (see {@code io.flywheel.lake.TableSchemas}).
  *
  * @param episodeId episode id, not null
  * @param frameIndex 0-based position in the episode, &ge; 0

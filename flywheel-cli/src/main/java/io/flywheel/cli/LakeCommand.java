@@ -1,0 +1,71 @@
+package io.flywheel.cli;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeSnapshot;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code flywheel lake ...}: the lake's own maintenance. */
+@Command(name = "lake", mixinStandardHelpOptions = true, description = "Lake maintenance.",
+        subcommands = {LakeCommand.Migrate.class})
+final class LakeCommand implements Runnable {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    /** {@code flywheel lake migrate LAKE}: migrates a lake of an older schema version in place. */
+    @Command(name = "migrate", mixinStandardHelpOptions = true,
+            description = "Migrate a lake of an older schema version in place (tables and raw files are kept).")
+    static final class Migrate implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "LAKE", description = "folder or s3://bucket/prefix")
+        String lake;
+
+        @Option(names = "--endpoint", description = "S3 endpoint URL, e.g. http://127.0.0.1:9000")
+        String endpoint;
+
+        @Option(names = "--region", description = "S3 region")
+        String region;
+
+        @Option(names = "--allow-http", description = "allow a plain-HTTP S3 endpoint")
+        boolean allowHttp;
+
+        @Option(names = "--json", description = "machine-readable output")
+        boolean json;
+
+        @Override
+        public Integer call() {
+            Lake.Migration r = Lake.migrate(lake, LakeArgs.options(endpoint, region, allowHttp));
+            LakeSnapshot s = r.snapshot();
+            String from = r.fromSchemaVersion();
+            boolean migrated = r.migrated();
+            if (json) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("lake", lake);
+                m.put("migrated", migrated);
+                m.put("from_schema_version", from);
+                m.put("schema_version", r.toSchemaVersion());
+                m.put("commit", s.seq());
+                m.put("tables", s.tables());
+                m.put("tags", s.tags().keySet());
+                Json.print(System.out, m);
+            } else if (migrated) {
+                System.out.println("migrated " + lake + " from schema version " + from + " to " + r.toSchemaVersion()
+                        + " in lake commit " + s.seq() + ": tables "
+                        + s.tables() + ", " + s.tags().size() + " tag(s)");
+            } else {
+                System.out.println(lake + " is at schema version " + r.toSchemaVersion()
+                        + " already (lake commit " + s.seq() + "); nothing to do");
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,473 @@
+package io.flywheel.lake;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.WriteParams;
+import org.lance.fragment.FragmentUpdateResult;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
+import org.lance.operation.Append;
+import org.lance.operation.Operation;
+import org.lance.operation.Overwrite;
+import org.lance.operation.Update;
+
+import io.flywheel.error.BadInputException;
+import io.flywheel.error.NotFoundException;
+
+/**
+ * One table's change inside a {@link LakeTransaction}: what it writes (kind, keys, columns, for the conflict check
+ * against concurrent commits) and how its data files are staged. Staging writes new Lance data files next to the
+ * table's (invisible until a table version names them) and returns the Lance operation that will name them.
+ */
+abstract class PendingChange {
+    final String table;
+    final String kind;
+
+    PendingChange(String table, String kind) {
+        this.table = table;
+        this.kind = kind;
+    }
+
+    /** @return the partition keys written (episode ids, sha256), for the conflict check; empty when none */
+    abstract Set<String> keys();
+
+    /** @return for an update, the columns it changes */
+    List<String> columns() {
+        return List.of();
+    }
+
+    /**
+     * @return whether the staged operation depends on the fragments it was staged against (an update or a
+     *     replace), so that it must be staged again when those changed
+     */
+    boolean dependsOnFragments() {
+        return false;
+    }
+
+    /**
+     * Writes the change's data files.
+     *
+     * @param lake the lake (table URIs, storage options)
+     * @param base the table at the version the change is staged against, or null when the table does not exist yet
+     * @param alloc allocator for the Arrow batches
+     * @return the staged operation
+     */
+    abstract Staged stage(Lake lake, Dataset base, BufferAllocator alloc) throws Exception;
+
+    /**
+     * A staged change.
+     *
+     * @param operation the Lance operation naming the new data files, or null when the operation is decided at
+     *     commit ({@code createOrAppend}), or when there is nothing to write
+     * @param newFragments the fragments written
+     * @param schema the schema of the rows written (for an overwrite, or a table created by this commit)
+     * @param createOrAppend whether the fragments are appended when the table exists at commit, else create it
+     * @param basis the fragments it was computed from (id to metadata), which must be unchanged when it commits
+     * @param rowsAdded rows the operation appends
+     * @param rowsUpdated rows whose columns it rewrites
+     * @param rowsDeleted rows it deletes
+     * @param direct for a change that Lance commits itself (a schema change, an index, a compaction's rewrite),
+     *     the call that commits it on the dataset at its latest version, under the commit lock; it must leave the
+     *     dataset on exactly one new version. Null for the others.
+     */
+    record Staged(Operation operation, List<FragmentMetadata> newFragments, Schema schema, boolean createOrAppend,
+                  Map<Integer, FragmentMetadata> basis, long rowsAdded, long rowsUpdated, long rowsDeleted,
+                  java.util.function.Consumer<Dataset> direct) {
+        Staged(Operation operation, List<FragmentMetadata> newFragments, Schema schema, boolean createOrAppend,
+               Map<Integer, FragmentMetadata> basis, long rowsAdded, long rowsUpdated, long rowsDeleted) {
+            this(operation, newFragments, schema, createOrAppend, basis, rowsAdded, rowsUpdated, rowsDeleted, null);
+        }
+
+        /** @return a change Lance commits itself under the lock (see {@code direct}) */
+        static Staged direct(java.util.function.Consumer<Dataset> commit, Map<Integer, FragmentMetadata> basis) {
+            return new Staged(null, List.of(), null, false, basis, 0, 0, 0, commit);
+        }
+    }
+
+    static WriteParams writeParams(Lake lake) {
+        return new WriteParams.Builder().withStorageOptions(lake.storage().options()).build();
+    }
+
+    static List<FragmentMetadata> writeFragments(Lake lake, String table, VectorSchemaRoot root, BufferAllocator alloc) {
+        if (root.getRowCount() == 0) {
+            return List.of();
+        }
+        return Fragment.create(lake.tableUri(table), alloc, root, writeParams(lake));
+    }
+
+    // ------------------------------------------------------------------------------------------ typed rows
+
+    /**
+     * How one of the typed tables ({@code raw_files}, {@code episodes}, {@code frames}) turns rows into Arrow and
+     * identifies them.
+     */
+    record Codec<R>(String table, List<String> keyColumns, String partitionColumn,
+                    BiFunction<List<R>, BufferAllocator, VectorSchemaRoot> toArrow, Function<R, String> partitionKey,
+                    Function<R, List<Object>> rowKey) {}
+
+    /**
+     * Rows appended, replacing any rows with the same partition key (raw_files by sha256, episodes by episode_id,
+     * frames by episode_id: an episode's frames are replaced as a whole). One Lance commit: an append when no key is
+     * present, else an update that deletes the old rows and adds the new ones.
+     */
+    static final class PutRows<R> extends PendingChange {
+        private final Codec<R> codec;
+        private final List<R> rows;
+        private final boolean replace;
+
+        /**
+         * @param replace true to replace rows with the same partition keys ({@code put}); false when the caller knows
+         *     the keys are new ({@code append}: no scan for them; a concurrent commit of the same keys is still a
+         *     conflict)
+         */
+        PutRows(Codec<R> codec, List<R> rows, boolean replace) {
+            super(codec.table(), replace ? "put" : "append");
+            this.codec = codec;
+            this.rows = List.copyOf(rows);
+            this.replace = replace;
+        }
+
+        @Override
+        Set<String> keys() {
+            Set<String> k = new LinkedHashSet<>();
+            rows.forEach(r -> k.add(codec.partitionKey().apply(r)));
+            return k;
+        }
+
+        @Override
+        boolean dependsOnFragments() {
+            return replace;
+        }
+
+        @Override
+        Staged stage(Lake lake, Dataset base, BufferAllocator alloc) throws Exception {
+            List<FragmentMetadata> added;
+            try (VectorSchemaRoot root = codec.toArrow().apply(rows, alloc)) {
+                added = writeFragments(lake, table, root, alloc);
+            }
+            Map<Integer, List<Integer>> doomed = new TreeMap<>();
+            long deleted = 0;
+            if (replace && base != null && base.countRows() > 0) {
+                String filter = Sql.in(codec.partitionColumn(), new ArrayList<>(keys()));
+                List<long[]> addrs = rowAddresses(base, List.of(codec.partitionColumn()), filter, alloc, null);
+                for (long[] a : addrs) {
+                    doomed.computeIfAbsent((int) (a[0] >>> 32), f -> new ArrayList<>()).add((int) a[0]);
+                    deleted++;
+                }
+            }
+            if (doomed.isEmpty()) {
+                return new Staged(added.isEmpty() ? null : Append.builder().fragments(added).build(), added, null,
+                        false, Map.of(), rows.size(), 0, 0);
+            }
+            Map<Integer, FragmentMetadata> basis = new LinkedHashMap<>();
+            List<FragmentMetadata> updated = new ArrayList<>();
+            List<Long> removed = new ArrayList<>();
+            for (Map.Entry<Integer, List<Integer>> e : doomed.entrySet()) {
+                Fragment f = base.getFragment(e.getKey());
+                basis.put(e.getKey(), f.metadata());
+                FragmentMetadata m = f.deleteRows(e.getValue());
+                if (m == null) {
+                    removed.add((long) e.getKey());
+                } else {
+                    updated.add(m);
+                }
+            }
+            Update op = Update.builder().updatedFragments(updated).removedFragmentIds(removed).newFragments(added)
+                    .build();
+            return new Staged(op, added, null, false, basis, rows.size(), 0, deleted);
+        }
+    }
+
+    /**
+     * Named columns of existing rows rewritten, every other column kept as it is: for each fragment holding an
+     * updated row, Lance writes a new data file of just those columns ({@link Fragment#updateColumns}, matched by row
+     * address) and one update commit replaces them. The cost is the size of the changed columns, not of the rows.
+     */
+    static final class UpdateColumns<R> extends PendingChange {
+        private final Codec<R> codec;
+        private final List<String> columns;
+        private final List<R> rows;
+
+        UpdateColumns(Codec<R> codec, List<String> columns, List<R> rows) {
+            super(codec.table(), "update");
+            this.codec = codec;
+            Schema schema = TableSchemas.of(codec.table());
+            for (String c : columns) {
+                if (schema.getFields().stream().noneMatch(f -> f.getName().equals(c))) {
+                    throw new IllegalArgumentException("table " + codec.table() + " has no column '" + c + "'");
+                }
+                if (codec.keyColumns().contains(c)) {
+                    throw new IllegalArgumentException("column '" + c + "' is a key of " + codec.table()
+                            + " and cannot be updated");
+                }
+            }
+            if (columns.isEmpty()) {
+                throw new IllegalArgumentException("an update of " + codec.table() + " names no column");
+            }
+            this.columns = List.copyOf(new LinkedHashSet<>(columns));
+            this.rows = List.copyOf(rows);
+        }
+
+        @Override
+        Set<String> keys() {
+            Set<String> k = new LinkedHashSet<>();
+            rows.forEach(r -> k.add(codec.partitionKey().apply(r)));
+            return k;
+        }
+
+        @Override
+        List<String> columns() {
+            return columns;
+        }
+
+        @Override
+        boolean dependsOnFragments() {
+            return true;
+        }
+
+        @Override
+        Staged stage(Lake lake, Dataset base, BufferAllocator alloc) throws Exception {
+            if (base == null) {
+                throw new NotFoundException("cannot update table " + table + ": it does not exist");
+            }
+            Map<List<Object>, Integer> wanted = new HashMap<>();
+            for (int i = 0; i < rows.size(); i++) {
+                if (wanted.put(codec.rowKey().apply(rows.get(i)), i) != null) {
+                    throw new BadInputException("update of " + table + ": row " + codec.rowKey().apply(rows.get(i))
+                            + " is given twice");
+                }
+            }
+            long[] addrOf = new long[rows.size()];
+            java.util.Arrays.fill(addrOf, -1);
+            String filter = Sql.in(codec.partitionColumn(), new ArrayList<>(keys()));
+            rowAddresses(base, codec.keyColumns(), filter, alloc, (addr, key) -> {
+                Integer i = wanted.get(key);
+                if (i != null) {
+                    addrOf[i] = addr;
+                }
+            });
+            Map<Integer, List<Integer>> byFragment = new TreeMap<>();
+            for (int i = 0; i < rows.size(); i++) {
+                if (addrOf[i] < 0) {
+                    throw new NotFoundException("update of " + table + " (" + String.join(", ", columns) + "): row "
+                            + codec.rowKey().apply(rows.get(i)) + " is not in the table at version " + base.version());
+                }
+                byFragment.computeIfAbsent((int) (addrOf[i] >>> 32), f -> new ArrayList<>()).add(i);
+            }
+            Map<Integer, FragmentMetadata> basis = new LinkedHashMap<>();
+            List<FragmentMetadata> updated = new ArrayList<>();
+            Set<Long> fields = new java.util.TreeSet<>();
+            for (Map.Entry<Integer, List<Integer>> e : byFragment.entrySet()) {
+                Fragment f = base.getFragment(e.getKey());
+                basis.put(e.getKey(), f.metadata());
+                List<R> sub = new ArrayList<>();
+                long[] addrs = new long[e.getValue().size()];
+                for (int j = 0; j < addrs.length; j++) {
+                    sub.add(rows.get(e.getValue().get(j)));
+                    addrs[j] = addrOf[e.getValue().get(j)];
+                }
+                FragmentUpdateResult r;
+                try (VectorSchemaRoot full = codec.toArrow().apply(sub, alloc);
+                        VectorSchemaRoot part = project(full, addrs, alloc);
+                        ArrowArrayStream stream = ArrowArrayStream.allocateNew(alloc)) {
+                    Data.exportArrayStream(alloc, new RootReader(part, alloc), stream);
+                    r = f.updateColumns(stream, ROW_ADDR, ROW_ADDR);
+                }
+                updated.add(r.getUpdatedFragment());
+                for (long id : r.getFieldsModified()) {
+                    fields.add(id);
+                }
+            }
+            Update op = Update.builder().updatedFragments(updated)
+                    .fieldsModified(fields.stream().mapToLong(Long::longValue).toArray()).build();
+            return new Staged(op, List.of(), null, false, basis, 0, rows.size(), 0);
+        }
+
+        /** @return {@code _rowaddr} then the updated columns, copied from {@code full} with their schema's fields */
+        private VectorSchemaRoot project(VectorSchemaRoot full, long[] addrs, BufferAllocator alloc) {
+            List<Field> fields = new ArrayList<>();
+            fields.add(new Field(ROW_ADDR, org.apache.arrow.vector.types.pojo.FieldType.notNullable(
+                    new ArrowType.Int(64, false)), null));
+            for (String c : columns) {
+                fields.add(full.getSchema().findField(c));
+            }
+            VectorSchemaRoot part = VectorSchemaRoot.create(new Schema(fields), alloc);
+            try {
+                part.allocateNew();
+                UInt8Vector a = (UInt8Vector) part.getVector(ROW_ADDR);
+                for (int i = 0; i < addrs.length; i++) {
+                    a.setSafe(i, addrs[i]);
+                }
+                for (String c : columns) {
+                    FieldVector from = full.getVector(c);
+                    FieldVector to = part.getVector(c);
+                    for (int i = 0; i < addrs.length; i++) {
+                        to.copyFromSafe(i, i, from);
+                    }
+                    to.setValueCount(addrs.length);
+                }
+                part.setRowCount(addrs.length);
+                return part;
+            } catch (RuntimeException e) {
+                part.close();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * New nullable columns, null in every existing row (Lance adds them to the schema only; no data file is
+     * written). Commutes with every change but another that adds a column of the same name.
+     */
+    static final class AddColumns extends PendingChange {
+        private final List<Field> fields;
+
+        AddColumns(String table, List<Field> fields) {
+            super(table, "schema");
+            if (fields.isEmpty()) {
+                throw new IllegalArgumentException("no column to add to " + table);
+            }
+            for (Field f : fields) {
+                if (!f.isNullable()) {
+                    throw new IllegalArgumentException("column '" + f.getName() + "' added to " + table
+                            + " must be nullable: its existing rows have no value");
+                }
+            }
+            this.fields = List.copyOf(fields);
+        }
+
+        @Override
+        Set<String> keys() {
+            return Set.of();
+        }
+
+        @Override
+        List<String> columns() {
+            return fields.stream().map(Field::getName).toList();
+        }
+
+        @Override
+        Staged stage(Lake lake, Dataset base, BufferAllocator alloc) {
+            if (base == null) {
+                throw new NotFoundException("cannot add columns to table " + table + ": it does not exist");
+            }
+            return Staged.direct(ds -> {
+                for (Field f : fields) {
+                    if (ds.getSchema().getFields().stream().anyMatch(x -> x.getName().equals(f.getName()))) {
+                        throw new io.flywheel.error.ConflictException("table " + lake.tableUri(table) + " has a column '"
+                                + f.getName() + "' already (version " + ds.version() + ")");
+                    }
+                }
+                ds.addColumns(fields);
+            }, Map.of());
+        }
+    }
+
+    static final String ROW_ADDR = "_rowaddr";
+
+    /** Receives one row's address and key values from {@link #rowAddresses}. */
+    interface AddressConsumer {
+        void accept(long address, List<Object> key);
+    }
+
+    /**
+     * Scans the key columns of the rows matching the filter with their row addresses.
+     *
+     * @return the addresses as {address} arrays when {@code consumer} is null
+     */
+    static List<long[]> rowAddresses(Dataset ds, List<String> keyColumns, String filter, BufferAllocator alloc,
+                                     AddressConsumer consumer) throws Exception {
+        List<long[]> out = new ArrayList<>();
+        ScanOptions o = new ScanOptions.Builder().columns(keyColumns).filter(filter).withRowAddress(true).build();
+        try (LanceScanner s = ds.newScan(o); ArrowReader r = s.scanBatches()) {
+            while (r.loadNextBatch()) {
+                VectorSchemaRoot b = r.getVectorSchemaRoot();
+                UInt8Vector addr = (UInt8Vector) b.getVector(ROW_ADDR);
+                for (int i = 0; i < b.getRowCount(); i++) {
+                    long a = addr.get(i);
+                    if (consumer == null) {
+                        out.add(new long[] {a});
+                    } else {
+                        List<Object> key = new ArrayList<>(keyColumns.size());
+                        for (String k : keyColumns) {
+                            Object v = b.getVector(k).getObject(i);
+                            key.add(v instanceof org.apache.arrow.vector.util.Text t ? t.toString() : v);
+                        }
+                        consumer.accept(a, key);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------------------------------ other tables
+
+    /**
+     * The rows of an Arrow reader appended to a table, or replacing its rows as a new version (overwrite; the
+     * reader's schema becomes the table's). Used by the curation tables (training sets, duplicate groups).
+     */
+    static final class WriteReader extends PendingChange {
+        private final ArrowReader reader;
+        private final boolean overwrite;
+        private final Set<String> keys;
+        private boolean consumed;
+
+        WriteReader(String table, ArrowReader reader, boolean overwrite, Set<String> keys) {
+            super(table, overwrite ? "overwrite" : "append");
+            this.reader = reader;
+            this.overwrite = overwrite;
+            this.keys = Set.copyOf(keys);
+        }
+
+        @Override
+        Set<String> keys() {
+            return keys;
+        }
+
+        @Override
+        Staged stage(Lake lake, Dataset base, BufferAllocator alloc) throws Exception {
+            if (consumed) {
+                throw new IllegalStateException("rows of " + table + " were staged already");
+            }
+            consumed = true;
+            Schema schema = reader.getVectorSchemaRoot().getSchema();
+            List<FragmentMetadata> added;
+            long rows = 0;
+            try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(alloc)) {
+                Data.exportArrayStream(alloc, reader, stream);
+                added = Fragment.create(lake.tableUri(table), stream, writeParams(lake));
+            }
+            for (FragmentMetadata f : added) {
+                rows += f.getNumRows();
+            }
+            if (overwrite) {
+                return new Staged(Overwrite.builder().fragments(added).schema(schema).build(), added, schema, false,
+                        Map.of(), rows, 0, base == null ? 0 : base.countRows());
+            }
+            return new Staged(null, added, schema, true, Map.of(), rows, 0, 0);
+        }
+    }
+}
