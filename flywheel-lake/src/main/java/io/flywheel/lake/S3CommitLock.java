@@ -15,13 +15,17 @@ import io.flywheel.error.ConflictException;
 
 /**
  * {@link CommitLock} of an S3 lake: a lease object {@code _lake/commit.lock} created with the store's conditional PUT,
- * holding an owner token and an expiry ({@value #LEASE_MS} ms, renewed while held). A writer that finds an expired
+ * holding an owner token and an expiry ({@link #leaseMs()}, renewed while held). A writer that finds an expired
  * lease (its holder died) deletes it and tries again. A lease is not a fence: a holder stalled past its expiry may
  * still write. The commit point's put-if-absent and the check that each table commit lands on the version after the
  * one it read are what keep the lake consistent then; the lease only keeps writers from wasting work on each other.
  */
 final class S3CommitLock implements CommitLock {
-    static final long LEASE_MS = 30_000;
+    /** Lease length in ms: 30 s, or the system property {@code flywheel.lake.s3-lease-ms} (tests shorten it). */
+    static long leaseMs() {
+        return Long.getLong("flywheel.lake.s3-lease-ms", 30_000);
+    }
+
     private static final String KEY = "commit.lock";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final ConcurrentHashMap<String, ReentrantLock> IN_JVM = new ConcurrentHashMap<>();
@@ -64,7 +68,7 @@ final class S3CommitLock implements CommitLock {
             Thread renew = new Thread(() -> {
                 try {
                     while (true) {
-                        Thread.sleep(LEASE_MS / 3);
+                        Thread.sleep(Math.max(10, leaseMs() / 3));
                         JsonNode h = current();
                         if (h == null || !owner.equals(h.path("owner").asText())) {
                             return;
@@ -125,7 +129,7 @@ final class S3CommitLock implements CommitLock {
         var n = JSON.createObjectNode();
         n.put("owner", owner);
         n.put("holder", ManagementFactory.getRuntimeMXBean().getName());
-        n.put("expires_at_ms", System.currentTimeMillis() + LEASE_MS);
+        n.put("expires_at_ms", System.currentTimeMillis() + leaseMs());
         return n.toString().getBytes(StandardCharsets.UTF_8);
     }
 }

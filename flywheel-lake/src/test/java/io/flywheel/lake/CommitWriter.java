@@ -21,7 +21,11 @@ public final class CommitWriter {
     }
 
     static void run(String lakeDir, int from, int to, int k, String tagPrefix) {
-        try (Lake lake = Lake.open(lakeDir)) {
+        run(lakeDir, Lake.Options.defaults(), from, to, k, tagPrefix);
+    }
+
+    static void run(String lakeDir, Lake.Options options, int from, int to, int k, String tagPrefix) {
+        try (Lake lake = Lake.open(lakeDir, options)) {
             System.out.println("started");
             System.out.flush();
             for (int i = from; i < to; i++) {
