@@ -14,7 +14,7 @@ import io.flywheel.error.StorageUnavailableException;
  *   <li>{@code -Dflywheel.lake.pause-at=STEP[,STEP...]}: the process prints {@code PAUSED <step>} on stdout and
  *       waits forever there, so that a test can kill it with SIGKILL at exactly that step.</li>
  *   <li>{@code -Dflywheel.lake.fail-at=STEP}: the commit fails there as if the storage had died.</li>
- *   <li>{@code -Dflywheel.lake.trace=true}: each step is printed as {@code STEP <nanoTime> <thread> <step>}, to show
+ *   <li>{@code -Dflywheel.lake.trace=true}: each step is printed as {@code STEP <epoch microseconds> <thread> <step>}, to show
  *       concurrent writers' commit windows.</li>
  *   <li>{@link #listen}: an in-process listener of every step.</li>
  * </ul>
@@ -35,7 +35,9 @@ public final class CommitHooks {
             l.accept(step);
         }
         if (Boolean.getBoolean("flywheel.lake.trace")) {
-            System.out.println("STEP " + System.nanoTime() + " " + Thread.currentThread().getName() + " " + step);
+            java.time.Instant now = java.time.Instant.now();
+            long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+            System.out.println("STEP " + micros + " " + Thread.currentThread().getName() + " " + step);
             System.out.flush();
         }
         String fail = System.getProperty("flywheel.lake.fail-at");

@@ -58,7 +58,7 @@ public final class LakeTable implements AutoCloseable {
      *     that no lake commit names)
      */
     public long latestVersion() {
-        return lake.refresh().version(name);
+        return lake.log().latest().orElseThrow().version(name);
     }
 
     /**
