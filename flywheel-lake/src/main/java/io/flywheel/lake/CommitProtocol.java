@@ -22,6 +22,7 @@ import org.lance.FragmentOperation;
 import org.lance.Transaction;
 import org.lance.operation.Append;
 import org.lance.operation.Operation;
+import org.lance.operation.Overwrite;
 
 import io.flywheel.error.ConflictException;
 import io.flywheel.error.FlywheelException;
@@ -171,12 +172,13 @@ final class CommitProtocol {
                 PendingChange.Staged s = staged.get(c.table);
                 Dataset ds = latest.get(c.table);
                 long from = head.tables().getOrDefault(c.table, 0L);
-                long to = commitTable(c, s, ds, seq, alloc);
+                long to = commitTable(c, s, ds, head.tables().containsKey(c.table), seq, alloc);
                 versions.put(c.table, to);
                 commits.add(new CommitResult.TableCommit(c.table, from, to, s.rowsAdded() + s.rowsUpdated(),
                         s.rowsDeleted()));
-                records.add(new LakeSnapshot.TableChange(c.table, ds == null ? "create" : c.kind, from, to,
-                        s.rowsAdded(), s.rowsUpdated(), s.rowsDeleted(), new ArrayList<>(c.keys()), c.columns()));
+                String kind = head.tables().containsKey(c.table) ? c.kind : "create";
+                records.add(new LakeSnapshot.TableChange(c.table, kind, from, to, s.rowsAdded(), s.rowsUpdated(),
+                        s.rowsDeleted(), new ArrayList<>(c.keys()), c.columns()));
                 CommitHooks.at("table-committed:" + c.table);
             }
             Map<String, Map<String, Long>> tags = new LinkedHashMap<>(head.tags());
@@ -236,7 +238,12 @@ final class CommitProtocol {
     }
 
     /** @return the new version of the table */
-    private long commitTable(PendingChange c, PendingChange.Staged s, Dataset ds, long seq, BufferAllocator alloc) {
+    /**
+     * @param inHead whether the head snapshot has the table (a dataset that exists without being in the head is a dead
+     *     writer's creation: its rows are replaced, never appended to)
+     */
+    private long commitTable(PendingChange c, PendingChange.Staged s, Dataset ds, boolean inHead, long seq,
+            BufferAllocator alloc) {
         if (ds == null) { // the table does not exist yet: created with the rows
             org.apache.arrow.vector.types.pojo.Schema schema = s.schema() != null ? s.schema()
                     : TableSchemas.of(c.table);
@@ -259,7 +266,8 @@ final class CommitProtocol {
         }
         Operation op = s.operation();
         if (op == null && s.createOrAppend()) {
-            op = s.newFragments().isEmpty() ? null : Append.builder().fragments(s.newFragments()).build();
+            op = !inHead ? Overwrite.builder().fragments(s.newFragments()).schema(s.schema()).build()
+                    : s.newFragments().isEmpty() ? null : Append.builder().fragments(s.newFragments()).build();
         }
         if (op == null) {
             return ds.version(); // nothing to write (an empty put): the table keeps its version

@@ -217,6 +217,41 @@ class LakeTest {
     }
 
     @Test
+    void aDeadWritersNewTableIsReplacedNotAppendedTo() {
+        org.apache.arrow.vector.types.pojo.Schema notes = new org.apache.arrow.vector.types.pojo.Schema(List.of(
+                TableSchemas.field("note", TableSchemas.UTF8, false, "a note")));
+        try (Lake lake = Lake.init(dir.resolve("lake"));
+                org.apache.arrow.memory.BufferAllocator a = lake.newAllocator("test")) {
+            System.setProperty("flywheel.lake.fail-at", "table-committed:notes");
+            try {
+                assertThrows(io.flywheel.error.StorageUnavailableException.class, () -> lake.begin("notes")
+                        .append("notes", rows(notes, a, "a", "b"), java.util.Set.of()).commit());
+            } finally {
+                System.clearProperty("flywheel.lake.fail-at");
+            }
+            assertFalse(lake.refresh().tables().containsKey("notes"), "the failed commit created no lake table");
+            assertTrue(Files.isDirectory(dir.resolve("lake/notes.lance")), "though its dataset exists");
+            CommitResult r = lake.begin("notes").append("notes", rows(notes, a, "c"), java.util.Set.of()).commit();
+            assertEquals("create", r.snapshot().changes().get(0).kind());
+            try (LakeTable t = lake.table("notes")) {
+                assertEquals(1, t.countRows(), "only the committed row, not the dead writer's two");
+                assertEquals(1, t.countRows("note = 'c'"));
+            }
+        }
+    }
+
+    private static BatchSource rows(org.apache.arrow.vector.types.pojo.Schema schema,
+            org.apache.arrow.memory.BufferAllocator a, String... values) {
+        return BatchSource.single(schema, a, root -> {
+            for (int i = 0; i < values.length; i++) {
+                ((org.apache.arrow.vector.VarCharVector) root.getVector("note")).setSafe(i,
+                        values[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+            root.setRowCount(values.length);
+        });
+    }
+
+    @Test
     void storageConfigSources() throws Exception {
         Path yaml = dir.resolve("flywheel.yaml");
         Files.writeString(yaml, "storage:\n  endpoint: http://127.0.0.1:9000\n  region: eu-west-1\n"
