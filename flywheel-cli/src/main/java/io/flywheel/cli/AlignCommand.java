@@ -20,9 +20,13 @@ import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
 import io.flywheel.rows.StreamMatch;
+import io.flywheel.error.BadInputException;
+import io.flywheel.error.NotFoundException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code flywheel align report LAKE}: how well every stream lines up with the master clock. */
 @Command(name = "align", mixinStandardHelpOptions = true, description = "Alignment of streams to the master clock.",
@@ -48,8 +52,11 @@ final class AlignCommand implements Runnable {
             description = "Per stream: frames matched and left without a value, and the |residual| distribution"
                     + " (p50, p90, p99, max). --plot draws one episode's two timelines with the pairings.")
     static final class Report implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-        String lake;
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        LakeLocation location;
 
         @Option(names = "--episode", paramLabel = "ID", description = "only this episode")
         String episode;
@@ -67,23 +74,26 @@ final class AlignCommand implements Runnable {
                 + " ground_truth.json: also show the true error of every pairing next to the observed residual")
         Path truth;
 
-        @Option(names = "--json", description = "machine-readable output")
-        boolean json;
+        @Mixin
+        JsonOutput jsonOutput;
 
         private Truth groundTruth;
         private final Map<String, EpisodeRow> episodes = new LinkedHashMap<>();
 
         @Override
         public Integer call() throws Exception {
+            Usage.require(spec, plot == null || episode != null, "--plot needs --episode: it draws one episode");
+            Usage.require(spec, stream == null || plot != null, "--stream needs --plot: it names the stream drawn");
+            Usage.require(spec, windowMs > 0 && !Double.isInfinite(windowMs),
+                    "--window-ms must be a positive number of ms, got " + windowMs);
+            String lake = location.uri();
+            boolean json = jsonOutput.enabled();
             if (truth != null) {
                 groundTruth = Truth.load(truth);
             }
-            if (plot != null && episode == null) {
-                throw new IllegalArgumentException("--plot needs --episode: it draws one episode");
-            }
             List<FrameRow> frames;
             EpisodeRow ep = null;
-            try (Lake l = Lake.open(lake); LakeTable t = l.table("frames")) {
+            try (Lake l = location.open(); LakeTable t = l.table("frames")) {
                 ScanRequest.Builder b = ScanRequest.builder();
                 if (episode != null) {
                     b.filter("episode_id = '" + episode.replace("'", "''") + "'");
@@ -101,7 +111,8 @@ final class AlignCommand implements Runnable {
                         List<EpisodeRow> eps = e.episodes(ScanRequest.builder()
                                 .filter("episode_id = '" + episode.replace("'", "''") + "'").build());
                         if (eps.isEmpty()) {
-                            throw new IllegalArgumentException("no episode '" + episode + "' in " + lake);
+                            throw new NotFoundException("no episode '" + episode + "' in " + lake
+                                    + "; `flywheel qc report " + lake + "` lists the episode ids");
                         }
                         ep = eps.get(0);
                     }
@@ -196,17 +207,30 @@ final class AlignCommand implements Runnable {
             return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e6;
         }
 
+        /** @return the streams aligned to the master in the frames, in the order the first frames name them */
+        private static List<String> aligned(List<FrameRow> frames) {
+            java.util.Set<String> out = new java.util.LinkedHashSet<>();
+            for (FrameRow f : frames) {
+                f.streams().forEach(m -> out.add(m.stream()));
+            }
+            return List.copyOf(out);
+        }
+
         /** Re-reads the episode's raw files for the stream's message times, then draws. */
         private void drawPlot(EpisodeRow ep, List<FrameRow> frames) throws Exception {
             if (frames.isEmpty()) {
-                throw new IllegalArgumentException("episode " + episode + " has no frames to draw");
+                throw new BadInputException("episode " + episode + " has no frames to draw");
             }
-            String topic = stream != null ? stream : frames.get(0).streams().isEmpty() ? null
-                    : frames.get(0).streams().get(0).stream();
-            if (topic == null) {
-                throw new IllegalArgumentException("episode " + episode + " has only its master stream: nothing to pair");
+            List<String> streams = aligned(frames);
+            if (streams.isEmpty()) {
+                throw new BadInputException("episode " + episode + " has only its master stream: nothing to pair");
             }
-            Map<?, ?> meta = Json.MAPPER.readValue(ep.metadataJson(), Map.class);
+            if (stream != null && !streams.contains(stream)) {
+                throw new NotFoundException("episode " + episode + " has no stream '" + stream + "' aligned to "
+                        + ep.masterTopic() + "; its streams: " + String.join(", ", streams));
+            }
+            String topic = stream != null ? stream : streams.get(0);
+            Map<?, ?> meta = ep.metadataJson() == null ? Map.of() : Json.MAPPER.readValue(ep.metadataJson(), Map.class);
             List<?> files = (List<?>) meta.get("source_files");
             StreamData s = null;
             for (Object f : files == null ? List.of() : files) {
@@ -220,7 +244,8 @@ final class AlignCommand implements Runnable {
                 break;
             }
             if (s == null) {
-                throw new IllegalArgumentException("stream '" + topic + "' not found in the raw files of " + episode);
+                throw new NotFoundException("stream '" + topic + "' not found in the raw files of " + episode
+                        + " (" + (files == null ? "no source_files in its metadata" : files) + ")");
             }
             long[] st = s.timestamps().resolved().usableTimesNs();
             Arrays.sort(st);

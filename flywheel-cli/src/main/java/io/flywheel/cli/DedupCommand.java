@@ -14,8 +14,11 @@ import io.flywheel.curate.pool.ContactSheet;
 import io.flywheel.curate.pool.DedupJob;
 import io.flywheel.lake.Lake;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code flywheel dedup LAKE} and {@code flywheel dedup sweep LAKE}: near-duplicate episodes and frames. */
 @Command(name = "dedup", mixinStandardHelpOptions = true,
@@ -24,9 +27,17 @@ import picocli.CommandLine.Parameters;
                 + " group stays in the mining pool and training sets. Nothing is deleted.",
         subcommands = {DedupCommand.Sweep.class})
 final class DedupCommand implements Callable<Integer> {
-    // optional here so that `dedup sweep LAKE` parses; `dedup` itself requires it (checked in call)
-    @Parameters(index = "0", arity = "0..1", paramLabel = "LAKE", description = "lake folder or s3:// URI")
+    @Spec
+    CommandSpec spec;
+
+    // optional here so that `dedup sweep LAKE` parses (picocli checks a parent's required parameters before its
+    // subcommand's); `dedup` itself requires it (checked in call). Hence no LakeLocation: the same parameter and
+    // StorageOptions, spelt out.
+    @Parameters(index = "0", arity = "0..1", paramLabel = "LAKE", description = "lake folder or s3://bucket/prefix")
     String lake;
+
+    @Mixin
+    StorageOptions storage;
 
     @Option(names = "--episode-threshold", defaultValue = "0.0005",
             description = "cosine distance for episodes (default ${DEFAULT-VALUE}; calibrate with `dedup sweep`)")
@@ -36,22 +47,24 @@ final class DedupCommand implements Callable<Integer> {
             description = "Hamming distance in bits for frames; -1 skips frames (default ${DEFAULT-VALUE})")
     int frameThreshold;
 
-    @Option(names = "--json", description = "machine-readable output")
-    boolean json;
+    @Mixin
+    JsonOutput json;
 
     @Override
     public Integer call() {
-        if (lake == null) {
-            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-                    "Missing required parameter: 'LAKE'");
-        }
+        Usage.require(spec, lake != null, "Missing required parameter: 'LAKE'");
+        Usage.require(spec, episodeThreshold >= 0 && episodeThreshold <= 2,
+                "--episode-threshold is a cosine distance in [0, 2], got " + episodeThreshold);
+        Usage.require(spec, frameThreshold >= -1 && frameThreshold <= 63,
+                "--frame-threshold is a Hamming distance in [0, 63] bits (-1: skip frames), got " + frameThreshold);
+        DedupJob.Options o = new DedupJob.Options(episodeThreshold, frameThreshold);
         long t0 = System.nanoTime();
         DedupJob.Result r;
-        try (Lake l = Lake.open(lake)) {
-            r = DedupJob.run(l, new DedupJob.Options(episodeThreshold, frameThreshold));
+        try (Lake l = Lake.open(lake, storage.lakeOptions())) {
+            r = DedupJob.run(l, o);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
-        if (json) {
+        if (json.enabled()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("episodes", r.episodes());
             m.put("episode_groups", r.episodeGroups());
@@ -84,8 +97,11 @@ final class DedupCommand implements Callable<Integer> {
             description = "For a range of thresholds: groups and remaining pool size, plus a contact sheet (HTML and PNG)"
                     + " of the pairs merged just inside each threshold, to pick the threshold by eye.")
     static final class Sweep implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-        String lake;
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        LakeLocation lake;
 
         @Option(names = "--episode-thresholds", split = ",", defaultValue = "0.0002,0.0005,0.001,0.002,0.005,0.01,0.02,0.05",
                 description = "cosine distances (default ${DEFAULT-VALUE}: around the dedup default 0.0005; max-pooled"
@@ -103,16 +119,26 @@ final class DedupCommand implements Callable<Integer> {
                 description = "folder for sweep.html and sweep.png (default ${DEFAULT-VALUE})")
         Path out;
 
-        @Option(names = "--json", description = "machine-readable output")
-        boolean json;
+        @Mixin
+        JsonOutput json;
 
         @Override
         public Integer call() throws IOException {
+            for (double t : episodeThresholds) {
+                Usage.require(spec, t >= 0 && t <= 2, "--episode-thresholds: " + t + " is not a cosine distance in [0, 2]");
+            }
+            for (int t : frameThresholds) {
+                Usage.require(spec, t >= 0 && t <= 63, "--frame-thresholds: " + t + " is not a Hamming distance in [0, 63]"
+                        + " bits");
+            }
+            Usage.require(spec, episodeThresholds.length > 0 && frameThresholds.length > 0,
+                    "--episode-thresholds and --frame-thresholds need at least one value each");
+            Usage.require(spec, pairs >= 0, "--pairs must be >= 0, got " + pairs);
             ContactSheet.Report report;
-            try (Lake l = Lake.open(lake)) {
+            try (Lake l = lake.open()) {
                 report = ContactSheet.sweep(l, episodeThresholds, frameThresholds, pairs, out);
             }
-            if (json) {
+            if (json.enabled()) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("episodes", steps(report.episodes()));
                 m.put("frames", steps(report.frames()));

@@ -23,9 +23,9 @@ import io.flywheel.enrich.image.FrameAnalyzer;
 import io.flywheel.lake.CommitResult;
 import io.flywheel.lake.Lake;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -40,8 +40,8 @@ final class EnrichCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-    String lake;
+    @Mixin
+    LakeLocation location;
 
     @Option(names = "--stride", paramLabel = "K|keyframes", defaultValue = "5",
             description = "frames to embed: every K-th plus phase changes, or keyframes only (default ${DEFAULT-VALUE})")
@@ -86,23 +86,34 @@ final class EnrichCommand implements Callable<Integer> {
                     + " (default ${DEFAULT-VALUE})")
     String preprocessing;
 
-    @Option(names = "--json", description = "machine-readable summary on stdout")
-    boolean json;
+    @Mixin
+    JsonOutput jsonOutput;
 
     @Override
     public Integer call() throws IOException {
-        Stride s = Stride.parse(stride);
-        EnrichOptions.Builder b = EnrichOptions.builder().stride(s).batchEpisodes(batchEpisodes).blurThreshold(blur)
-                .staticThreshold(staticThreshold).stopAfterBatches(stopAfter)
-                .image(FrameAnalyzer.Options.defaults().withHot(hotSize, hotQuality));
-        if (threads != null) {
-            b.threads(threads);
-        }
-        EnrichOptions options = b.build();
+        Stride s = Usage.check(spec, "--stride", () -> Stride.parse(stride));
+        Usage.require(spec, stopAfter >= 0, "--stop-after must be >= 0 (0: all batches), got " + stopAfter);
+        EnrichOptions options = Usage.check(spec, null, () -> {
+            EnrichOptions.Builder b = EnrichOptions.builder().stride(s).batchEpisodes(batchEpisodes).blurThreshold(blur)
+                    .staticThreshold(staticThreshold).stopAfterBatches(stopAfter)
+                    .image(FrameAnalyzer.Options.defaults().withHot(hotSize, hotQuality));
+            if (threads != null) {
+                b.threads(threads);
+            }
+            return b.build();
+        });
+        boolean onnxFile = !"none".equals(model) && (model.endsWith(".onnx") || Files.isRegularFile(Path.of(model)));
+        BuiltinModel builtin = "none".equals(model) || onnxFile ? null
+                : Usage.check(spec, "--model", () -> BuiltinModel.byName(model));
+        Preprocessing pre = Usage.check(spec, "--preprocessing", () -> Preprocessing.byName(preprocessing));
+        Usage.require(spec, onnxFile || !spec.commandLine().getParseResult().hasMatchedOption("--preprocessing"),
+                "--preprocessing applies to an ONNX file given by --model, not to " + model);
+        String lake = location.uri();
+        boolean json = jsonOutput.enabled();
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter out = spec.commandLine().getOut();
         EnrichJob.Result r;
-        try (Lake l = Lake.open(lake); Embedder embedder = embedder(err)) {
+        try (Lake l = location.open(); Embedder embedder = embedder(onnxFile, builtin, pre, err)) {
             r = EnrichJob.run(l, embedder, options, p -> {
                 err.println("enrich: " + p.line());
                 err.flush();
@@ -150,16 +161,17 @@ final class EnrichCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** @return the embedder --model names, pulling a missing built-in model; null for none */
-    private Embedder embedder(PrintWriter err) throws IOException {
-        if ("none".equals(model)) {
+    /**
+     * @return the embedder --model names (an ONNX file, else the built-in model {@code m}), pulling a missing built-in
+     *     model; null for none
+     */
+    private Embedder embedder(boolean onnxFile, BuiltinModel m, Preprocessing pre, PrintWriter err) throws IOException {
+        if (onnxFile) {
+            return OnnxEmbedder.builder(Path.of(model)).preprocessing(pre).build();
+        }
+        if (m == null) {
             return null;
         }
-        Path file = Path.of(model);
-        if (model.endsWith(".onnx") || Files.isRegularFile(file)) {
-            return OnnxEmbedder.builder(file).preprocessing(Preprocessing.byName(preprocessing)).build();
-        }
-        BuiltinModel m = BuiltinModel.byName(model);
         ModelCache cache = ModelCache.user();
         if (cache.find(m).isEmpty()) {
             err.println("enrich: model " + m.id() + " is not in " + cache.dir() + "; pulling it from "

@@ -12,8 +12,11 @@ import io.flywheel.serve.export.LeRobotExportOptions;
 import io.flywheel.serve.export.LeRobotExportResult;
 import io.flywheel.serve.export.LeRobotExporter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code flywheel export lerobot LAKE TAG OUT}: a training set as a LeRobotDataset v3.0 folder. */
 @Command(name = "export", mixinStandardHelpOptions = true, description = "Export a training set to another format.",
@@ -32,8 +35,11 @@ final class ExportCommand implements Runnable {
                     + " Parquet, one H.264 MP4 per camera with the episodes concatenated). Images with an odd width or"
                     + " height are padded by repeating the last column/row; a camera whose image size changes is refused.")
     static final class LeRobot implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-        String lake;
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        LakeLocation lake;
 
         @Parameters(index = "1", paramLabel = "TAG", description = "training-set tag")
         String tag;
@@ -54,15 +60,16 @@ final class ExportCommand implements Runnable {
         @Option(names = "--keyframe-interval", defaultValue = "2", description = "frames between video keyframes (default ${DEFAULT-VALUE})")
         int keyframeInterval;
 
-        @Option(names = "--json", description = "machine-readable output")
-        boolean json;
+        @Mixin
+        JsonOutput jsonOutput;
 
         @Override
         public Integer call() throws IOException {
-            LeRobotExportOptions o = LeRobotExportOptions.builder().force(force).fps(fps).robotType(robotType)
-                    .keyframeInterval(keyframeInterval).build();
+            boolean json = jsonOutput.enabled();
+            LeRobotExportOptions o = Usage.check(spec, null, () -> LeRobotExportOptions.builder().force(force).fps(fps)
+                    .robotType(robotType).keyframeInterval(keyframeInterval).build());
             LeRobotExportResult r;
-            try (Lake l = Lake.open(lake)) {
+            try (Lake l = lake.open()) {
                 r = LeRobotExporter.export(l, tag, out, o, line -> {
                     if (!json) {
                         System.err.println(line);

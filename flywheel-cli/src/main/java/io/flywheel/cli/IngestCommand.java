@@ -19,8 +19,11 @@ import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.quality.RuleSet;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code flywheel ingest LAKE INPUT...}: recordings into the lake, aligned and quality-checked. */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
@@ -29,8 +32,11 @@ import picocli.CommandLine.Parameters;
                 + " Files already in the lake (same SHA-256) are skipped. A recording that cannot be read is named"
                 + " and skipped, the others are committed, and the exit code is 1.")
 final class IngestCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-    String lake;
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    LakeLocation lake;
 
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "INPUT", description = "files or folders")
     List<Path> inputs;
@@ -61,11 +67,21 @@ final class IngestCommand implements Callable<Integer> {
     @Option(names = "--rules", paramLabel = "YAML", description = "quality rules (default: the built-in set)")
     Path rules;
 
-    @Option(names = "--json", description = "machine-readable summary")
-    boolean json;
+    @Mixin
+    JsonOutput jsonOutput;
 
     @Override
     public Integer call() throws Exception {
+        MissPolicy miss = onMiss == null ? null : Usage.check(spec, null, () -> parseMiss("--on-miss", onMiss));
+        if (masterRate != null) { // checked per recording by the stage; a wrong value is a usage error here, up front
+            Usage.check(spec, "--master-rate", () -> io.flywheel.align.MasterClock.fixedRate(masterRate));
+        }
+        IngestJob.AlignConfig align = IngestJob.AlignConfig.defaults().withMasterRate(masterRate).withOnMiss(miss);
+        for (String p : policies == null ? List.<String>of() : policies) {
+            IngestJob.AlignConfig before = align;
+            align = Usage.check(spec, null, () -> withPolicy(before, p));
+        }
+        boolean json = jsonOutput.enabled();
         IngestOptions.Builder ob = IngestOptions.builder();
         if (profile != null) {
             ob.profile(RobotProfile.load(profile));
@@ -73,16 +89,11 @@ final class IngestCommand implements Callable<Integer> {
         if (robot != null) {
             ob.robotId(robot);
         }
-        MissPolicy miss = onMiss == null ? null : parseMiss("--on-miss", onMiss);
-        IngestJob.AlignConfig align = IngestJob.AlignConfig.defaults().withMasterRate(masterRate).withOnMiss(miss);
-        for (String p : policies == null ? List.<String>of() : policies) {
-            align = withPolicy(align, p);
-        }
         RuleSet ruleSet = rules == null ? RuleSet.defaults() : RuleSet.load(rules);
         long t0 = System.nanoTime();
         PrintStream err = System.err;
         IngestJob.Result r;
-        try (Lake l = Lake.open(lake)) {
+        try (Lake l = lake.open()) {
             r = IngestJob.run(l, inputs, ob.build(), align, ruleSet, json ? line -> { } : err::println);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
@@ -214,7 +225,7 @@ final class IngestCommand implements Callable<Integer> {
      * @param align settings so far (its {@code onMiss} is the default of a spec without one)
      * @param spec {@code TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]}
      * @return {@code align} with the topic's policy
-     * @throws IllegalArgumentException naming the spec when a part is malformed
+     * @throws IllegalArgumentException naming the spec when a part is malformed (a usage error for the command)
      */
     static IngestJob.AlignConfig withPolicy(IngestJob.AlignConfig align, String spec) {
         int eq = spec.lastIndexOf('=');

@@ -13,8 +13,8 @@ import java.util.stream.Stream;
 
 import io.flywheel.lake.Lake;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code flywheel init LAKE}: creates an empty lake (raw_files, episodes, frames tables). */
 @Command(name = "init", mixinStandardHelpOptions = true,
@@ -22,33 +22,25 @@ import picocli.CommandLine.Parameters;
                 + " from the file named by FLYWHEEL_CONFIG, or from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,"
                 + " AWS_SECRET_ACCESS_KEY and AWS_REGION.")
 final class InitCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "LAKE", description = "folder or s3://bucket/prefix")
-    String lake;
-
-    @Option(names = "--endpoint", description = "S3 endpoint URL, e.g. http://127.0.0.1:9000")
-    String endpoint;
-
-    @Option(names = "--region", description = "S3 region")
-    String region;
-
-    @Option(names = "--allow-http", description = "allow a plain-HTTP S3 endpoint")
-    boolean allowHttp;
+    @Mixin
+    LakeLocation location;
 
     @Option(names = "--exist-ok", description = "succeed, changing nothing, when a lake already exists there")
     boolean existOk;
 
-    @Option(names = "--json", description = "machine-readable output")
-    boolean json;
+    @Mixin
+    JsonOutput json;
 
     @Override
     public Integer call() {
-        Lake.Options o = LakeArgs.options(endpoint, region, allowHttp);
+        String lake = location.uri();
+        Lake.Options o = location.options();
         boolean existed = existOk && Lake.exists(lake, o);
         if (!existed) {
-            refuseNonEmptyFolder(o);
+            refuseNonEmptyFolder(lake, o);
         }
         try (Lake l = existed ? Lake.open(lake, o) : Lake.init(lake, o)) {
-            if (json) {
+            if (json.enabled()) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("lake", l.location());
                 m.put("created", !existed);
@@ -68,7 +60,7 @@ final class InitCommand implements Callable<Integer> {
      * {@code init fleet/} was meant as {@code init lake/}) is refused, naming a few of them. Hidden files are ignored;
      * a folder holding a lake is left to {@link Lake#init}, which names the lake.
      */
-    private void refuseNonEmptyFolder(Lake.Options o) {
+    private static void refuseNonEmptyFolder(String lake, Lake.Options o) {
         if (lake.matches("^[a-zA-Z][a-zA-Z0-9+.-]*://.*")) {
             return;
         }

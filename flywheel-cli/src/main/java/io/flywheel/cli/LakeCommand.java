@@ -7,8 +7,6 @@ import java.util.concurrent.Callable;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeSnapshot;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code flywheel lake ...}: the lake's own maintenance. */
 @Command(name = "lake", mixinStandardHelpOptions = true, description = "Lake maintenance.",
@@ -26,28 +24,20 @@ final class LakeCommand implements Runnable {
     @Command(name = "migrate", mixinStandardHelpOptions = true,
             description = "Migrate a lake of an older schema version in place (tables and raw files are kept).")
     static final class Migrate implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "LAKE", description = "folder or s3://bucket/prefix")
-        String lake;
+        @picocli.CommandLine.Mixin
+        LakeLocation location;
 
-        @Option(names = "--endpoint", description = "S3 endpoint URL, e.g. http://127.0.0.1:9000")
-        String endpoint;
-
-        @Option(names = "--region", description = "S3 region")
-        String region;
-
-        @Option(names = "--allow-http", description = "allow a plain-HTTP S3 endpoint")
-        boolean allowHttp;
-
-        @Option(names = "--json", description = "machine-readable output")
-        boolean json;
+        @picocli.CommandLine.Mixin
+        JsonOutput json;
 
         @Override
         public Integer call() {
-            Lake.Migration r = Lake.migrate(lake, LakeArgs.options(endpoint, region, allowHttp));
+            String lake = location.uri();
+            Lake.Migration r = Lake.migrate(lake, location.options());
             LakeSnapshot s = r.snapshot();
             String from = r.fromSchemaVersion();
             boolean migrated = r.migrated();
-            if (json) {
+            if (json.enabled()) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("lake", lake);
                 m.put("migrated", migrated);

@@ -16,16 +16,22 @@ import io.flywheel.serve.loader.LoaderOptions;
 import io.flywheel.serve.loader.Sample;
 import io.flywheel.serve.loader.TrainsetLoader;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code flywheel load LAKE TAG}: opens a training set as a trainer would, shows a sample, times batches. */
 @Command(name = "load", mixinStandardHelpOptions = true,
         description = "Open a training set through the loader: show its size and first sample, then read shuffled"
                 + " batches and report samples/s and batch latency.")
 final class LoadCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-    String lake;
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    LakeLocation lake;
 
     @Parameters(index = "1", paramLabel = "TAG", description = "training-set tag")
     String tag;
@@ -53,21 +59,20 @@ final class LoadCommand implements Callable<Integer> {
             description = "read through this local cache (see flywheel warm): hits first, the lake otherwise")
     java.nio.file.Path cache;
 
-    @Option(names = "--json", description = "machine-readable output")
-    boolean json;
+    @Mixin
+    JsonOutput jsonOutput;
+
+    private boolean json;
 
     @Override
     public Integer call() throws java.io.IOException {
-        LoaderOptions.Images mode = switch (images) {
-            case "none" -> LoaderOptions.Images.NONE;
-            case "bytes" -> LoaderOptions.Images.BYTES;
-            case "decoded" -> LoaderOptions.Images.DECODED;
-            default -> throw new IllegalArgumentException("--images '" + images + "': expected none, bytes or decoded");
-        };
-        LoaderOptions o = LoaderOptions.builder().batchSize(batchSize).seed(seed).threads(threads).prefetch(prefetch)
-                .images(mode).build();
-        try (TrainsetCache tc = cache == null ? null : TrainsetCache.open(cache, lake, Lake.Options.defaults());
-                Lake l = tc == null ? Lake.open(lake) : null;
+        json = jsonOutput.enabled();
+        LoaderOptions.Images mode = imagesMode(spec, images);
+        Usage.require(spec, batches >= 0, "--batches must be >= 0 (0: a whole epoch), got " + batches);
+        LoaderOptions o = Usage.check(spec, null, () -> LoaderOptions.builder().batchSize(batchSize).seed(seed)
+                .threads(threads).prefetch(prefetch).images(mode).build());
+        try (TrainsetCache tc = cache == null ? null : TrainsetCache.open(cache, lake.uri(), lake.options());
+                Lake l = tc == null ? lake.open() : null;
                 TrainsetLoader loader = tc == null ? TrainsetLoader.open(l, tag, o) : tc.loader(tag, o)) {
             this.cacheRef = tc;
             Map<String, Object> out = new LinkedHashMap<>();
@@ -155,6 +160,20 @@ final class LoadCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "cache %s: hit ratio %.4f (%d bytes from the cache, %d from the lake)%n",
                     out.get("cache"), out.get("cache_hit_ratio"), out.get("cache_hit_bytes"), out.get("cache_miss_bytes"));
         }
+    }
+
+    /**
+     * @param value an {@code --images} value
+     * @return its mode
+     * @throws picocli.CommandLine.ParameterException when it is not none, bytes or decoded
+     */
+    static LoaderOptions.Images imagesMode(CommandSpec spec, String value) {
+        return switch (value) {
+            case "none" -> LoaderOptions.Images.NONE;
+            case "bytes" -> LoaderOptions.Images.BYTES;
+            case "decoded" -> LoaderOptions.Images.DECODED;
+            default -> throw Usage.error(spec, "--images '" + value + "': expected none, bytes or decoded");
+        };
     }
 
     private static double percentile(double[] sorted, double q) {

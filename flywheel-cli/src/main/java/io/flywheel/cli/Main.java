@@ -9,9 +9,12 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code flywheel} command: one subcommand per pipeline stage. Exit codes: 0 success, 1 the
- * input is bad or the work failed (the message says what and where), 2 wrong usage (an unknown
- * option, or an option value that is not allowed).
+ * The {@code flywheel} command: one subcommand per pipeline stage. Exit codes: 0 success; 1 bad input or a failed
+ * check: a damaged or unexpected file, a name the lake does not have (episode id, tag, topic, camera, table,
+ * version), a conflicting or failed write, an unreachable store (every {@code io.flywheel.error} type, and any other
+ * failure; the message says what and where); 2 wrong usage only: an unknown option, a missing parameter, an option
+ * value that is not allowed, options that exclude or need each other (picocli's {@code ParameterException}, raised by
+ * picocli or by a command through {@link Usage}).
  */
 @Command(name = "flywheel", mixinStandardHelpOptions = true, version = "flywheel 0.1.0",
         description = "The data closed loop for robot recordings, on Lance.",
@@ -53,7 +56,7 @@ public final class Main implements Runnable {
             if (System.getenv("FLYWHEEL_DEBUG") != null) {
                 ex.printStackTrace(commandLine.getErr());
             }
-            return ex instanceof IllegalArgumentException ? 2 : 1;
+            return 1; // usage errors are ParameterExceptions: they reach the handler below, never this one
         });
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine c = ex.getCommandLine();
@@ -64,7 +67,10 @@ public final class Main implements Runnable {
         return cl;
     }
 
-    /** A one-line description of a failure for the user: what and where, no stack trace. */
+    /**
+     * A one-line description of a failure for the user: what and where, no stack trace and no Java class name (but for
+     * a failure without a message, which is a bug: its class is named so that it can be reported).
+     */
     static String describe(Throwable ex) {
         Throwable e = ex instanceof UncheckedIOException u ? u.getCause() : ex;
         if (e instanceof NoSuchFileException n) {
@@ -86,7 +92,8 @@ public final class Main implements Runnable {
         if (e.getMessage() != null && !(e instanceof NullPointerException)) {
             return e.getMessage();
         }
-        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        return "internal error (" + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
+                + "); run with FLYWHEEL_DEBUG=1 for the stack trace and report it";
     }
 
     public static void main(String[] args) {

@@ -11,16 +11,21 @@ import java.util.concurrent.Callable;
 import io.flywheel.curate.map.EmbeddingMap;
 import io.flywheel.lake.Lake;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code flywheel map LAKE --out map.png}: the embedding map of the lake's episodes as an image. */
 @Command(name = "map", mixinStandardHelpOptions = true,
         description = "Draw the episode embeddings projected on their first two principal components (PCA by power"
                 + " iteration), coloured by scene, failures crossed in red, episodes mined into a training set ringed.")
 final class MapCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-    String lake;
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    LakeLocation location;
 
     @Option(names = "--out", required = true, paramLabel = "PNG", description = "image to write")
     Path out;
@@ -33,20 +38,20 @@ final class MapCommand implements Callable<Integer> {
             + " k-th (default: ${DEFAULT-VALUE})")
     int maxPoints = 20_000;
 
-    @Option(names = "--json", description = "machine-readable output, with every point's coordinates")
-    boolean json;
+    @Mixin
+    JsonOutput jsonOutput; // with every point's coordinates
 
     @Override
     public Integer call() throws Exception {
-        if (maxPoints < 1) {
-            throw new IllegalArgumentException("--max-points must be >= 1, got " + maxPoints);
-        }
+        Usage.require(spec, maxPoints >= 1, "--max-points must be >= 1, got " + maxPoints);
+        String lake = location.uri();
+        boolean json = jsonOutput.enabled();
         EmbeddingMap m;
-        try (Lake l = Lake.open(lake)) {
+        try (Lake l = location.open()) {
             m = EmbeddingMap.read(l, EmbeddingMap.Options.builder().maxPoints(maxPoints).trainsetTag(trainset).build());
         }
         if (m.points().isEmpty()) {
-            throw new IllegalStateException("no episode of " + lake + " has an embedding yet (" + m.episodesTotal()
+            throw new io.flywheel.error.BadInputException("no episode of " + lake + " has an embedding yet (" + m.episodesTotal()
                     + " episode(s), not enriched yet: run flywheel enrich); nothing to draw");
         }
         m.writePng(out);

@@ -36,6 +36,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "cat", mixinStandardHelpOptions = true,
         description = "Print decoded messages (JSON lines with --json), in log-time order when the file is indexed.")
 final class McapCatCommand implements Callable<Integer> {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Parameters(index = "0", paramLabel = "FILE", description = "MCAP file")
     Path file;
 
@@ -58,15 +61,11 @@ final class McapCatCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (start != null && start < 0 || end != null && end < 0) {
-            throw new IllegalArgumentException("--start and --end are log times: they cannot be negative");
-        }
-        if (start != null && end != null && Long.compareUnsigned(start, end) >= 0) {
-            throw new IllegalArgumentException("--start " + start + " is not before --end " + end);
-        }
-        if (limit < 0) {
-            throw new IllegalArgumentException("--limit must be at least 0, got " + limit);
-        }
+        Usage.require(spec, !(start != null && start < 0 || end != null && end < 0),
+                "--start and --end are log times: they cannot be negative");
+        Usage.require(spec, start == null || end == null || Long.compareUnsigned(start, end) < 0,
+                "--start " + start + " is not before --end " + end);
+        Usage.require(spec, limit >= 0, "--limit must be at least 0, got " + limit);
         McapIndexedReader.ReadOptions.Builder sel = McapIndexedReader.ReadOptions.builder()
                 .topics(topics == null ? List.of() : topics);
         if (start != null) {
@@ -122,7 +121,7 @@ final class McapCatCommand implements Callable<Integer> {
                 java.util.Set<String> known = messages.topics();
                 List<String> unknown = topics.stream().filter(t -> !known.contains(t)).toList();
                 if (!unknown.isEmpty()) {
-                    throw new IllegalArgumentException("no topic " + String.join(", ", unknown) + " in " + file
+                    throw new io.flywheel.error.NotFoundException("no topic " + String.join(", ", unknown) + " in " + file
                             + "; its topics: " + String.join(", ", new java.util.TreeSet<>(known)));
                 }
             }

@@ -17,14 +17,14 @@ final class McapDoctorCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "MCAP file")
     Path file;
 
-    @Option(names = "--json", description = "machine-readable output")
-    boolean json;
+    @picocli.CommandLine.Mixin
+    JsonOutput json;
 
     @Override
     public Integer call() throws Exception {
         McapDoctor.Report r = McapDoctor.check(file);
         PrintStream out = System.out;
-        if (json) {
+        if (json.enabled()) {
             Json.print(out, r);
         } else {
             for (McapDoctor.Finding f : r.findings()) {

@@ -20,8 +20,8 @@ final class McapInfoCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "MCAP file")
     Path file;
 
-    @Option(names = "--json", description = "machine-readable output")
-    boolean json;
+    @picocli.CommandLine.Mixin
+    JsonOutput json;
 
     @Override
     public Integer call() throws Exception {
@@ -30,7 +30,7 @@ final class McapInfoCommand implements Callable<Integer> {
         for (io.flywheel.mcap.McapStreamReader.Problem p : s.problems()) {
             System.err.println("flywheel mcap info: " + file + " at byte " + p.offset() + ": " + p.message());
         }
-        if (json) {
+        if (json.enabled()) {
             Json.print(out, s);
             return s.complete() ? 0 : 1;
         }

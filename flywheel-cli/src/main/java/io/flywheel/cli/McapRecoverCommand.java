@@ -18,6 +18,9 @@ import picocli.CommandLine.Parameters;
         description = "Write every readable message, schema, channel, attachment and metadata record of a"
                 + " damaged file into a new valid, indexed MCAP file.")
 final class McapRecoverCommand implements Callable<Integer> {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Parameters(index = "0", paramLabel = "IN", description = "damaged MCAP file")
     Path in;
 
@@ -30,8 +33,8 @@ final class McapRecoverCommand implements Callable<Integer> {
     @Option(names = "--no-crc", description = "keep chunks whose CRC does not match (their bytes may be damaged)")
     boolean noCrc;
 
-    @Option(names = "--json", description = "machine-readable output")
-    boolean json;
+    @picocli.CommandLine.Mixin
+    JsonOutput json;
 
     @Override
     public Integer call() throws Exception {
@@ -39,13 +42,12 @@ final class McapRecoverCommand implements Callable<Integer> {
             case "zstd" -> McapWriter.Compression.ZSTD;
             case "lz4" -> McapWriter.Compression.LZ4;
             case "none", "" -> McapWriter.Compression.NONE;
-            default -> throw new picocli.CommandLine.ParameterException(
-                    new picocli.CommandLine(this), "unknown compression '" + compression + "': use zstd, lz4 or none");
+            default -> throw Usage.error(spec, "unknown compression '" + compression + "': use zstd, lz4 or none");
         };
         McapRecover.Result r = McapRecover.recover(in, out, McapWriter.builder().compression(c), !noCrc);
         boolean nothingRecovered = r.messages() == 0 && !r.problems().isEmpty();
         PrintStream o = System.out;
-        if (json) {
+        if (json.enabled()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("input", in.toString());
             m.put("output", out.toString());

@@ -24,10 +24,12 @@ import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.quality.RuleSet;
 import picocli.CommandLine;
+import io.flywheel.error.BadInputException;
+import io.flywheel.error.NotFoundException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code flywheel mine LAKE}: the episodes most like the robot's failures (or given episodes or recordings). */
@@ -39,8 +41,8 @@ final class MineCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder")
-    String lake;
+    @Mixin
+    LakeLocation location;
 
     @Option(names = "--failures", description = "query with every episode whose outcome is a failure")
     boolean failures;
@@ -97,8 +99,8 @@ final class MineCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "FILE", description = "write the neighbours file here (JSON)")
     Path out;
 
-    @Option(names = "--json", description = "machine-readable output")
-    boolean json;
+    @Mixin
+    JsonOutput jsonOutput;
 
     @Override
     public Integer call() throws IOException {
@@ -107,6 +109,8 @@ final class MineCommand implements Callable<Integer> {
         }
         requireNames("--cameras", cameras, "/left_wrist_camera/image_raw/compressed");
         requireNames("--phases", phases, "approach,grasp");
+        Usage.require(spec, failures || !episodes.isEmpty() || !recordings.isEmpty(),
+                "nothing to mine for: give --failures, --episode ID or --recording FILE");
         MiningJob.Options options;
         try {
             options = MiningJob.Options.builder(k).robot(robot).task(task).nprobes(nprobes).refineFactor(refineFactor)
@@ -114,18 +118,20 @@ final class MineCommand implements Callable<Integer> {
                     .whitenEpsilon(whitenEpsilon == null ? PcaWhitening.DEFAULT_EPSILON : whitenEpsilon).build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), (whitenEpsilon != null && e.getMessage().contains("epsilon")
-                    ? "--whiten-epsilon: " : !phases.isEmpty() && e.getMessage().contains("phase") ? "--phases: " : "")
-                    + e.getMessage());
+                    ? "--whiten-epsilon: " : !phases.isEmpty() && e.getMessage().contains("phase") ? "--phases: "
+                    : !cameras.isEmpty() && e.getMessage().contains("camera") ? "--cameras: " : "") + e.getMessage());
         }
+        String lake = location.uri();
+        boolean json = jsonOutput.enabled();
         long t0 = System.nanoTime();
         MiningJob.Result r;
-        try (Lake l = Lake.open(lake)) {
+        try (Lake l = location.open()) {
             EpisodeVectors ev = MiningJob.vectors(l, options);
             List<MiningJob.Query> queries = new ArrayList<>();
             if (failures) {
                 queries.addAll(MiningJob.failures(ev));
                 if (queries.isEmpty()) {
-                    throw new IllegalArgumentException("--failures: no episode of " + lake + " with an embedding has a"
+                    throw new BadInputException("--failures: no episode of " + lake + " with an embedding has a"
                             + " failure outcome");
                 }
             }
@@ -134,9 +140,6 @@ final class MineCommand implements Callable<Integer> {
             }
             for (Path rec : recordings) {
                 queries.addAll(recordingQueries(rec, ev, cameras, options.phases()));
-            }
-            if (queries.isEmpty()) {
-                throw new IllegalArgumentException("nothing to mine for: give --failures, --episode ID or --recording FILE");
             }
             r = MiningJob.run(l, ev, queries, options);
         }
@@ -228,15 +231,15 @@ final class MineCommand implements Callable<Integer> {
             IngestJob.Result in = IngestJob.run(q, List.of(rec), IngestOptions.defaults(), IngestJob.AlignConfig.defaults(),
                     RuleSet.defaults(), line -> { });
             if (!in.failed().isEmpty()) {
-                throw new IOException("--recording " + rec + ": " + in.failed().get(0).message()); // bad input: exit 1
+                throw new BadInputException("--recording " + rec + ": " + in.failed().get(0).message());
             }
             EnrichJob.run(q, embedder, EnrichOptions.builder().stride(Stride.every(5)).build(), p -> { });
             EpisodeVectors qv;
             try {
                 // the same construction as the lake's vectors: the same cameras and phases, or episodes.embedding
                 qv = cameras.isEmpty() ? EpisodeVectors.read(q) : EpisodeVectors.fromCameras(q, cameras, phases);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--recording " + rec + ": " + e.getMessage(), e);
+            } catch (NotFoundException | IllegalArgumentException e) { // e.g. a camera of the lake's vectors it lacks
+                throw new BadInputException("--recording " + rec + ": " + e.getMessage(), e);
             }
             for (int i = 0; i < qv.size(); i++) {
                 out.add(new MiningJob.Query(rec.getFileName() + "#" + qv.infos().get(i).episodeId(), qv.vectors()[i],

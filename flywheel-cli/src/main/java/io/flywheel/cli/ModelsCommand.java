@@ -89,8 +89,8 @@ final class ModelsCommand implements Runnable {
                 + " else $XDG_CACHE_HOME/flywheel/models, else ~/.cache/flywheel/models)")
         Path cacheDir;
 
-        @Option(names = "--json", description = "machine-readable output")
-        boolean json;
+        @picocli.CommandLine.Mixin
+        JsonOutput json;
 
         @Override
         public Integer call() throws Exception {
@@ -101,7 +101,7 @@ final class ModelsCommand implements Runnable {
             if (from != null) {
                 pkg = NsfwjsPackage.fromTarball(from);
             } else {
-                if (!json) {
+                if (!json.enabled()) {
                     out.println("downloading " + NsfwjsPackage.TARBALL_URL);
                 }
                 pkg = ModelCache.download(NsfwjsPackage.TARBALL_URL);
@@ -111,13 +111,13 @@ final class ModelsCommand implements Runnable {
             for (BuiltinModel m : models) {
                 ModelInfo info = ModelInfo.of(cache.install(m, pkg));
                 pulled.add(info);
-                if (!json) {
+                if (!json.enabled()) {
                     out.printf(Locale.ROOT, "%s: %d-d (%s pooling), input %s, %,d bytes, sha256 %s%n  -> %s%n", info.id(),
                             info.dimension(), info.pooling(), info.inputShape(), info.bytes(), info.sha256(), info.file());
                 }
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
-            if (json) {
+            if (json.enabled()) {
                 Map<String, Object> result = new LinkedHashMap<>();
                 result.put("source", pkg.origin());
                 result.put("integrity", NsfwjsPackage.INTEGRITY);
@@ -139,8 +139,8 @@ final class ModelsCommand implements Runnable {
         @Option(names = "--cache-dir", paramLabel = "DIR", description = "model cache folder (default as for `pull`)")
         Path cacheDir;
 
-        @Option(names = "--json", description = "machine-readable output")
-        boolean json;
+        @picocli.CommandLine.Mixin
+        JsonOutput json;
 
         @Override
         public Integer call() throws Exception {
@@ -150,7 +150,7 @@ final class ModelsCommand implements Runnable {
             for (ModelCache.CachedModel m : cache.list()) {
                 models.add(ModelInfo.of(m));
             }
-            if (json) {
+            if (json.enabled()) {
                 Map<String, Object> result = new LinkedHashMap<>();
                 result.put("cache_dir", cache.dir().toString());
                 result.put("default_model", BuiltinModel.DEFAULT.id());

@@ -16,7 +16,6 @@ import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code flywheel qc report LAKE}: the quality status and flags stored on {@code episodes}; with {@code --rules}, the
@@ -39,8 +38,11 @@ final class QcCommand implements Runnable {
                     + " frames; then totals. With --rules: the stored metrics re-evaluated with that rule file, old and new"
                     + " status side by side (read-only unless --apply).")
     static final class Report implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-        String lake;
+        @picocli.CommandLine.Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @picocli.CommandLine.Mixin
+        LakeLocation location;
 
         @Option(names = "--status", description = "only episodes with this status: pass, warn or fail")
         String status;
@@ -53,27 +55,26 @@ final class QcCommand implements Runnable {
                 + " results to episodes as a new table version (default: read-only)")
         boolean apply;
 
-        @Option(names = "--json", description = "machine-readable output")
-        boolean json;
+        @picocli.CommandLine.Mixin
+        JsonOutput jsonOutput;
+
+        private String lake;
+        private boolean json;
 
         @Override
         public Integer call() throws java.io.IOException {
-            if (apply && rules == null) {
-                throw new IllegalArgumentException("--apply needs --rules: it commits a re-evaluation");
-            }
-            if (status != null && !status.matches("pass|warn|fail")) {
-                throw new IllegalArgumentException("--status '" + status + "': expected pass, warn or fail");
-            }
+            Usage.require(spec, !apply || rules != null, "--apply needs --rules: it commits a re-evaluation");
+            Usage.require(spec, status == null || status.matches("pass|warn|fail"),
+                    "--status '" + status + "': expected pass, warn or fail");
+            lake = location.uri();
+            json = jsonOutput.enabled();
             if (rules != null) {
                 return reevaluate(io.flywheel.quality.RuleSet.load(rules));
             }
             List<EpisodeRow> rows;
-            try (Lake l = Lake.open(lake); LakeTable t = l.table("episodes")) {
+            try (Lake l = location.open(); LakeTable t = l.table("episodes")) {
                 ScanRequest.Builder b = ScanRequest.builder();
                 if (status != null) {
-                    if (!status.matches("pass|warn|fail")) {
-                        throw new IllegalArgumentException("--status '" + status + "': expected pass, warn or fail");
-                    }
                     b.filter("quality_status = '" + status + "'");
                 }
                 rows = new ArrayList<>(t.episodes(b.build()));
@@ -163,7 +164,7 @@ final class QcCommand implements Runnable {
             Long fromVersion = null;
             Long toVersion = null;
             boolean anyChanged = false;
-            try (Lake l = Lake.open(lake)) {
+            try (Lake l = location.open()) {
                 List<EpisodeRow> rows;
                 try (LakeTable t = l.table("episodes")) {
                     rows = new ArrayList<>(t.episodes(ScanRequest.all()));
@@ -180,8 +181,8 @@ final class QcCommand implements Runnable {
                         }
                         m = METRICS.treeToValue(stored.get("metrics"), io.flywheel.quality.EpisodeMetrics.class);
                     } catch (java.io.IOException | RuntimeException e) {
-                        throw new java.io.IOException(lake + ": episode " + r.episodeId() + ": stored quality_metrics"
-                                + " cannot be read as episode metrics (" + e.getMessage().lines().findFirst().orElse("")
+                        throw new io.flywheel.error.BadInputException(lake + ": episode " + r.episodeId()
+                                + ": stored quality_metrics cannot be read as episode metrics (" + e.getMessage().lines().findFirst().orElse("")
                                 + "); re-ingest it", e);
                     }
                     io.flywheel.quality.QualityReport q = ruleSet.evaluate(m);

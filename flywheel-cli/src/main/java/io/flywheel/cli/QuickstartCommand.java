@@ -52,7 +52,7 @@ final class QuickstartCommand implements Callable<Integer> {
             }
         }
         if (real.isEmpty()) {
-            throw new IllegalArgumentException("no real recordings under " + dataDir.toAbsolutePath()
+            throw new io.flywheel.error.NotFoundException("no real recordings under " + dataDir.toAbsolutePath()
                     + " (expected camera/bridge-mcap, mcap-real/labelbox-franka, ...): give --data DIR");
         }
         Files.createDirectories(work);

@@ -9,8 +9,10 @@ import io.flywheel.console.ConsoleOptions;
 import io.flywheel.console.ConsoleServer;
 import io.flywheel.lake.Lake;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code flywheel serve LAKE}: the web console and HTTP JSON API over a lake, until Ctrl-C. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
@@ -18,8 +20,11 @@ import picocli.CommandLine.Parameters;
                 + " JSON API (/api/...) over a lake. Read-only; no authentication: keep --host on this machine"
                 + " (127.0.0.1) unless the network is trusted. Stops on Ctrl-C and prints how many requests it answered.")
 final class ServeCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-    String lake;
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    LakeLocation lake;
 
     @Option(names = "--port", description = "TCP port; 0 picks a free one (default: ${DEFAULT-VALUE})")
     int port = 8080;
@@ -36,15 +41,11 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("--port must be in 0..65535, got " + port);
-        }
-        if (maxRequests < 0) {
-            throw new IllegalArgumentException("--max-requests must be >= 0, got " + maxRequests);
-        }
+        Usage.require(spec, port >= 0 && port <= 65535, "--port must be in 0..65535, got " + port);
+        Usage.require(spec, maxRequests >= 0, "--max-requests must be >= 0, got " + maxRequests);
+        ConsoleOptions options = Usage.check(spec, null, () -> ConsoleOptions.builder().host(host).port(port).build());
         CountDownLatch stop = new CountDownLatch(1);
-        try (Lake l = Lake.open(lake);
-                ConsoleServer server = ConsoleServer.start(l, ConsoleOptions.builder().host(host).port(port).build())) {
+        try (Lake l = lake.open(); ConsoleServer server = ConsoleServer.start(l, options)) {
             if (maxRequests > 0) {
                 server.onRequest(() -> {
                     if (server.requestsServed() >= maxRequests) {

@@ -20,8 +20,12 @@ import io.flywheel.sim.Preset;
 import io.flywheel.sim.ProgressListener;
 import io.flywheel.sim.SimOptions;
 import io.flywheel.sim.SimSummary;
+import io.flywheel.error.BadInputException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code flywheel sim}: writes a simulated robot fleet's recordings with their ground truth. */
 @Command(name = "sim", mixinStandardHelpOptions = true,
@@ -76,8 +80,11 @@ final class SimCommand implements Callable<Integer> {
             + " ground_truth.json and the .mcap files it lists) is deleted first, other files are kept")
     boolean force;
 
-    @Option(names = "--json", description = "machine-readable summary")
-    boolean json;
+    @Mixin
+    JsonOutput jsonOutput;
+
+    @Spec
+    CommandSpec spec;
 
     /** Option names of the {@link SimOptions} fields whose range errors a user can cause. */
     private static final Map<String, String> OPTION_OF_FIELD = Map.ofEntries(Map.entry("episodes", "--episodes"),
@@ -89,7 +96,9 @@ final class SimCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        SimOptions.Builder b = SimOptions.builder(Preset.parse(preset)).seed(seed).outDir(out);
+        boolean json = jsonOutput.enabled();
+        SimOptions.Builder b = SimOptions.builder(Usage.check(spec, "--preset", () -> Preset.parse(preset))).seed(seed)
+                .outDir(out);
         if (episodes != null) {
             b.episodes(episodes);
         }
@@ -101,9 +110,8 @@ final class SimCommand implements Callable<Integer> {
         }
         if (resolution != null) {
             String[] wh = resolution.toLowerCase(Locale.ROOT).split("x");
-            if (wh.length != 2 || !wh[0].matches("\\d+") || !wh[1].matches("\\d+")) {
-                throw new IllegalArgumentException("--resolution '" + resolution + "': expected WIDTHxHEIGHT, e.g. 320x240");
-            }
+            Usage.require(spec, wh.length == 2 && wh[0].matches("\\d{1,5}") && wh[1].matches("\\d{1,5}"),
+                    "--resolution '" + resolution + "': expected WIDTHxHEIGHT, e.g. 320x240");
             b.resolution(Integer.parseInt(wh[0]), Integer.parseInt(wh[1]));
         }
         if (frameDropRate != null) {
@@ -128,13 +136,13 @@ final class SimCommand implements Callable<Integer> {
             case "auto" -> JpegEncoder.Kind.AUTO;
             case "opencv" -> JpegEncoder.Kind.OPENCV;
             case "imageio" -> JpegEncoder.Kind.IMAGEIO;
-            default -> throw new IllegalArgumentException("--jpeg '" + jpeg + "': expected auto, opencv or imageio");
+            default -> throw Usage.error(spec, "--jpeg '" + jpeg + "': expected auto, opencv or imageio");
         });
         SimOptions options;
         try {
             options = b.build();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(optionNames(e.getMessage()), e);
+            throw Usage.error(spec, optionNames(e.getMessage()));
         }
         prepareOut(out, force);
         ProgressListener progress = json ? ProgressListener.NONE : System.console() != null
@@ -170,12 +178,12 @@ final class SimCommand implements Callable<Integer> {
      * unless {@code force}, and then an earlier fleet there (ground_truth.json and the episode files it lists) is
      * deleted first, never other files.
      *
-     * @throws IllegalArgumentException when {@code out} is a file, or a non-empty folder without {@code force}
+     * @throws BadInputException when {@code out} is a file, or a non-empty folder without {@code force}
      * @throws IOException when a file of the earlier fleet cannot be deleted
      */
     static void prepareOut(Path out, boolean force) throws IOException {
         if (Files.exists(out) && !Files.isDirectory(out)) {
-            throw new IllegalArgumentException("--out " + out + " is a file, not a folder");
+            throw new BadInputException("--out " + out + " is a file, not a folder");
         }
         if (!Files.isDirectory(out)) {
             return;
@@ -190,7 +198,7 @@ final class SimCommand implements Callable<Integer> {
         Path gt = out.resolve(FleetSimulator.GROUND_TRUTH);
         boolean fleet = Files.isRegularFile(gt);
         if (!force) {
-            throw new IllegalArgumentException(fleet
+            throw new BadInputException(fleet
                     ? "--out " + out + " holds an earlier fleet (" + FleetSimulator.GROUND_TRUTH + "); add --force to"
                             + " replace it (its .mcap files and " + FleetSimulator.GROUND_TRUTH + " are deleted, other"
                             + " files kept), or choose another folder"
@@ -204,7 +212,7 @@ final class SimCommand implements Callable<Integer> {
         try {
             old = FleetSimulator.readGroundTruth(gt);
         } catch (IOException e) {
-            throw new IllegalArgumentException("--out " + out + ": " + gt + " is not a ground truth file of ours ("
+            throw new BadInputException("--out " + out + ": " + gt + " is not a ground truth file of ours ("
                     + e.getMessage().lines().findFirst().orElse("") + "); nothing was deleted: remove the folder's"
                     + " contents yourself or choose another folder");
         }

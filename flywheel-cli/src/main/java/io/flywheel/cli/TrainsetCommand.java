@@ -26,8 +26,11 @@ import io.flywheel.curate.trainset.TrainsetSpec;
 import io.flywheel.curate.trainset.Trainsets;
 import io.flywheel.lake.Lake;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code flywheel trainset build|show|list|diff}: tagged, reproducible training sets. */
 @Command(name = "trainset", mixinStandardHelpOptions = true,
@@ -50,8 +53,8 @@ final class TrainsetCommand implements Runnable {
         @picocli.CommandLine.Spec
         picocli.CommandLine.Model.CommandSpec spec;
 
-        @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-        String lake;
+        @Mixin
+        LakeLocation lake;
 
         @Option(names = "--tag", required = true, description = "tag of the new set, e.g. train-v2")
         String tag;
@@ -74,27 +77,20 @@ final class TrainsetCommand implements Runnable {
                         + " episode_id, query_episode_id, distance, rank; or an object with such a list under 'neighbours')")
         Path mined;
 
-        @Option(names = "--json", description = "machine-readable output")
-        boolean json;
+        @Mixin
+        JsonOutput jsonOutput;
 
         @Override
         public Integer call() throws IOException {
+            boolean json = jsonOutput.enabled();
             TrainsetSpec.Builder b = TrainsetSpec.builder(tag).baseRatio(ratio).seed(seed).sampleRateHz(rateHz)
                     .allowWarn(!passOnly);
+            Usage.require(spec, ratio >= 0 && ratio <= 1, "--ratio is a share of the pool in [0, 1], got " + ratio);
+            Usage.require(spec, rateHz >= 0 && !Double.isInfinite(rateHz),
+                    "--rate-hz must be >= 0 Hz (0: every frame), got " + rateHz);
+            Usage.check(spec, "--tag", b::build); // the tag's form, before any file or lake is read
             if (mined != null) {
-                if (java.nio.file.Files.isDirectory(mined)) {
-                    throw new io.flywheel.error.BadInputException("--mined " + mined + " is a folder; expected the neighbours"
-                            + " file `flywheel mine --out` writes");
-                }
-                JsonNode n;
-                try {
-                    n = Json.MAPPER.readTree(java.nio.file.Files.readAllBytes(mined));
-                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                    var at = e.getLocation();
-                    throw new io.flywheel.error.BadInputException("--mined " + mined + ": not a neighbours file (JSON) at line "
-                            + (at == null ? "?" : at.getLineNr()) + ", column " + (at == null ? "?" : at.getColumnNr())
-                            + ": " + e.getOriginalMessage() + "; write it with `flywheel mine --out`", e);
-                }
+                JsonNode n = Json.readFile("--mined", mined, "the neighbours file `flywheel mine --out` writes");
                 MinedFile m = MinedFile.read(mined, n);
                 b.mined(m.neighbours());
                 m.lineage().forEach(b::lineage);
@@ -103,7 +99,7 @@ final class TrainsetCommand implements Runnable {
                     spec.commandLine().getParseResult().originalArgs()));
             TrainsetBuilder.Result r;
             long t0 = System.nanoTime();
-            try (Lake l = Lake.open(lake)) {
+            try (Lake l = lake.open()) {
                 Path scratch = Path.of(System.getProperty("java.io.tmpdir"));
                 r = TrainsetBuilder.build(l, b.build(), scratch, json ? TrainsetBuilder.Progress.NONE : progress());
             }
@@ -140,20 +136,28 @@ final class TrainsetCommand implements Runnable {
 
     /** The neighbours file of {@code trainset build --mined}. */
     record MinedFile(List<MinedEpisode> neighbours, Map<String, Object> lineage) {
-        /** @throws java.io.IOException (bad input, exit 1) when the file is not a neighbours file */
-        static MinedFile read(Path file, JsonNode n) throws java.io.IOException {
-            JsonNode list = n.isArray() ? n : n.get("neighbours");
+        /**
+         * @throws io.flywheel.error.BadInputException naming the file (and the neighbour) when it is not a neighbours
+         *     file
+         */
+        static MinedFile read(Path file, JsonNode n) {
+            JsonNode list = n == null ? null : n.isArray() ? n : n.get("neighbours");
             if (list == null || !list.isArray()) {
-                throw new java.io.IOException(file + ": expected a JSON list of neighbours or an object with"
-                        + " 'neighbours'");
+                throw new io.flywheel.error.BadInputException("--mined " + file + ": expected a JSON list of neighbours"
+                        + " or an object with 'neighbours'; write it with `flywheel mine --out`");
             }
             List<MinedEpisode> out = new ArrayList<>();
             for (int i = 0; i < list.size(); i++) {
                 JsonNode e = list.get(i);
                 for (String k : List.of("episode_id", "query_episode_id", "distance", "rank")) {
-                    if (e.get(k) == null) {
-                        throw new java.io.IOException(file + ": neighbour " + i + " has no '" + k + "'");
+                    if (e.get(k) == null || e.get(k).isNull()) {
+                        throw new io.flywheel.error.BadInputException("--mined " + file + ": neighbour " + i
+                                + " has no '" + k + "'");
                     }
+                }
+                if (!e.get("distance").isNumber() || !e.get("rank").canConvertToInt() || e.get("rank").asInt() < 1) {
+                    throw new io.flywheel.error.BadInputException("--mined " + file + ": neighbour " + i + ": expected a"
+                            + " number 'distance' and a 'rank' >= 1, got " + e.get("distance") + " and " + e.get("rank"));
                 }
                 out.add(new MinedEpisode(e.get("episode_id").asText(), e.get("query_episode_id").asText(),
                         e.get("distance").asDouble(), e.get("rank").asInt()));
@@ -170,8 +174,8 @@ final class TrainsetCommand implements Runnable {
     @Command(name = "show", mixinStandardHelpOptions = true,
             description = "A training set's counts, lineage and episodes.")
     static final class Show implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-        String lake;
+        @Mixin
+        LakeLocation lake;
 
         @Parameters(index = "1", paramLabel = "TAG", description = "training-set tag")
         String tag;
@@ -179,12 +183,13 @@ final class TrainsetCommand implements Runnable {
         @Option(names = "--episodes", description = "also list the episodes and why each is in")
         boolean episodes;
 
-        @Option(names = "--json", description = "machine-readable output")
-        boolean json;
+        @Mixin
+        JsonOutput jsonOutput;
 
         @Override
         public Integer call() {
-            try (Lake l = Lake.open(lake)) {
+            boolean json = jsonOutput.enabled();
+            try (Lake l = lake.open()) {
                 Trainset s = Trainsets.open(l, tag);
                 List<TrainsetEpisode> eps = episodes || json ? Trainsets.episodes(l, s) : List.of();
                 if (json) {
@@ -229,15 +234,16 @@ final class TrainsetCommand implements Runnable {
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "The training sets of a lake, oldest first.")
     static final class ListSets implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-        String lake;
+        @Mixin
+        LakeLocation lake;
 
-        @Option(names = "--json", description = "machine-readable output")
-        boolean json;
+        @Mixin
+        JsonOutput jsonOutput;
 
         @Override
         public Integer call() {
-            try (Lake l = Lake.open(lake)) {
+            boolean json = jsonOutput.enabled();
+            try (Lake l = lake.open()) {
                 List<Trainset> all = Trainsets.list(l);
                 if (json) {
                     Json.print(System.out, Map.of("trainsets", all.stream().map(TrainsetCommand::summary).toList()));
@@ -258,8 +264,11 @@ final class TrainsetCommand implements Runnable {
             description = "Episodes added and removed between two sets, composition by scene, object, task and robot,"
                     + " the hard-case share, and a chart.")
     static final class Diff implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-        String lake;
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        LakeLocation lake;
 
         @Parameters(index = "1", paramLabel = "FROM", description = "older tag")
         String from;
@@ -279,30 +288,37 @@ final class TrainsetCommand implements Runnable {
         @Option(names = "--no-chart", description = "do not draw the chart")
         boolean noChart;
 
-        @Option(names = "--json", description = "machine-readable output")
-        boolean json;
+        @Mixin
+        JsonOutput jsonOutput;
 
         @Override
         public Integer call() throws IOException {
+            boolean json = jsonOutput.enabled();
+            Usage.require(spec, !(noChart && chart != null), "--chart and --no-chart exclude each other");
+            String hardField = null;
+            Set<String> hardValues = null;
+            if (hardCase != null) {
+                int eq = hardCase.indexOf('=');
+                Usage.require(spec, eq > 0 && eq < hardCase.length() - 1,
+                        "--hard-case '" + hardCase + "': expected FIELD=V1,V2");
+                hardField = hardCase.substring(0, eq);
+                hardValues = new TreeSet<>(List.of(hardCase.substring(eq + 1).split(",")));
+                for (String v : hardValues) {
+                    Usage.require(spec, !v.contains("=") && !v.isEmpty(), "--hard-case '" + hardCase + "': one FIELD="
+                            + " followed by comma-separated values, e.g. object=glass_cup,steel_tumbler; got the value '"
+                            + v + "'");
+                }
+                String f = hardField;
+                Usage.check(spec, "--hard-case", () -> new EpisodeInfo("", "", "", "", "", "", "", null).value(f));
+            }
             TrainsetDiff d;
             List<String> unmatched;
-            try (Lake l = Lake.open(lake)) {
+            try (Lake l = lake.open()) {
                 String field;
                 Set<String> values;
                 if (hardCase != null) {
-                    int eq = hardCase.indexOf('=');
-                    if (eq <= 0 || eq == hardCase.length() - 1) {
-                        throw new IllegalArgumentException("--hard-case '" + hardCase + "': expected FIELD=V1,V2");
-                    }
-                    field = hardCase.substring(0, eq);
-                    values = new TreeSet<>(List.of(hardCase.substring(eq + 1).split(",")));
-                    for (String v : values) {
-                        if (v.contains("=") || v.isEmpty()) {
-                            throw new IllegalArgumentException("--hard-case '" + hardCase + "': one FIELD= followed by"
-                                    + " comma-separated values, e.g. object=glass_cup,steel_tumbler; got the value '" + v + "'");
-                        }
-                    }
-                    new EpisodeInfo("", "", "", "", "", "", "", null).value(field); // validates the field name
+                    field = hardField;
+                    values = hardValues;
                 } else {
                     field = "object";
                     values = TrainsetDiff.queryObjects(l, to);

@@ -7,6 +7,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.flywheel.error.BadInputException;
 import io.flywheel.rows.EpisodeRow;
 
 /**
@@ -51,23 +52,54 @@ final class Truth {
         }
     }
 
+    /**
+     * @param file a simulator's ground_truth.json
+     * @return its streams per episode file
+     * @throws IOException when the file cannot be read ({@link java.nio.file.NoSuchFileException} when it is missing)
+     * @throws BadInputException naming the file (and the line and column, or the episode) when it is not JSON or not
+     *     a simulator's ground truth: an object with "episodes", each with a "file" and its "cameras" (by name, each
+     *     with "topic",
+     *     "nominal_start_ns", "period_ns", "clock_offset_ns", "count"), optionally "joint_states" and "commands"
+     */
     static Truth load(Path file) throws IOException {
-        JsonNode root = Json.MAPPER.readTree(file.toFile());
-        if (root == null || !root.has("episodes")) {
-            throw new IOException(file + ": not a simulator ground_truth.json (no \"episodes\")");
+        JsonNode root = Json.readFile("--truth", file, "a simulator's ground_truth.json");
+        if (root == null || !root.path("episodes").isArray()) {
+            throw new BadInputException("--truth " + file + ": not a simulator ground_truth.json (no \"episodes\" list)");
         }
         Truth t = new Truth();
+        int i = 0;
         for (JsonNode e : root.get("episodes")) {
+            String where = "--truth " + file + ": episode " + i++;
+            if (!e.path("file").isTextual() || !e.path("cameras").isObject()) {
+                throw new BadInputException(where + ": expected \"file\" (text) and \"cameras\" (an object: camera"
+                        + " name to stream)");
+            }
             Episode ep = new Episode();
-            e.get("cameras").forEach(c -> ep.streams.put(c.get("topic").asText(), c));
+            for (JsonNode c : e.get("cameras")) {
+                ep.streams.put(stream(c, where + " (" + e.get("file").asText() + "), a camera"), c);
+            }
             for (String k : new String[] {"joint_states", "commands"}) {
                 if (e.has(k)) {
-                    ep.streams.put(e.get(k).get("topic").asText(), e.get(k));
+                    ep.streams.put(stream(e.get(k), where + " (" + e.get("file").asText() + "), " + k), e.get(k));
                 }
             }
             t.byFile.put(e.get("file").asText(), ep);
         }
         return t;
+    }
+
+    /** @return the stream's topic, after checking that it has the fields {@link Episode#trueTime} reads */
+    private static String stream(JsonNode s, String where) {
+        for (String k : new String[] {"topic", "nominal_start_ns", "period_ns", "clock_offset_ns", "count"}) {
+            if (s.get(k) == null || s.get(k).isNull() || !(k.equals("topic") ? s.get(k).isTextual() : s.get(k).isNumber())) {
+                throw new BadInputException(where + ": expected \"" + k + "\" (" + (k.equals("topic") ? "text" : "a number")
+                        + ")");
+            }
+        }
+        if (s.get("period_ns").asLong() <= 0) {
+            throw new BadInputException(where + ": \"period_ns\" must be > 0, got " + s.get("period_ns").asLong());
+        }
+        return s.get("topic").asText();
     }
 
     /** @return the ground truth of the lake episode whose source file ends with a ground-truth file path, or null */

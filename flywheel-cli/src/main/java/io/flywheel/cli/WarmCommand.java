@@ -15,8 +15,11 @@ import io.flywheel.serve.loader.LoaderOptions;
 import io.flywheel.serve.loader.Sample;
 import io.flywheel.serve.loader.TrainsetLoader;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code flywheel warm LAKE TAG --cache DIR}: fetches exactly the files and byte ranges a training
@@ -29,8 +32,11 @@ import picocli.CommandLine.Parameters;
                 + " into a local cache; reads through the cache hit it first and fall back to the lake. --list prints"
                 + " the list instead.")
 final class WarmCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "LAKE", description = "lake folder or s3:// URI")
-    String lake;
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    LakeLocation lake;
 
     @Parameters(index = "1", paramLabel = "TAG", description = "training-set tag")
     String tag;
@@ -61,38 +67,22 @@ final class WarmCommand implements Callable<Integer> {
                     + " ${DEFAULT-VALUE}; 0 = none)")
     int checkBatches;
 
-    @Option(names = "--endpoint", description = "S3 endpoint URL for an s3:// lake")
-    String endpoint;
-
-    @Option(names = "--region", description = "S3 region")
-    String region;
-
-    @Option(names = "--allow-http", description = "allow http:// endpoints")
-    boolean allowHttp;
-
-    @Option(names = "--json", description = "machine-readable output")
-    boolean json;
+    @Mixin
+    JsonOutput jsonOutput;
 
     @Override
     public Integer call() throws Exception {
-        LoaderOptions.Images mode = switch (images) {
-            case "none" -> LoaderOptions.Images.NONE;
-            case "bytes" -> LoaderOptions.Images.BYTES;
-            case "decoded" -> LoaderOptions.Images.DECODED;
-            default -> throw new IllegalArgumentException("--images '" + images + "': expected none, bytes or decoded");
-        };
-        if (!format.equals("juicefs")) {
-            throw new IllegalArgumentException("--format '" + format + "': expected juicefs (use --json for JSON)");
-        }
-        if (cache == null && !list) {
-            throw new IllegalArgumentException("--cache DIR is needed to warm (or give --list)");
-        }
-        if (threads < 1) {
-            throw new IllegalArgumentException("--threads must be >= 1, got " + threads);
-        }
+        boolean json = jsonOutput.enabled();
+        LoaderOptions.Images mode = LoadCommand.imagesMode(spec, images);
+        Usage.require(spec, format.equals("juicefs"), "--format '" + format + "': expected juicefs (use --json for JSON)");
+        Usage.require(spec, cache != null || list, "--cache DIR is needed to warm (or give --list)");
+        Usage.require(spec, threads >= 1, "--threads must be >= 1, got " + threads);
+        Usage.require(spec, checkBatches >= 0, "--check-batches must be >= 0 (0: none), got " + checkBatches);
+        Usage.require(spec, list || pathPrefix == null && !spec.commandLine().getParseResult().hasMatchedOption("--format"),
+                "--format and --path-prefix apply to --list only");
         LoaderOptions o = LoaderOptions.builder().batchSize(64).images(mode).build();
         Path dir = cache != null ? cache : java.nio.file.Files.createTempDirectory("flywheel-warm-list");
-        try (TrainsetCache c = TrainsetCache.open(dir, lake, LakeArgs.options(endpoint, region, allowHttp))) {
+        try (TrainsetCache c = TrainsetCache.open(dir, lake.uri(), lake.options())) {
             WarmPlan plan = c.plan(tag, o);
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("lake", plan.lake());

@@ -244,8 +244,9 @@ class MineCliTest {
 
     @Test
     void badOptionsAreUsageErrors() {
+        // a camera the lake does not have is bad input (exit 1); the others below are usage errors (exit 2)
         CliRun unknown = CliRun.of("mine", lake, "--failures", "--cameras", LEFT + ",/nope/image");
-        assertEquals(2, unknown.exitCode(), unknown.err());
+        assertEquals(1, unknown.exitCode(), unknown.err());
         assertTrue(unknown.err().contains("unknown camera topic '/nope/image'"), unknown.err());
         assertTrue(unknown.err().contains(HEAD + ", " + LEFT + ", " + RIGHT), "names the lake's cameras: " + unknown.err());
         CliRun epsAlone = CliRun.of("mine", lake, "--failures", "--whiten-epsilon", "0.01");

@@ -70,14 +70,15 @@ class SimCliTest {
     @Test
     void outMustBeAFolderAndAnEarlierFleetIsReplacedOnlyWithForce(@TempDir Path tmp) throws IOException {
         Path file = Files.writeString(tmp.resolve("file.txt"), "x");
+        // what is at --out is bad input (exit 1), as for init and export lerobot; a malformed option is usage (2)
         CliRun onFile = CliRun.of("sim", "--out", file.toString(), "--jpeg", "imageio");
-        assertEquals(2, onFile.exitCode());
+        assertEquals(1, onFile.exitCode());
         assertTrue(onFile.err().contains("--out " + file + " is a file, not a folder"), onFile.err());
 
         Path other = Files.createDirectory(tmp.resolve("other"));
         Files.writeString(other.resolve("notes.txt"), "mine");
         CliRun onOther = CliRun.of("sim", "--out", other.toString(), "--jpeg", "imageio");
-        assertEquals(2, onOther.exitCode());
+        assertEquals(1, onOther.exitCode());
         assertTrue(onOther.err().contains("is not empty and holds no fleet of ours"), onOther.err());
 
         Path fleet = tmp.resolve("fleet");
@@ -89,7 +90,7 @@ class SimCliTest {
         Files.writeString(fleet.resolve("notes.txt"), "mine");
 
         CliRun again = CliRun.of("sim", "--out", fleet.toString(), "--jpeg", "imageio", "--episodes", "2");
-        assertEquals(2, again.exitCode());
+        assertEquals(1, again.exitCode());
         assertTrue(again.err().contains("holds an earlier fleet") && again.err().contains("--force"), again.err());
         assertEquals(6, mcaps(fleet).size(), "refused: nothing deleted");
 

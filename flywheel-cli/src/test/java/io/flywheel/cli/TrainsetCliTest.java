@@ -92,7 +92,8 @@ class TrainsetCliTest {
         Files.writeString(cut, Files.readString(mined).substring(0, 40));
         CliRun bad = CliRun.of("trainset", "build", lake, "--tag", "train-bad", "--mined", cut.toString());
         assertEquals(1, bad.exitCode());
-        assertTrue(bad.err().startsWith("flywheel trainset build: --mined " + cut + ": not a neighbours file (JSON) at line 1,")
+        assertTrue(bad.err().startsWith("flywheel trainset build: --mined " + cut + ": not JSON at line 1,")
+                && bad.err().contains("expected the neighbours file `flywheel mine --out` writes")
                 && bad.noStackTrace(), bad.err());
 
         CliRun again = CliRun.of("trainset", "build", lake, "--tag", "train-v1");

@@ -262,6 +262,8 @@ public final class IngestJob {
      * @param progress called with a line per recording
      * @return what was done
      * @throws IOException when a commit fails (the recordings committed before it stay)
+     * @throws io.flywheel.error.NotFoundException when a per-topic policy names a topic no recording read has (nothing
+     *     is committed)
      */
     public static Result run(RowSink sink, List<Path> inputs, IngestOptions options, AlignConfig align, RuleSet rules,
                              Consumer<String> progress) throws IOException {
@@ -403,12 +405,12 @@ public final class IngestJob {
      * A per-topic policy that names no stream of the recordings read is a mistake (a misspelled topic would otherwise
      * leave the stream on its default policy, and the recordings, once committed, are skipped by later runs).
      *
-     * @throws IllegalArgumentException naming the topic and the streams there are; nothing is committed
+     * @throws io.flywheel.error.NotFoundException naming the topic and the streams there are; nothing is committed
      */
     private static void checkPolicyTopics(AlignConfig align, java.util.Set<String> streamTopics) {
         for (String topic : align.policies().keySet()) {
             if (!streamTopics.contains(topic)) {
-                throw new IllegalArgumentException("policy for topic '" + topic + "': no recording of this run has"
+                throw new io.flywheel.error.NotFoundException("policy for topic '" + topic + "': no recording of this run has"
                         + " that stream (streams: " + String.join(", ", streamTopics) + "); nothing was committed");
             }
         }
@@ -440,7 +442,10 @@ public final class IngestJob {
             msg = "permission denied: " + ad.getFile();
         } else {
             msg = shown.getMessage() == null ? shown.getClass().getSimpleName() : shown.getMessage();
-            if (shown instanceof RuntimeException && !(shown instanceof IllegalArgumentException)) {
+            // a typed error's message says what and where; other runtime exceptions are bugs, named so they can be
+            // reported
+            if (shown instanceof RuntimeException && !(shown instanceof IllegalArgumentException)
+                    && !(shown instanceof io.flywheel.error.FlywheelException)) {
                 msg = shown.getClass().getSimpleName() + ": " + msg;
             }
         }

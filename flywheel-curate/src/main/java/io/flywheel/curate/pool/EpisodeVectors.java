@@ -15,6 +15,7 @@ import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
 
+import io.flywheel.error.NotFoundException;
 import io.flywheel.curate.trainset.EpisodeInfo;
 import io.flywheel.curate.trainset.Trainsets;
 import io.flywheel.lake.Lake;
@@ -89,6 +90,26 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
             throw new IllegalArgumentException("phases repeat: " + phases);
         }
         return List.copyOf(phases);
+    }
+
+    /**
+     * Checks a camera selection (before any lake is read).
+     *
+     * @param cameras camera topics
+     * @return the topics as given, as an immutable list
+     * @throws IllegalArgumentException when there is none, a topic is blank or a topic repeats
+     */
+    public static List<String> checkCameras(List<String> cameras) {
+        if (cameras.isEmpty()) {
+            throw new IllegalArgumentException("no cameras given: name at least one camera topic");
+        }
+        if (cameras.stream().anyMatch(String::isBlank)) {
+            throw new IllegalArgumentException("an empty camera topic in " + cameras);
+        }
+        if (new LinkedHashSet<>(cameras).size() != cameras.size()) {
+            throw new IllegalArgumentException("camera topics repeat: " + cameras);
+        }
+        return List.copyOf(cameras);
     }
 
     /** Vectors from {@code episodes.embedding}, with no record of the episodes left out. */
@@ -204,10 +225,10 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
      *
      * @param cameras camera topics, at least one, no repeats (e.g. the two wrist cameras)
      * @return the vectors, with {@code cameras} and {@code framesVersion} set
-     * @throws IllegalArgumentException when cameras is empty or repeats a topic, a topic is not a camera
-     *     of the lake (naming it and the lake's camera topics), no episode has embeddings on every chosen
-     *     camera (run enrich first), the embeddings differ in dimension (naming the episode and topic), or
-     *     the episodes were embedded by different models
+     * @throws IllegalArgumentException when cameras is empty or repeats a topic ({@link #checkCameras}), no episode
+     *     has embeddings on every chosen camera (run enrich first), the embeddings differ in dimension (naming the
+     *     episode and topic), or the episodes were embedded by different models
+     * @throws NotFoundException when a topic is not a camera of the lake (naming it and the lake's camera topics)
      */
     public static EpisodeVectors fromCameras(Lake lake, List<String> cameras) {
         return fromCameras(lake, cameras, List.of());
@@ -224,19 +245,15 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
      * @return the vectors, with {@code cameras}, {@code phases} and {@code framesVersion} set
      * @throws IllegalArgumentException as {@link #fromCameras(Lake, List)} does, and when a phase is unknown (naming
      *     the valid ones) or repeats; "no episode has frame embeddings" names the phases too
+     * @throws NotFoundException when a topic is not a camera of the lake
      */
     public static EpisodeVectors fromCameras(Lake lake, List<String> cameras, List<String> phases) {
         List<String> ph = checkPhases(phases);
-        if (cameras.isEmpty()) {
-            throw new IllegalArgumentException("no cameras given: name at least one camera topic");
-        }
-        if (new LinkedHashSet<>(cameras).size() != cameras.size()) {
-            throw new IllegalArgumentException("camera topics repeat: " + cameras);
-        }
+        checkCameras(cameras);
         Set<String> known = cameraTopics(lake);
         for (String c : cameras) {
             if (!known.contains(c)) {
-                throw new IllegalArgumentException("unknown camera topic '" + c + "'; the cameras of " + lake.location()
+                throw new NotFoundException("unknown camera topic '" + c + "'; the cameras of " + lake.location()
                         + " are " + String.join(", ", known));
             }
         }

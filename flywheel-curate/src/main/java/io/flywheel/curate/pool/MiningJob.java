@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
+import io.flywheel.error.NotFoundException;
 import io.flywheel.curate.ExactSearch;
 import io.flywheel.curate.KnnQuery;
 import io.flywheel.curate.PcaWhitening;
@@ -101,7 +102,7 @@ public final class MiningJob {
             if (k < 1) {
                 throw new IllegalArgumentException("k must be >= 1, got " + k);
             }
-            cameras = List.copyOf(cameras);
+            cameras = cameras.isEmpty() ? List.of() : EpisodeVectors.checkCameras(cameras);
             if (!(whitenEpsilon > 0) || Double.isInfinite(whitenEpsilon)) {
                 throw new IllegalArgumentException("whitening epsilon must be a positive number, got " + whitenEpsilon);
             }
@@ -251,13 +252,13 @@ public final class MiningJob {
 
     /**
      * @return a query for an episode of the lake
-     * @throws IllegalArgumentException when the episode has no vector (no embedding, or none on a chosen camera)
-     *     or does not exist
+     * @throws NotFoundException when the episode has no vector (no embedding, or none on a chosen camera) or does not
+     *     exist
      */
     public static Query episode(EpisodeVectors ev, String episodeId) {
         int i = ev.indexOf(episodeId);
         if (i < 0) {
-            throw new IllegalArgumentException("episode '" + episodeId + "' has no " + (ev.cameras().isEmpty() ? "embedding"
+            throw new NotFoundException("episode '" + episodeId + "' has no " + (ev.cameras().isEmpty() ? "embedding"
                     : "frame embeddings on every one of " + ev.cameras()) + " in the lake (unknown id, or not enriched yet)");
         }
         return new Query(episodeId, ev.vectors()[i], "episode");

@@ -78,15 +78,16 @@ public final class TrainsetBuilder {
      * @param scratch a folder for the temporary Arrow file the samples are staged in (deleted after)
      * @param progress progress receiver
      * @return the committed set and pool statistics
-     * @throws IllegalStateException when the tag exists (tags are immutable), or the set would hold no episode
-     * @throws IllegalArgumentException when a mined episode id is not in the lake
-     * @throws io.flywheel.lake.CommitConflictException when a concurrent build committed the same tag first
+     * @throws io.flywheel.error.ConflictException when the tag exists (tags are immutable; a
+     *     {@link io.flywheel.lake.CommitConflictException} when a concurrent build committed the same tag first)
+     * @throws io.flywheel.error.BadInputException when the set would hold no episode
+     * @throws io.flywheel.error.NotFoundException when a mined episode id is not in the lake
      * @throws io.flywheel.error.StorageUnavailableException when the lake cannot be read or written
      */
     public static Result build(Lake lake, TrainsetSpec spec, Path scratch, Progress progress) throws IOException {
         if (Trainsets.find(lake, spec.tag()).isPresent()) {
-            throw new IllegalStateException("training set '" + spec.tag() + "' already exists in " + lake.location()
-                    + "; choose a new tag (tags are immutable)");
+            throw new io.flywheel.error.ConflictException("training set '" + spec.tag() + "' already exists in "
+                    + lake.location() + "; choose a new tag (tags are immutable)");
         }
         long episodesVersion;
         Map<String, EpisodeInfo> all;
@@ -105,7 +106,8 @@ public final class TrainsetBuilder {
         int outside = 0;
         for (MinedEpisode m : spec.mined()) {
             if (!all.containsKey(m.episodeId())) {
-                throw new IllegalArgumentException("mined episode '" + m.episodeId() + "' is not in " + lake.location());
+                throw new io.flywheel.error.NotFoundException("mined episode '" + m.episodeId() + "' (queried by '"
+                        + m.queryEpisodeId() + "') is not in " + lake.location());
             }
             if (!pool.contains(m.episodeId())) {
                 outside++;
@@ -118,7 +120,7 @@ public final class TrainsetBuilder {
         union.addAll(minedBy.keySet());
         List<String> members = new ArrayList<>(union);
         if (members.isEmpty()) {
-            throw new IllegalStateException("training set '" + spec.tag() + "' would hold no episode: the pool (episodes"
+            throw new io.flywheel.error.BadInputException("training set '" + spec.tag() + "' would hold no episode: the pool (episodes"
                     + " passing QC, not failures, not near-duplicates) holds " + pool.size() + " of the lake's " + all.size()
                     + ", the ratio " + spec.baseRatio() + " selects none of them and no mined episode is in it;"
                     + " nothing was committed");

@@ -51,7 +51,7 @@ public record TrainsetDiff(String from, String to, List<String> added, List<Stri
      * @param to newer set's tag
      * @param hardCase which episodes are hard cases
      * @param hardCaseRule the rule in words, for reports
-     * @throws IllegalArgumentException when a tag does not exist
+     * @throws io.flywheel.error.NotFoundException when a tag does not exist (naming the tags there are)
      */
     public static TrainsetDiff of(Lake lake, String from, String to, Predicate<EpisodeInfo> hardCase,
                                   String hardCaseRule) {

@@ -147,7 +147,9 @@ class CurationJobTest {
             var one = TrainsetBuilder.build(lake, TrainsetSpec.builder("deduped").baseRatio(1).sampleRateHz(0).build(),
                     tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE);
             assertEquals(1, one.poolSize());
-            assertThrows(IllegalArgumentException.class, () -> MiningJob.episode(ev, "no-such-episode"));
+            io.flywheel.error.NotFoundException unknown = assertThrows(io.flywheel.error.NotFoundException.class,
+                    () -> MiningJob.episode(ev, "no-such-episode"));
+            assertTrue(unknown.getMessage().startsWith("episode 'no-such-episode' has no embedding"), unknown.getMessage());
         }
     }
 

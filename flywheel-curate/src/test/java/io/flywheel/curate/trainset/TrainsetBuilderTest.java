@@ -169,12 +169,14 @@ class TrainsetBuilderTest {
             CompositionChart.write(d, png);
             assertTrue(ImageIO.read(png.toFile()).getHeight() > 100);
 
-            IllegalStateException again = assertThrows(IllegalStateException.class, () -> TrainsetBuilder.build(lake,
-                    TrainsetSpec.builder("train-v1").build(), tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE));
+            io.flywheel.error.ConflictException again = assertThrows(io.flywheel.error.ConflictException.class,
+                    () -> TrainsetBuilder.build(lake, TrainsetSpec.builder("train-v1").build(), tmp.resolve("scratch"),
+                            TrainsetBuilder.Progress.NONE));
             assertTrue(again.getMessage().contains("already exists"), again.getMessage());
             assertThrows(io.flywheel.error.NotFoundException.class, () -> Trainsets.open(lake, "nope"));
-            IllegalStateException empty = assertThrows(IllegalStateException.class, () -> TrainsetBuilder.build(lake,
-                    TrainsetSpec.builder("empty").baseRatio(0).build(), tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE));
+            io.flywheel.error.BadInputException empty = assertThrows(io.flywheel.error.BadInputException.class,
+                    () -> TrainsetBuilder.build(lake, TrainsetSpec.builder("empty").baseRatio(0).build(),
+                            tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE));
             assertTrue(empty.getMessage().contains("would hold no episode"), empty.getMessage());
             assertTrue(Trainsets.find(lake, "empty").isEmpty(), "nothing committed");
             assertFalse(Files.list(tmp.resolve("scratch")).findAny().isPresent(), "staging file removed");

@@ -147,7 +147,7 @@ public final class TrainsetCache implements AutoCloseable {
 
     /**
      * @return a loader reading through the cache
-     * @throws IllegalArgumentException when there is no such set
+     * @throws io.flywheel.error.NotFoundException when there is no such set
      */
     public TrainsetLoader loader(String tag, LoaderOptions options) {
         return TrainsetLoader.open(cachedLake, tag, options, () -> new CachedRawReader(cache, rawCounters));

@@ -71,7 +71,8 @@ public final class WarmPlanner {
      * @param columns top-level columns of trainset_samples the reads need
      * @param gap merge ranges of a data file closer than this many bytes
      * @return the plan
-     * @throws IllegalArgumentException when there is no such set or column
+     * @throws io.flywheel.error.NotFoundException when there is no such set
+     * @throws IllegalArgumentException when a column is not one of trainset_samples'
      * @throws IOException when a file cannot be read or is not a Lance v2 file
      */
     public static WarmPlan plan(Lake lake, Origin origin, String tag, List<String> columns, long gap) throws IOException {

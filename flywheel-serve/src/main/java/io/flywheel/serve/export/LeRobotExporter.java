@@ -92,7 +92,7 @@ public final class LeRobotExporter {
      * @param options fps, robot type, overwrite, video and file-size settings
      * @param progress receives one line per finished episode (done / total, frames/s, ETA); may be a no-op
      * @return what was written
-     * @throws IllegalArgumentException for an unknown tag (naming the lake's tags)
+     * @throws io.flywheel.error.NotFoundException for an unknown tag (naming the lake's tags)
      * @throws ExportException for an existing OUT (without force), a set with no
      *     samples, a fractional frame rate without --fps, a sample without state/action or without a
      *     camera's image, or image sizes that change within a camera
@@ -101,7 +101,7 @@ public final class LeRobotExporter {
     public static LeRobotExportResult export(Lake lake, String tag, Path out, LeRobotExportOptions options,
                                              Consumer<String> progress) throws IOException {
         long t0 = System.nanoTime();
-        Trainset set = Trainsets.open(lake, tag); // an unknown tag: IllegalArgumentException, as every tag lookup
+        Trainset set = Trainsets.open(lake, tag); // an unknown tag: NotFoundException, as every tag lookup
         Path target = out.toAbsolutePath().normalize();
         checkTarget(target, options.force());
         if (set.sampleCount() == 0) {

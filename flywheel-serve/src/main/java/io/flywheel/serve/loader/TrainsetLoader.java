@@ -92,7 +92,7 @@ public final class TrainsetLoader implements AutoCloseable {
      * @param tag the training set's tag
      * @param options loader options
      * @return the loader; close it
-     * @throws IllegalArgumentException when there is no such set
+     * @throws io.flywheel.error.NotFoundException when there is no such set
      */
     public static TrainsetLoader open(Lake lake, String tag, LoaderOptions options) {
         return open(lake, tag, options, RawSource::direct);
@@ -106,7 +106,7 @@ public final class TrainsetLoader implements AutoCloseable {
      * @param options loader options
      * @param rawSources makes one raw-image source per worker thread
      * @return the loader; close it
-     * @throws IllegalArgumentException when there is no such set
+     * @throws io.flywheel.error.NotFoundException when there is no such set
      */
     public static TrainsetLoader open(Lake lake, String tag, LoaderOptions options,
             java.util.function.Supplier<RawSource> rawSources) {

@@ -1,0 +1,60 @@
+package io.flywheel.cli;
+
+import java.util.function.Supplier;
+
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * Usage errors (exit 2): an option value a command does not allow, options that exclude or need each other, a missing
+ * parameter. They are raised as picocli's {@link ParameterException}, which {@link Main} prints with a "try --help"
+ * line and maps to exit 2. Everything else a command throws (bad input, a name the lake does not have, a failed check)
+ * exits 1.
+ *
+ * <p>The line between the two: a value that is wrong whatever the lake or the files hold (out of range, not one of a
+ * fixed set, malformed) is a usage error; a value that names something that does not exist or is not what was
+ * expected (an episode id, tag, topic or camera the lake lacks, a file that is not a neighbours file, a folder that is
+ * not empty) is bad input.
+ */
+final class Usage {
+    private Usage() {}
+
+    /**
+     * @param spec the command's spec (inject it with {@code @Spec})
+     * @param message what is wrong with the options, naming them
+     * @return the usage error, to throw
+     */
+    static ParameterException error(CommandSpec spec, String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+
+    /**
+     * @param ok the condition the options must meet
+     * @param message what is wrong when they do not, naming the options
+     * @throws ParameterException when {@code ok} is false
+     */
+    static void require(CommandSpec spec, boolean ok, String message) {
+        if (!ok) {
+            throw error(spec, message);
+        }
+    }
+
+    /**
+     * Builds or parses option values with code that checks them (an options builder, a name parser): an
+     * {@link IllegalArgumentException} it throws is a usage error.
+     *
+     * @param option the option the values come from, put before the message unless the message starts with it; null
+     *     for none
+     * @param build builds the value
+     * @return the value
+     * @throws ParameterException when {@code build} throws an {@link IllegalArgumentException}
+     */
+    static <T> T check(CommandSpec spec, String option, Supplier<T> build) {
+        try {
+            return build.get();
+        } catch (IllegalArgumentException e) {
+            String m = e.getMessage() == null ? "value not allowed" : e.getMessage();
+            throw error(spec, option == null || m.startsWith(option) ? m : option + ": " + m);
+        }
+    }
+}
