@@ -249,6 +249,10 @@ class MineCliTest {
         assertEquals(1, unknown.exitCode(), unknown.err());
         assertTrue(unknown.err().contains("unknown camera topic '/nope/image'"), unknown.err());
         assertTrue(unknown.err().contains(HEAD + ", " + LEFT + ", " + RIGHT), "names the lake's cameras: " + unknown.err());
+        CliRun noEpisode = CliRun.of("mine", lake, "--episode", "no-such-episode");
+        assertEquals(1, noEpisode.exitCode(), "an unknown episode id is bad input: " + noEpisode.err());
+        assertTrue(noEpisode.err().startsWith("flywheel mine: episode 'no-such-episode' has no embedding in the lake"
+                + " (unknown id, or not enriched yet)"), noEpisode.err());
         CliRun epsAlone = CliRun.of("mine", lake, "--failures", "--whiten-epsilon", "0.01");
         assertEquals(2, epsAlone.exitCode());
         assertTrue(epsAlone.err().startsWith("flywheel mine: --whiten-epsilon needs --whiten"), epsAlone.err());
@@ -267,7 +271,7 @@ class MineCliTest {
         CliRun twice = CliRun.of("mine", lake, "--failures", "--cameras", LEFT + "," + LEFT);
         assertEquals(2, twice.exitCode());
         assertTrue(twice.err().contains("camera topics repeat"), twice.err());
-        assertTrue(unknown.noStackTrace() && epsAlone.noStackTrace() && zero.noStackTrace() && text.noStackTrace()
+        assertTrue(unknown.noStackTrace() && noEpisode.noStackTrace() && epsAlone.noStackTrace() && zero.noStackTrace() && text.noStackTrace()
                 && twice.noStackTrace());
     }
 
