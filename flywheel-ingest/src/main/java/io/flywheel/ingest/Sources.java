@@ -176,6 +176,9 @@ public final class Sources {
             LoaderOptions lo = new LoaderOptions();
             lo.setCodePointLimit(16 << 20);
             root = new Yaml(lo).load(in);
+        } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) { // one line: where, and what was expected there
+            int line = e.getProblemMark() == null ? 0 : e.getProblemMark().getLine() + 1;
+            throw new IngestException(meta.toString(), -1, "line " + line + ": not valid YAML: " + e.getProblem());
         } catch (YAMLException e) {
             throw new IngestException(meta.toString(), -1, "not valid YAML: " + e.getMessage());
         }
