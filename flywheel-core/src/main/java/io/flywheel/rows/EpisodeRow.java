@@ -1,7 +1,10 @@
 package io.flywheel.rows;
 
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * One row of {@code episodes} (see {@code io.flywheel.lake.TableSchemas}). All times are int64 ns since the Unix
@@ -24,21 +27,21 @@ import java.util.Objects;
  * @param qualityFlags names of fired quality rules (empty list when none; null before rules ran)
  * @param qualityMetricsJson JSON object of metrics
  * @param metadataJson JSON object, anything else
- * @param embedding episode embedding, float32[D] L2-normalised (enrich), nullable
- * @param embeddingModel model id of the episode's embeddings, nullable
- * @param embeddingSha256 SHA-256 of the model file, nullable
- * @param enrichedAtNs when enrich committed the episode, ns since epoch; null = not enriched
+ * @param embeddings per embedding model id, what enrich committed for the episode ({@link EpisodeEmbedding}: the
+ *     vector, or null, and when); a model absent from the map has not embedded the episode yet (an empty map before
+ *     enrich). Stored one column pair per model, {@code emb_<key>} and {@code emb_<key>_at_ns}
+ * @param enrichedAtNs when enrich committed the episode's image metrics and labels, ns since epoch; null = not
+ *     enriched
  * @param enrichmentJson JSON object: enrich settings and counts, nullable
  */
 public record EpisodeRow(String episodeId, String recordingId, String robotId, String task, String scene,
         String operator, String outcome, Long startNs, Long endNs, Long durationNs, String masterTopic,
         Long frameCount, String qualityStatus, List<String> qualityFlags, String qualityMetricsJson,
-        String metadataJson, float[] embedding, String embeddingModel, String embeddingSha256, Long enrichedAtNs,
-        String enrichmentJson) {
+        String metadataJson, Map<String, EpisodeEmbedding> embeddings, Long enrichedAtNs, String enrichmentJson) {
     public EpisodeRow {
         Objects.requireNonNull(episodeId, "episodeId");
         qualityFlags = qualityFlags == null ? null : List.copyOf(qualityFlags);
-        embedding = embedding == null ? null : embedding.clone();
+        embeddings = embeddings == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(embeddings));
     }
 
     /** An episode before enrichment. */
@@ -47,39 +50,33 @@ public record EpisodeRow(String episodeId, String recordingId, String robotId, S
             Long frameCount, String qualityStatus, List<String> qualityFlags, String qualityMetricsJson,
             String metadataJson) {
         this(episodeId, recordingId, robotId, task, scene, operator, outcome, startNs, endNs, durationNs, masterTopic,
-                frameCount, qualityStatus, qualityFlags, qualityMetricsJson, metadataJson, null, null, null, null, null);
+                frameCount, qualityStatus, qualityFlags, qualityMetricsJson, metadataJson, Map.of(), null, null);
     }
 
-    /** @return this episode with enrich's columns set */
-    public EpisodeRow withEnrichment(float[] newEmbedding, String model, String sha256, long enrichedAt, String json) {
+    /** @return this episode with enrich's image-metrics columns set ({@code enriched_at_ns}, {@code enrichment}) */
+    public EpisodeRow withEnrichment(long enrichedAt, String json) {
         return new EpisodeRow(episodeId, recordingId, robotId, task, scene, operator, outcome, startNs, endNs,
                 durationNs, masterTopic, frameCount, qualityStatus, qualityFlags, qualityMetricsJson, metadataJson,
-                newEmbedding, model, sha256, enrichedAt, json);
+                embeddings, enrichedAt, json);
     }
 
-    @Override
-    public float[] embedding() {
-        return embedding == null ? null : embedding.clone();
+    /**
+     * @param model the embedding model id
+     * @param vector float32[D], L2-normalised, or null when the episode had nothing to embed
+     * @param embeddedAt when the embedding is committed, ns since epoch
+     * @return this episode with the model's embedding set (other models' kept)
+     */
+    public EpisodeRow withEmbedding(String model, float[] vector, long embeddedAt) {
+        Map<String, EpisodeEmbedding> m = new TreeMap<>(embeddings);
+        m.put(Objects.requireNonNull(model, "model"), new EpisodeEmbedding(vector, embeddedAt));
+        return new EpisodeRow(episodeId, recordingId, robotId, task, scene, operator, outcome, startNs, endNs,
+                durationNs, masterTopic, frameCount, qualityStatus, qualityFlags, qualityMetricsJson, metadataJson,
+                m, enrichedAtNs, enrichmentJson);
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof EpisodeRow e && episodeId.equals(e.episodeId) && Objects.equals(recordingId, e.recordingId)
-                && Objects.equals(robotId, e.robotId) && Objects.equals(task, e.task) && Objects.equals(scene, e.scene)
-                && Objects.equals(operator, e.operator) && Objects.equals(outcome, e.outcome)
-                && Objects.equals(startNs, e.startNs) && Objects.equals(endNs, e.endNs)
-                && Objects.equals(durationNs, e.durationNs) && Objects.equals(masterTopic, e.masterTopic)
-                && Objects.equals(frameCount, e.frameCount) && Objects.equals(qualityStatus, e.qualityStatus)
-                && Objects.equals(qualityFlags, e.qualityFlags) && Objects.equals(qualityMetricsJson, e.qualityMetricsJson)
-                && Objects.equals(metadataJson, e.metadataJson) && java.util.Arrays.equals(embedding, e.embedding)
-                && Objects.equals(embeddingModel, e.embeddingModel) && Objects.equals(embeddingSha256, e.embeddingSha256)
-                && Objects.equals(enrichedAtNs, e.enrichedAtNs) && Objects.equals(enrichmentJson, e.enrichmentJson);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(episodeId, recordingId, robotId, task, scene, operator, outcome, startNs, endNs, durationNs,
-                masterTopic, frameCount, qualityStatus, qualityFlags, qualityMetricsJson, metadataJson,
-                java.util.Arrays.hashCode(embedding), embeddingModel, embeddingSha256, enrichedAtNs, enrichmentJson);
+    /** @return the model's episode vector (float32[D], L2-normalised), or null when it has none */
+    public float[] embedding(String model) {
+        EpisodeEmbedding e = embeddings.get(model);
+        return e == null ? null : e.vector();
     }
 }

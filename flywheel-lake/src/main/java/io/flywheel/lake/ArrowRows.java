@@ -1,5 +1,6 @@
 package io.flywheel.lake;
 
+import io.flywheel.rows.EpisodeEmbedding;
 import io.flywheel.rows.EpisodeRow;
 import io.flywheel.rows.FrameRow;
 import io.flywheel.rows.ImageEnrichment;
@@ -9,7 +10,10 @@ import io.flywheel.rows.StreamMatch;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -22,10 +26,21 @@ import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
 
-/** Converts the row records to and from Arrow vectors of the {@link TableSchemas} schemas. */
+/**
+ * Converts the row records to and from Arrow vectors of the {@link TableSchemas} schemas, with the lake's embedding
+ * model columns ({@link EmbeddingModels}): rows are written into a root of the table's actual schema (its model
+ * columns filled from the rows' per-model embeddings, null where a row has none), and read from any projection that
+ * has every fixed column. Reading also understands schema version 3's {@code episodes.embedding} /
+ * {@code embedding_model} and {@code frames.images[].embedding} (list&lt;float32&gt;; tagged old versions, and
+ * {@link Lake#migrate}): their vectors come back under the episode's model id.
+ */
 final class ArrowRows {
     private ArrowRows() {}
 
@@ -56,8 +71,25 @@ final class ArrowRows {
         }
     }
 
+    static VectorSchemaRoot rawFiles(List<RawFileRow> rows, Schema schema, EmbeddingModels models,
+            BufferAllocator alloc) {
+        return rawFiles(rows, alloc);
+    }
+
+    /** Episodes rows in a root of the episodes schema without model columns. */
     static VectorSchemaRoot episodes(List<EpisodeRow> rows, BufferAllocator alloc) {
-        VectorSchemaRoot root = VectorSchemaRoot.create(TableSchemas.episodes(), alloc);
+        return episodes(rows, TableSchemas.episodes(), EmbeddingModels.none(), alloc);
+    }
+
+    /**
+     * @param schema the table's schema (fixed columns, then model columns)
+     * @param models the lake's models, naming the model of each {@code emb_<key>} column of {@code schema}
+     * @throws IllegalArgumentException when a row's vector has another dimension than its model's column, or names a
+     *     model the schema has no column of
+     */
+    static VectorSchemaRoot episodes(List<EpisodeRow> rows, Schema schema, EmbeddingModels models,
+            BufferAllocator alloc) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema, alloc);
         try {
             root.allocateNew();
             ListVector flags = (ListVector) root.getVector("quality_flags");
@@ -79,12 +111,10 @@ final class ArrowRows {
                 strList(flags, i, r.qualityFlags());
                 str(root, "quality_metrics", i, r.qualityMetricsJson());
                 str(root, "metadata", i, r.metadataJson());
-                f32List((ListVector) root.getVector("embedding"), i, r.embedding());
-                str(root, "embedding_model", i, r.embeddingModel());
-                str(root, "embedding_sha256", i, r.embeddingSha256());
                 i64(root, "enriched_at_ns", i, r.enrichedAtNs());
                 str(root, "enrichment", i, r.enrichmentJson());
             }
+            episodeModels(root, rows, models);
             root.setRowCount(rows.size());
             return root;
         } catch (RuntimeException e) {
@@ -93,14 +123,22 @@ final class ArrowRows {
         }
     }
 
+    /** Frames rows in a root of the frames schema without model columns. */
     static VectorSchemaRoot frames(List<FrameRow> rows, BufferAllocator alloc) {
-        VectorSchemaRoot root = VectorSchemaRoot.create(TableSchemas.frames(), alloc);
+        return frames(rows, TableSchemas.frames(), EmbeddingModels.none(), alloc);
+    }
+
+    /** As {@link #episodes(List, Schema, EmbeddingModels, BufferAllocator)}, for frames. */
+    static VectorSchemaRoot frames(List<FrameRow> rows, Schema schema, EmbeddingModels models,
+            BufferAllocator alloc) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema, alloc);
         try {
             root.allocateNew();
             FrameWriter w = new FrameWriter(root);
             for (int i = 0; i < rows.size(); i++) {
                 w.row(i, rows.get(i));
             }
+            frameModels(root, rows, models);
             root.setRowCount(rows.size());
             return root;
         } catch (RuntimeException e) {
@@ -268,6 +306,93 @@ final class ArrowRows {
         private int next;
     }
 
+    /** @return the model of each model column of the schema, by column name */
+    private static Map<String, EmbeddingModel> modelColumns(Schema schema, EmbeddingModels models) {
+        Map<String, EmbeddingModel> out = new HashMap<>();
+        for (Field f : schema.getFields()) {
+            models.byColumn(f.getName()).ifPresent(m -> out.put(f.getName(), m));
+        }
+        return out;
+    }
+
+    private static void episodeModels(VectorSchemaRoot root, List<EpisodeRow> rows, EmbeddingModels models) {
+        Map<String, EmbeddingModel> cols = modelColumns(root.getSchema(), models);
+        for (int i = 0; i < rows.size(); i++) {
+            for (String model : rows.get(i).embeddings().keySet()) {
+                if (models.get(model).map(m -> !cols.containsKey(m.column())).orElse(true)) {
+                    throw new IllegalArgumentException("episode " + rows.get(i).episodeId() + " has an embedding of"
+                            + " model '" + model + "', which has no column in the episodes table (models: "
+                            + models.all().stream().map(EmbeddingModel::id).toList() + ")");
+                }
+            }
+        }
+        for (EmbeddingModel m : cols.values()) {
+            FixedSizeListVector vec = (FixedSizeListVector) root.getVector(m.column());
+            FieldVector at = root.getVector(m.embeddedAtColumn());
+            for (int i = 0; i < rows.size(); i++) {
+                EpisodeEmbedding e = rows.get(i).embeddings().get(m.id());
+                fixed(vec, i, e == null ? null : e.vector(), m, "episode " + rows.get(i).episodeId());
+                if (at != null) {
+                    i64(at, i, e == null ? null : e.embeddedAtNs());
+                }
+            }
+        }
+    }
+
+    private static void frameModels(VectorSchemaRoot root, List<FrameRow> rows, EmbeddingModels models) {
+        Map<String, EmbeddingModel> cols = modelColumns(root.getSchema(), models);
+        for (FrameRow r : rows) {
+            for (ImageEnrichment e : r.enrichment()) {
+                for (String model : e == null ? java.util.Set.<String>of() : e.embeddings().keySet()) {
+                    if (models.get(model).map(m -> !cols.containsKey(m.column())).orElse(true)) {
+                        throw new IllegalArgumentException("frame " + r.episodeId() + "#" + r.frameIndex() + " has an"
+                                + " embedding of model '" + model + "', which has no column in the frames table");
+                    }
+                }
+            }
+        }
+        for (EmbeddingModel m : cols.values()) {
+            ListVector lv = (ListVector) root.getVector(m.column());
+            FixedSizeListVector inner = (FixedSizeListVector) lv.getDataVector();
+            for (int i = 0; i < rows.size(); i++) {
+                FrameRow r = rows.get(i);
+                boolean any = false;
+                for (ImageEnrichment e : r.enrichment()) {
+                    any |= e != null && e.embeddings().containsKey(m.id());
+                }
+                if (!any) {
+                    lv.setNull(i);
+                    continue;
+                }
+                int at = lv.startNewValue(i);
+                for (int k = 0; k < r.images().size(); k++) {
+                    ImageEnrichment e = r.enrichment().get(k);
+                    fixed(inner, at + k, e == null ? null : e.embeddings().get(m.id()), m, "frame " + r.episodeId()
+                            + "#" + r.frameIndex() + " camera " + r.images().get(k).topic());
+                }
+                lv.endValue(i, r.images().size());
+            }
+        }
+    }
+
+    /** Sets row i of a fixed_size_list&lt;float32, D&gt; vector (null for a null vector). */
+    private static void fixed(FixedSizeListVector v, int i, float[] values, EmbeddingModel m, String what) {
+        if (values == null) {
+            v.setNull(i);
+            return;
+        }
+        if (values.length != m.dimension()) {
+            throw new IllegalArgumentException(what + ": model " + m.id() + " vector has " + values.length
+                    + " values; column " + m.column() + " is float32[" + m.dimension() + "]");
+        }
+        v.setNotNull(i);
+        Float4Vector d = (Float4Vector) v.getDataVector();
+        int base = i * m.dimension();
+        for (int k = 0; k < values.length; k++) {
+            d.setSafe(base + k, values[k]);
+        }
+    }
+
     private static void enrichment(StructVector img, int at, ImageEnrichment e) {
         f64(img.getChild("sharpness"), at, e == null ? null : e.sharpness());
         bool(img.getChild("blurry"), at, e == null ? null : e.blurry());
@@ -280,7 +405,6 @@ final class ArrowRows {
         } else {
             hot.setSafe(at, e.hotJpeg());
         }
-        f32List((ListVector) img.getChild("embedding"), at, e == null ? null : e.embedding());
         str(img.getChild("decode_error"), at, e == null ? null : e.decodeError());
     }
 
@@ -309,19 +433,6 @@ final class ArrowRows {
         } else {
             b.setSafe(i, v ? 1 : 0);
         }
-    }
-
-    private static void f32List(ListVector lv, int i, float[] values) {
-        if (values == null) {
-            lv.setNull(i);
-            return;
-        }
-        Float4Vector data = (Float4Vector) lv.getDataVector();
-        int at = lv.startNewValue(i);
-        for (float f : values) {
-            data.setSafe(at++, f);
-        }
-        lv.endValue(i, values.length);
     }
 
     private static void str(VectorSchemaRoot root, String name, int i, String v) {
@@ -378,9 +489,20 @@ final class ArrowRows {
 
     // ---------------------------------------------------------------- reading
 
-    /** Decodes every row of {@code root} with {@code f}, appending to {@code out}. */
+    /** Decodes every row of {@code root} with {@code f}, appending to {@code out} (no model columns read). */
     static <T> void decode(VectorSchemaRoot root, Function<Cursor, T> f, List<T> out) {
-        Cursor c = new Cursor(root);
+        decode(root, EmbeddingModels.none(), f, out);
+    }
+
+    /** Decodes every row of {@code root} with {@code f}, reading the model columns of {@code models}. */
+    static <T> void decode(VectorSchemaRoot root, EmbeddingModels models, Function<Cursor, T> f, List<T> out) {
+        Cursor c = new Cursor(root, models, null);
+        decode(c, f, out);
+    }
+
+    /** Decodes every row the cursor's root holds with {@code f}, appending to {@code out}. */
+    static <T> void decode(Cursor c, Function<Cursor, T> f, List<T> out) {
+        VectorSchemaRoot root = c.root;
         for (int i = 0; i < root.getRowCount(); i++) {
             c.row = i;
             out.add(f.apply(c));
@@ -397,9 +519,29 @@ final class ArrowRows {
         return new EpisodeRow(c.str("episode_id"), c.str("recording_id"), c.str("robot_id"), c.str("task"),
                 c.str("scene"), c.str("operator"), c.str("outcome"), c.i64("start_ns"), c.i64("end_ns"),
                 c.i64("duration_ns"), c.str("master_topic"), c.i64("frame_count"), c.str("quality_status"),
-                c.strList("quality_flags"), c.str("quality_metrics"), c.str("metadata"),
-                f32List((ListVector) c.root.getVector("embedding"), c.row), c.str("embedding_model"),
-                c.str("embedding_sha256"), c.i64("enriched_at_ns"), c.str("enrichment"));
+                c.strList("quality_flags"), c.str("quality_metrics"), c.str("metadata"), episodeEmbeddings(c),
+                c.i64("enriched_at_ns"), c.str("enrichment"));
+    }
+
+    /** The episode's vectors: each model column of the batch, and a schema version 3 {@code embedding}. */
+    private static Map<String, EpisodeEmbedding> episodeEmbeddings(Cursor c) {
+        Map<String, EpisodeEmbedding> out = new TreeMap<>();
+        for (EmbeddingModel m : c.episodeModels) {
+            FixedSizeListVector v = (FixedSizeListVector) c.root.getVector(m.column());
+            FieldVector at = c.root.getVector(m.embeddedAtColumn());
+            Long when = at == null ? null : i64(at, c.row);
+            float[] vec = fixed(v, c.row);
+            if (when != null || vec != null) {
+                out.put(m.id(), new EpisodeEmbedding(vec, when == null ? 0 : when));
+            }
+        }
+        FieldVector legacy = c.root.getVector(SchemaV3.EMBEDDING);
+        FieldVector legacyModel = c.root.getVector(SchemaV3.EMBEDDING_MODEL);
+        if (legacy instanceof ListVector l && legacyModel != null && !legacyModel.isNull(c.row)) {
+            Long when = c.i64("enriched_at_ns");
+            out.put(str(legacyModel, c.row), new EpisodeEmbedding(f32List(l, c.row), when == null ? 0 : when));
+        }
+        return out;
     }
 
     static FrameRow frame(Cursor c) {
@@ -407,15 +549,32 @@ final class ArrowRows {
         List<ImageEnrichment> enrichment = new ArrayList<>();
         boolean enriched = false;
         ListVector lv = (ListVector) c.root.getVector("images");
+        String episodeId = c.str("episode_id");
         if (!lv.isNull(c.row)) {
             StructVector sv = (StructVector) lv.getDataVector();
-            for (int k = lv.getElementStartIndex(c.row); k < lv.getElementEndIndex(c.row); k++) {
+            String legacyModel = sv.getChild(SchemaV3.EMBEDDING) == null || c.legacyFrameModel == null ? null
+                    : c.legacyFrameModel.apply(episodeId);
+            int start = lv.getElementStartIndex(c.row);
+            for (int k = start; k < lv.getElementEndIndex(c.row); k++) {
                 images.add(new ImageLocator(str(sv.getChild("topic"), k), str(sv.getChild("raw_uri"), k),
                         i64(sv.getChild("chunk_offset"), k), i64(sv.getChild("offset"), k),
                         i64(sv.getChild("length"), k), str(sv.getChild("compression"), k),
                         i64(sv.getChild("residual_ns"), k), str(sv.getChild("format"), k), i32(sv.getChild("width"), k),
                         i32(sv.getChild("height"), k)));
-                ImageEnrichment e = enrichment(sv, k);
+                Map<String, float[]> emb = new TreeMap<>();
+                for (EmbeddingModel m : c.frameModels) {
+                    float[] v = frameVector((ListVector) c.root.getVector(m.column()), c.row, k - start);
+                    if (v != null) {
+                        emb.put(m.id(), v);
+                    }
+                }
+                if (legacyModel != null) {
+                    float[] v = f32List((ListVector) sv.getChild(SchemaV3.EMBEDDING), k);
+                    if (v != null) {
+                        emb.put(legacyModel, v);
+                    }
+                }
+                ImageEnrichment e = enrichment(sv, k, emb);
                 enriched |= e != null;
                 enrichment.add(e);
             }
@@ -432,27 +591,53 @@ final class ArrowRows {
         }
         List<String> flags = c.strList("flags");
         Float8Vector g = (Float8Vector) c.root.getVector("gripper");
-        return new FrameRow(c.str("episode_id"), ((IntVector) c.root.getVector("frame_index")).get(c.row),
+        return new FrameRow(episodeId, ((IntVector) c.root.getVector("frame_index")).get(c.row),
                 c.i64("timestamp_ns"), c.f64List("state"), c.f64List("action"),
                 g.isNull(c.row) ? null : g.get(c.row), images, streams, flags == null ? List.of() : flags,
                 enriched ? enrichment : null, c.str("gripper_state"), c.str("phase"));
     }
 
-    private static ImageEnrichment enrichment(StructVector sv, int k) {
+    private static ImageEnrichment enrichment(StructVector sv, int k, Map<String, float[]> embeddings) {
         Float8Vector sharp = (Float8Vector) sv.getChild("sharpness");
         Float8Vector mad = (Float8Vector) sv.getChild("mean_abs_diff");
         BitVector blurry = (BitVector) sv.getChild("blurry");
         BitVector stat = (BitVector) sv.getChild("is_static");
         VarBinaryVector hot = (VarBinaryVector) sv.getChild("hot_jpeg");
         Long phash = i64(sv.getChild("phash"), k);
-        float[] emb = f32List((ListVector) sv.getChild("embedding"), k);
         String err = str(sv.getChild("decode_error"), k);
-        if (sharp.isNull(k) && phash == null && emb == null && err == null && hot.isNull(k)) {
+        if (sharp.isNull(k) && phash == null && embeddings.isEmpty() && err == null && hot.isNull(k)) {
             return null;
         }
         return new ImageEnrichment(sharp.isNull(k) ? null : sharp.get(k), blurry.isNull(k) ? null : blurry.get(k) == 1,
                 mad.isNull(k) ? null : mad.get(k), stat.isNull(k) ? null : stat.get(k) == 1, phash,
-                hot.isNull(k) ? null : hot.get(k), emb, err);
+                hot.isNull(k) ? null : hot.get(k), embeddings, err);
+    }
+
+    /** @return entry {@code k} of row {@code row} of a list&lt;fixed_size_list&lt;float32&gt;&gt; column, or null */
+    private static float[] frameVector(ListVector lv, int row, int k) {
+        if (lv == null || lv.isNull(row)) {
+            return null;
+        }
+        int at = lv.getElementStartIndex(row) + k;
+        if (at >= lv.getElementEndIndex(row)) {
+            return null;
+        }
+        return fixed((FixedSizeListVector) lv.getDataVector(), at);
+    }
+
+    /** @return row {@code i} of a fixed_size_list&lt;float32&gt; vector, or null */
+    static float[] fixed(FixedSizeListVector v, int i) {
+        if (v == null || v.isNull(i)) {
+            return null;
+        }
+        Float4Vector d = (Float4Vector) v.getDataVector();
+        int n = v.getListSize();
+        float[] out = new float[n];
+        int base = i * n;
+        for (int k = 0; k < n; k++) {
+            out[k] = d.get(base + k);
+        }
+        return out;
     }
 
     private static Integer i32(FieldVector v, int i) {
@@ -483,13 +668,38 @@ final class ArrowRows {
         return b.isNull(i) ? null : b.get(i);
     }
 
-    /** A row position over a batch. */
+    /** A row position over a batch, with the models whose columns the batch holds. */
     static final class Cursor {
         final VectorSchemaRoot root;
+        final List<EmbeddingModel> episodeModels = new ArrayList<>();
+        final List<EmbeddingModel> frameModels = new ArrayList<>();
+        /** Episode id to the model of its schema version 3 {@code images[].embedding}, or null to skip them. */
+        final Function<String, String> legacyFrameModel;
         int row;
 
-        Cursor(VectorSchemaRoot root) {
+        Cursor(VectorSchemaRoot root, EmbeddingModels models, Function<String, String> legacyFrameModel) {
             this.root = root;
+            this.legacyFrameModel = legacyFrameModel;
+            for (EmbeddingModel m : models.all()) {
+                Field f = field(root.getSchema(), m.column());
+                if (f == null) {
+                    continue;
+                }
+                if (f.getType() instanceof ArrowType.FixedSizeList) {
+                    episodeModels.add(m);
+                } else if (f.getType() instanceof ArrowType.List) {
+                    frameModels.add(m);
+                }
+            }
+        }
+
+        private static Field field(Schema s, String name) {
+            for (Field f : s.getFields()) {
+                if (f.getName().equals(name)) {
+                    return f;
+                }
+            }
+            return null;
         }
 
         String str(String name) {

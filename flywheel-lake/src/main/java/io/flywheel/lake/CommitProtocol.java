@@ -131,6 +131,17 @@ final class CommitProtocol {
                         -1, -1, head.seq());
             }
         }
+        for (String key : tx.properties().keySet()) {
+            String was = tx.base().properties().get(key);
+            String now = head.properties().get(key);
+            if (!java.util.Objects.equals(was, now)) {
+                // a property is written whole: a later writer that did not read the other's value would drop it
+                throw new CommitConflictException("lake property '" + key + "' of " + lake.location() + " was changed by"
+                        + " a commit since this " + tx.operation() + " began (lake commit " + tx.base().seq() + "; now "
+                        + head.seq() + "); nothing of this " + tx.operation() + " was committed, run it again", key, -1,
+                        -1, head.seq());
+            }
+        }
         Set<String> touched = new LinkedHashSet<>();
         changes.forEach(c -> touched.add(c.table));
         List<LakeSnapshot.TableChange> records = new ArrayList<>();
@@ -256,6 +267,9 @@ final class CommitProtocol {
             long before = ds.version();
             s.direct().accept(ds);
             try (Dataset after = lake.openDataset(c.table, null, alloc)) {
+                if (after.version() == before) {
+                    return before; // nothing to commit (an index that is current): the table keeps its version
+                }
                 if (after.version() != before + 1) {
                     throw new ConflictException("table " + lake.tableUri(c.table) + " is at version " + after.version()
                             + " after a " + c.kind + " on version " + before + " (expected " + (before + 1)
@@ -357,8 +371,8 @@ final class CommitProtocol {
             default:
                 break;
         }
-        if (w.kind.equals("schema")) {
-            return null;
+        if (w.kind.equals("schema") || w.kind.equals("index")) {
+            return null; // a schema change or an index is applied to the table's latest version under the lock
         }
         if (w.kind.equals("overwrite")) {
             return null;

@@ -225,73 +225,105 @@ public final class Lake implements AutoCloseable, RowSink {
     }
 
     /**
-     * Migrates a lake of an older schema version in place, in one commit: a schema version 2 lake (per-table commits
-     * and a {@code _catalog} table) gets its first commit point, naming each table's latest version and each Lance
-     * tag as a lake tag. Nothing is rewritten; the raw files and table data are kept.
+     * Migrates a lake of an older schema version in place, each step one lake commit, up to
+     * {@link TableSchemas#SCHEMA_VERSION}:
+     * <ul>
+     *   <li>2 to 3: a lake of per-table commits and a {@code _catalog} table gets its first commit point, naming each
+     *       table's latest version and each Lance tag as a lake tag; nothing is rewritten;</li>
+     *   <li>3 to 4: embeddings move from list&lt;float32&gt; columns into one fixed-size-list column per model
+     *       ({@link SchemaV3}: the models are registered, episodes and frames are rewritten as one new version each
+     *       with the same values); killed before its commit point, the lake stays at version 3 and a re-run starts
+     *       over.</li>
+     * </ul>
+     * The raw files are never touched; older table versions (lake tags) stay readable.
      *
      * @return what was done, and the snapshot after it (the newest one, unchanged, when the lake was current)
      * @throws NotFoundException when there is no lake at the location
-     * @throws LakeFormatException when its schema version cannot be migrated (version 1)
+     * @throws LakeFormatException when its schema version cannot be migrated (version 1, or a newer one)
      */
     public static Migration migrate(String location, Options options) {
         try (Lake lake = new Lake(normalize(location), storageFor(normalize(location), options))) {
             Optional<LakeSnapshot> head = lake.log.latest();
+            String from;
+            LakeSnapshot s;
             if (head.isPresent()) {
-                lake.markLegacyCatalogMigrated();
-                String v = head.get().properties().get(SCHEMA_VERSION);
-                return new Migration(false, v, v, head.get());
+                s = head.get();
+                from = s.properties().get(SCHEMA_VERSION);
+            } else {
+                if (!lake.exists(LEGACY_CATALOG)) {
+                    throw new NotFoundException("no Flywheel lake at " + lake.root + " to migrate");
+                }
+                Map<String, String> catalog = lake.legacyCatalog();
+                from = catalog.getOrDefault(SCHEMA_VERSION, "?");
+                if (!"2".equals(from)) {
+                    throw new LakeFormatException("the lake at " + lake.root + " has table schema version " + from
+                            + ", which cannot be migrated (version 2 added image format/size and the enrichment columns);"
+                            + " create a new lake with `flywheel init` and ingest the raw files again: they were never"
+                            + " changed");
+                }
+                s = lake.migrateVersion2(catalog);
             }
-            if (!lake.exists(LEGACY_CATALOG)) {
-                throw new NotFoundException("no Flywheel lake at " + lake.root + " to migrate");
+            String current = Integer.toString(TableSchemas.SCHEMA_VERSION);
+            if ("3".equals(s.properties().get(SCHEMA_VERSION))) {
+                lake.snapshot = s;
+                try {
+                    s = SchemaV3.migrate(lake, Path.of(System.getProperty("java.io.tmpdir")), from).snapshot();
+                } catch (CommitConflictException e) { // a concurrent migrate committed first
+                    s = lake.refresh();
+                    if (!current.equals(s.properties().get(SCHEMA_VERSION))) {
+                        throw e;
+                    }
+                    return new Migration(false, from, current, s);
+                }
             }
-            Map<String, String> catalog = lake.legacyCatalog();
-            String from = catalog.getOrDefault(SCHEMA_VERSION, "?");
-            if (!"2".equals(from)) {
-                throw new LakeFormatException("the lake at " + lake.root + " has table schema version " + from
-                        + ", which cannot be migrated (version 2 added image format/size and the enrichment columns);"
-                        + " create a new lake with `flywheel init` and ingest the raw files again: they were never"
-                        + " changed");
+            String to = s.properties().get(SCHEMA_VERSION);
+            if (!current.equals(to)) {
+                throw new LakeFormatException("the lake at " + lake.root + " has table schema version " + to
+                        + ", which this Flywheel (version " + current + ") cannot migrate"
+                        + (to != null && to.compareTo(current) > 0 ? ": a newer Flywheel wrote it" : ""));
             }
-            try (CommitLock.Held held = lake.lock.acquire(java.time.Duration.ofMinutes(10))) {
-                Map<String, Long> versions = new TreeMap<>();
-                Map<String, Map<String, Long>> tags = new TreeMap<>();
-                List<LakeSnapshot.TableChange> changes = new ArrayList<>();
-                try (BufferAllocator a = lake.newAllocator("migrate")) {
-                    for (String t : TableSchemas.KNOWN_TABLES) {
-                        try (Dataset ds = lake.openLatestOrNull(t, a)) {
-                            if (ds == null) {
-                                continue;
-                            }
-                            versions.put(t, ds.version());
-                            changes.add(new LakeSnapshot.TableChange(t, "migrate", ds.version(), ds.version(), 0, 0, 0,
-                                    List.of(), List.of()));
-                            for (org.lance.Tag tag : ds.tags().list()) {
-                                tags.computeIfAbsent(tag.getName(), k -> new TreeMap<>()).put(t, tag.getVersion());
-                            }
+            lake.markLegacyCatalogMigrated();
+            return new Migration(!current.equals(from), from, to, s);
+        }
+    }
+
+    /** Schema version 2 to 3: the first commit point, naming each table's latest version; its Lance tags as lake tags. */
+    private LakeSnapshot migrateVersion2(Map<String, String> catalog) {
+        try (CommitLock.Held held = lock.acquire(java.time.Duration.ofMinutes(10))) {
+            Map<String, Long> versions = new TreeMap<>();
+            Map<String, Map<String, Long>> tags = new TreeMap<>();
+            List<LakeSnapshot.TableChange> changes = new ArrayList<>();
+            try (BufferAllocator a = newAllocator("migrate")) {
+                for (String t : TableSchemas.KNOWN_TABLES) {
+                    try (Dataset ds = openLatestOrNull(t, a)) {
+                        if (ds == null) {
+                            continue;
+                        }
+                        versions.put(t, ds.version());
+                        changes.add(new LakeSnapshot.TableChange(t, "migrate", ds.version(), ds.version(), 0, 0, 0,
+                                List.of(), List.of()));
+                        for (org.lance.Tag tag : ds.tags().list()) {
+                            tags.computeIfAbsent(tag.getName(), k -> new TreeMap<>()).put(t, tag.getVersion());
                         }
                     }
                 }
-                for (String t : TableSchemas.CORE_TABLES) {
-                    if (!versions.containsKey(t)) {
-                        throw new LakeFormatException("the lake at " + lake.root + " has no table " + t
-                                + "; it cannot be migrated");
-                    }
-                }
-                Map<String, String> props = new TreeMap<>();
-                props.put(SCHEMA_VERSION, Integer.toString(TableSchemas.SCHEMA_VERSION));
-                props.put("created_at_ns", catalog.getOrDefault("created_at_ns", "0"));
-                props.put("migrated_from_schema_version", from);
-                LakeSnapshot first = new LakeSnapshot(1, 0, java.util.UUID.randomUUID().toString(), "migrate",
-                        System.currentTimeMillis() * 1_000_000L,
-                        java.lang.management.ManagementFactory.getRuntimeMXBean().getName(), versions, tags, props,
-                        changes);
-                if (!lake.log.publish(first)) { // a concurrent migrate
-                    LakeSnapshot other = lake.log.latest().orElseThrow();
-                    return new Migration(false, from, other.properties().get(SCHEMA_VERSION), other);
-                }
-                lake.markLegacyCatalogMigrated();
-                return new Migration(true, from, Integer.toString(TableSchemas.SCHEMA_VERSION), first);
             }
+            for (String t : TableSchemas.CORE_TABLES) {
+                if (!versions.containsKey(t)) {
+                    throw new LakeFormatException("the lake at " + root + " has no table " + t + "; it cannot be migrated");
+                }
+            }
+            Map<String, String> props = new TreeMap<>();
+            props.put(SCHEMA_VERSION, "3");
+            props.put("created_at_ns", catalog.getOrDefault("created_at_ns", "0"));
+            props.put("migrated_from_schema_version", "2");
+            LakeSnapshot first = new LakeSnapshot(1, 0, java.util.UUID.randomUUID().toString(), "migrate",
+                    System.currentTimeMillis() * 1_000_000L,
+                    java.lang.management.ManagementFactory.getRuntimeMXBean().getName(), versions, tags, props, changes);
+            if (!log.publish(first)) { // a concurrent migrate
+                return log.latest().orElseThrow();
+            }
+            return first;
         }
     }
 
@@ -402,6 +434,83 @@ public final class Lake implements AutoCloseable, RowSink {
             throw new StorageUnavailableException("cannot open table " + tableUri(name) + " at version " + version
                     + (ref.tag() != null ? " (tag '" + ref.tag() + "')" : " (lake commit " + s.seq() + ")") + ": "
                     + e.getMessage(), e);
+        }
+    }
+
+    /** @return the embedding models of the current snapshot ({@link EmbeddingModels}) */
+    public EmbeddingModels models() {
+        return EmbeddingModels.of(snapshot.properties());
+    }
+
+    /**
+     * Registers an embedding model, adding its columns ({@code episodes.emb_<key>} fixed_size_list&lt;float32, D&gt;,
+     * {@code episodes.emb_<key>_at_ns} int64, {@code frames.emb_<key>} list&lt;fixed_size_list&lt;float32, D&gt;&gt;,
+     * null in every row) and its entry of {@value EmbeddingModels#PROPERTY} in one lake commit ({@code model});
+     * a model registered already is returned as it is. Two writers registering at once: one commits, the other finds
+     * the model (or registers its own on top).
+     *
+     * @param id the model id
+     * @param dimension D
+     * @param sha256 the model file's SHA-256, or "" when unknown
+     * @return the registered model (its column)
+     * @throws BadInputException when the id is registered with another dimension or SHA-256 (naming both): its
+     *     vectors and these would be mixed in one column
+     */
+    public EmbeddingModel registerModel(String id, int dimension, String sha256) {
+        for (int attempt = 1; ; attempt++) {
+            EmbeddingModels models = EmbeddingModels.of(refresh().properties());
+            Optional<EmbeddingModel> known = models.get(id);
+            if (known.isPresent()) {
+                EmbeddingModel m = known.get();
+                boolean shaDiffers = !m.sha256().isEmpty() && sha256 != null && !sha256.isEmpty()
+                        && !m.sha256().equals(sha256);
+                if (m.dimension() != dimension || shaDiffers) {
+                    throw new BadInputException("embedding model '" + id + "' is registered in " + root + " with dimension "
+                            + m.dimension() + " and sha256 " + m.sha256() + " (column " + m.column() + "); this model has"
+                            + " dimension " + dimension + " and sha256 " + sha256 + ": give it another model id");
+                }
+                return m;
+            }
+            EmbeddingModel m = new EmbeddingModel(id, dimension, sha256, models.columnFor(id),
+                    System.currentTimeMillis() * 1_000_000L);
+            try {
+                begin("model").summary("model", id + " -> " + m.column())
+                        .addColumns(TableSchemas.EPISODES, TableSchemas.episodeModelFields(m))
+                        .addColumns(TableSchemas.FRAMES, List.of(TableSchemas.frameModelField(m)))
+                        .property(EmbeddingModels.PROPERTY, models.with(m).toJson()).commit();
+                return m;
+            } catch (CommitConflictException e) {
+                if (attempt >= 5) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Builds or refreshes the vector index of a model's episodes column ({@link LakeTransaction#indexVectors}) when
+     * there is work: no index and at least {@code options.flatBelowRows()} episode vectors (an IVF-PQ index is built),
+     * or an index with rows it does not cover (they are added). Otherwise nothing is committed.
+     *
+     * @param model a registered model
+     * @param options IVF-PQ parameters and flat threshold (the column is the model's)
+     * @return the column's index after it, if it has one
+     */
+    public Optional<VectorIndexInfo> refreshVectorIndex(EmbeddingModel model, VectorIndexOptions options) {
+        refresh();
+        boolean work;
+        try (LakeTable t = table(TableSchemas.EPISODES)) {
+            Optional<VectorIndexInfo> idx = t.vectorIndex(model.column());
+            work = idx.isPresent() ? idx.get().rowsUnindexed() > 0
+                    : t.countRows(model.column() + " IS NOT NULL") >= options.flatBelowRows();
+            if (!work) {
+                return idx;
+            }
+        }
+        begin("index").summary("model", model.id()).indexVectors(TableSchemas.EPISODES, model.column(),
+                model.indexName(), options).commit();
+        try (LakeTable t = table(TableSchemas.EPISODES)) {
+            return t.vectorIndex(model.column());
         }
     }
 

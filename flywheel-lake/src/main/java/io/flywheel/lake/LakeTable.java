@@ -227,6 +227,100 @@ public final class LakeTable implements AutoCloseable {
         }
     }
 
+    /** @return the lake's embedding models (its current snapshot's registry, {@link EmbeddingModels}) */
+    public EmbeddingModels models() {
+        return EmbeddingModels.of(lake.snapshot().properties());
+    }
+
+    /**
+     * Reads episodes rows (all columns) batch by batch, handing each to {@code consumer}: memory is one batch, for
+     * tables too large for {@link #episodes}.
+     *
+     * @throws IllegalStateException on another table; IllegalArgumentException when the request projects columns
+     */
+    public void forEachEpisode(ScanRequest request, Consumer<EpisodeRow> consumer) {
+        forEach(TableSchemas.EPISODES, request, ArrowRows::episode, consumer);
+    }
+
+    /** As {@link #forEachEpisode}, for frames rows. */
+    public void forEachFrame(ScanRequest request, Consumer<FrameRow> consumer) {
+        forEach(TableSchemas.FRAMES, request, ArrowRows::frame, consumer);
+    }
+
+    private <T> void forEach(String table, ScanRequest request, Function<ArrowRows.Cursor, T> f, Consumer<T> consumer) {
+        requireTable(table);
+        if (request.columns() != null) {
+            throw new IllegalArgumentException("typed reads of " + table + " need every column; use scan() for a projection");
+        }
+        EmbeddingModels models = models();
+        List<T> rows = new ArrayList<>();
+        scan(request, batch -> {
+            rows.clear();
+            ArrowRows.decode(new ArrowRows.Cursor(batch, models, null), f, rows);
+            rows.forEach(consumer);
+        });
+    }
+
+    /** Receives one row of {@link #scanVectors}. */
+    @FunctionalInterface
+    public interface VectorConsumer {
+        /**
+         * @param id the row's id column value, as text
+         * @param vector the row's vector, float32[D] (a fresh array the consumer may keep)
+         */
+        void accept(String id, float[] vector);
+    }
+
+    /**
+     * Reads a vector column: each row with a non-null vector that passes the filter, with its id, in table order.
+     *
+     * @param column a fixed_size_list&lt;float32, D&gt; column, e.g. {@link EmbeddingModel#column()}
+     * @param idColumn a utf8 column, e.g. {@code episode_id}
+     * @param filter an extra SQL predicate, or null
+     * @throws io.flywheel.error.BadInputException when the column is not a vector column or the filter is not valid
+     */
+    public void scanVectors(String column, String idColumn, String filter, VectorConsumer consumer) {
+        Vectors.dimension(dataset, column, uri());
+        String f = column + " IS NOT NULL" + (filter == null || filter.isBlank() ? "" : " AND (" + filter + ")");
+        scan(ScanRequest.builder().columns(idColumn, column).filter(f).build(), b -> {
+            org.apache.arrow.vector.FieldVector ids = b.getVector(idColumn);
+            org.apache.arrow.vector.complex.FixedSizeListVector v =
+                    (org.apache.arrow.vector.complex.FixedSizeListVector) b.getVector(column);
+            for (int r = 0; r < b.getRowCount(); r++) {
+                float[] x = ArrowRows.fixed(v, r);
+                if (x != null) {
+                    consumer.accept(ids.isNull(r) ? null : String.valueOf(ids.getObject(r)), x);
+                }
+            }
+        });
+    }
+
+    /**
+     * @return the dimension D of a vector column
+     * @throws io.flywheel.error.BadInputException when it is missing or not fixed_size_list&lt;float32, D&gt;
+     */
+    public int dimension(String column) {
+        return Vectors.dimension(dataset, column, uri());
+    }
+
+    /**
+     * The k rows nearest to the query that pass its prefilter, nearest first, by cosine distance, at this version:
+     * through the column's IVF-PQ index when it has one (re-ranked by exact distance with the query's refine factor;
+     * rows the index does not cover yet are scanned flat and merged), else, or with {@link VectorQuery#exact()}, by a
+     * flat exact scan. Rows whose vector is null are never returned.
+     *
+     * @throws io.flywheel.error.BadInputException when the column is not a vector column, the query's dimension differs,
+     *     or the filter is not valid SQL for the table (naming the table and the filter)
+     */
+    public List<VectorHit> nearest(VectorQuery query) {
+        return Vectors.knn(dataset, query, dimension(query.column()), uri() + " at version " + version());
+    }
+
+    /** @return the vector index of a column at this version, if it has one */
+    public java.util.Optional<VectorIndexInfo> vectorIndex(String column) {
+        return Vectors.index(dataset, column);
+    }
+
     /** Reads raw_files rows (all columns). @throws IllegalStateException on another table */
     public List<RawFileRow> rawFiles(ScanRequest request) {
         return typed(TableSchemas.RAW_FILES, request, ArrowRows::rawFile);
@@ -246,8 +340,9 @@ public final class LakeTable implements AutoCloseable {
     public List<FrameRow> takeFrames(long... indices) {
         requireTable(TableSchemas.FRAMES);
         List<FrameRow> out = new ArrayList<>();
-        take(indices, TableSchemas.frames().getFields().stream().map(f -> f.getName()).toList(),
-                batch -> ArrowRows.decode(batch, ArrowRows::frame, out));
+        EmbeddingModels models = models();
+        take(indices, schema().getFields().stream().map(f -> f.getName()).toList(),
+                batch -> ArrowRows.decode(batch, models, ArrowRows::frame, out));
         return out;
     }
 
@@ -257,7 +352,8 @@ public final class LakeTable implements AutoCloseable {
             throw new IllegalArgumentException("typed reads of " + table + " need every column; use scan() for a projection");
         }
         List<T> out = new ArrayList<>();
-        scan(request, batch -> ArrowRows.decode(batch, f, out));
+        EmbeddingModels models = models();
+        scan(request, batch -> ArrowRows.decode(batch, models, f, out));
         return out;
     }
 

@@ -29,7 +29,9 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  *       touches another.</li>
  *   <li>{@link #append}, {@link #overwrite}: rows of another table (training sets, duplicate groups) from an Arrow
  *       reader; an overwrite replaces the table's rows (and schema) as a new version.</li>
- *   <li>{@link #addColumns}: schema evolution, new nullable columns.</li>
+ *   <li>{@link #addColumns}: schema evolution, new nullable columns (an embedding model's columns:
+ *       {@link Lake#registerModel}).</li>
+ *   <li>{@link #indexVectors}: the vector index of an embedding column, built or refreshed.</li>
  *   <li>{@link #tag}: a lake tag pinning tables at their versions in this commit (immutable once committed).</li>
  *   <li>{@link #property}: a lake property.</li>
  * </ul>
@@ -131,6 +133,27 @@ public final class LakeTransaction {
      */
     public LakeTransaction addColumns(String table, List<org.apache.arrow.vector.types.pojo.Field> fields) {
         return add(new PendingChange.AddColumns(table, fields));
+    }
+
+    /**
+     * Builds or refreshes the vector index of an embedding column ({@code index}, committed by Lance under the commit
+     * lock on the table's latest version): without an index, an IVF-PQ index named {@code indexName} once the column
+     * holds {@link VectorIndexOptions#flatBelowRows()} vectors (below that a flat scan is searched and nothing is
+     * written); with one, the rows appended or updated since are added to it (Lance's index optimisation). Commutes
+     * with every concurrent change but a migration.
+     *
+     * @param table the table, e.g. {@code episodes}
+     * @param column its fixed_size_list&lt;float32, D&gt; column, e.g. {@link EmbeddingModel#column()}
+     * @param indexName the index's name, e.g. {@link EmbeddingModel#indexName()}
+     * @param options the IVF-PQ parameters and the flat threshold (its column is replaced by {@code column})
+     */
+    public LakeTransaction indexVectors(String table, String column, String indexName, VectorIndexOptions options) {
+        return add(new PendingChange.IndexVectors(table, column, indexName, options));
+    }
+
+    /** A schema migration's rewrite of a table ({@code migrate}): the reader's rows and schema replace its rows. */
+    LakeTransaction rewrite(String table, ArrowReader rows) {
+        return add(new PendingChange.WriteReader(table, rows, true, Set.of(), "migrate"));
     }
 
     /**

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import org.apache.arrow.c.ArrowArrayStream;
@@ -90,7 +89,8 @@ abstract class PendingChange {
      * @param rowsDeleted rows it deletes
      * @param direct for a change that Lance commits itself (a schema change, an index, a compaction's rewrite),
      *     the call that commits it on the dataset at its latest version, under the commit lock; it must leave the
-     *     dataset on exactly one new version. Null for the others.
+     *     dataset on exactly one new version, or on its version when there is nothing to commit. Null for the
+     *     others.
      */
     record Staged(Operation operation, List<FragmentMetadata> newFragments, Schema schema, boolean createOrAppend,
                   Map<Integer, FragmentMetadata> basis, long rowsAdded, long rowsUpdated, long rowsDeleted,
@@ -123,9 +123,23 @@ abstract class PendingChange {
      * How one of the typed tables ({@code raw_files}, {@code episodes}, {@code frames}) turns rows into Arrow and
      * identifies them.
      */
-    record Codec<R>(String table, List<String> keyColumns, String partitionColumn,
-                    BiFunction<List<R>, BufferAllocator, VectorSchemaRoot> toArrow, Function<R, String> partitionKey,
-                    Function<R, List<Object>> rowKey) {}
+    record Codec<R>(String table, List<String> keyColumns, String partitionColumn, Encoder<R> toArrow,
+                    Function<R, String> partitionKey, Function<R, List<Object>> rowKey) {}
+
+    /** Rows into a root of the table's schema, model columns filled from the rows' embeddings. */
+    @FunctionalInterface
+    interface Encoder<R> {
+        VectorSchemaRoot encode(List<R> rows, Schema schema, EmbeddingModels models, BufferAllocator alloc);
+    }
+
+    /** @return the schema rows of {@code table} are written with: the table's own, or the fixed one for a new table */
+    static Schema schemaOf(String table, Dataset base) {
+        return base != null ? base.getSchema() : TableSchemas.of(table);
+    }
+
+    static EmbeddingModels models(Lake lake) {
+        return EmbeddingModels.of(lake.snapshot().properties());
+    }
 
     /**
      * Rows appended, replacing any rows with the same partition key (raw_files by sha256, episodes by episode_id,
@@ -164,7 +178,7 @@ abstract class PendingChange {
         @Override
         Staged stage(Lake lake, Dataset base, BufferAllocator alloc) throws Exception {
             List<FragmentMetadata> added;
-            try (VectorSchemaRoot root = codec.toArrow().apply(rows, alloc)) {
+            try (VectorSchemaRoot root = codec.toArrow().encode(rows, schemaOf(table, base), models(lake), alloc)) {
                 added = writeFragments(lake, table, root, alloc);
             }
             Map<Integer, List<Integer>> doomed = new TreeMap<>();
@@ -215,7 +229,9 @@ abstract class PendingChange {
             this.codec = codec;
             Schema schema = TableSchemas.of(codec.table());
             for (String c : columns) {
-                if (schema.getFields().stream().noneMatch(f -> f.getName().equals(c))) {
+                // a model's column is checked against the table's schema when the update is staged
+                if (!c.startsWith(TableSchemas.MODEL_COLUMN_PREFIX)
+                        && schema.getFields().stream().noneMatch(f -> f.getName().equals(c))) {
                     throw new IllegalArgumentException("table " + codec.table() + " has no column '" + c + "'");
                 }
                 if (codec.keyColumns().contains(c)) {
@@ -252,6 +268,15 @@ abstract class PendingChange {
             if (base == null) {
                 throw new NotFoundException("cannot update table " + table + ": it does not exist");
             }
+            Schema schema = base.getSchema();
+            for (String c : columns) {
+                if (schema.getFields().stream().noneMatch(f -> f.getName().equals(c))) {
+                    throw new IllegalArgumentException("table " + lake.tableUri(table) + " (version " + base.version()
+                            + ") has no column '" + c + "'; its columns: " + schema.getFields().stream()
+                            .map(Field::getName).toList());
+                }
+            }
+            EmbeddingModels models = models(lake);
             Map<List<Object>, Integer> wanted = new HashMap<>();
             for (int i = 0; i < rows.size(); i++) {
                 if (wanted.put(codec.rowKey().apply(rows.get(i)), i) != null) {
@@ -289,7 +314,7 @@ abstract class PendingChange {
                     addrs[j] = addrOf[e.getValue().get(j)];
                 }
                 FragmentUpdateResult r;
-                try (VectorSchemaRoot full = codec.toArrow().apply(sub, alloc);
+                try (VectorSchemaRoot full = codec.toArrow().encode(sub, schema, models, alloc);
                         VectorSchemaRoot part = project(full, addrs, alloc);
                         ArrowArrayStream stream = ArrowArrayStream.allocateNew(alloc)) {
                     Data.exportArrayStream(alloc, new RootReader(part, alloc), stream);
@@ -321,12 +346,10 @@ abstract class PendingChange {
                     a.setSafe(i, addrs[i]);
                 }
                 for (String c : columns) {
-                    FieldVector from = full.getVector(c);
-                    FieldVector to = part.getVector(c);
-                    for (int i = 0; i < addrs.length; i++) {
-                        to.copyFromSafe(i, i, from);
-                    }
-                    to.setValueCount(addrs.length);
+                    // full holds exactly these rows in this order: its vectors move over (no per-value copy, which
+                    // Arrow Java cannot do for fixed-size lists)
+                    full.getVector(c).makeTransferPair(part.getVector(c)).transfer();
+                    part.getVector(c).setValueCount(addrs.length);
                 }
                 part.setRowCount(addrs.length);
                 return part;
@@ -385,6 +408,58 @@ abstract class PendingChange {
         }
     }
 
+    /**
+     * The vector index of one embedding column, built or refreshed under the commit lock on the table's latest
+     * version (Lance builds and commits an index itself): with no index and at least
+     * {@link VectorIndexOptions#flatBelowRows()} vectors, an IVF-PQ index is built ({@link IndexChoice#choose});
+     * with an index and rows it does not cover (appended or updated since), Lance's index optimisation adds them;
+     * otherwise nothing is written and the table keeps its version. Commutes with every change but a migration: the
+     * index is computed from the data the lock holds still.
+     */
+    static final class IndexVectors extends PendingChange {
+        private final String column;
+        private final String indexName;
+        private final VectorIndexOptions options;
+
+        IndexVectors(String table, String column, String indexName, VectorIndexOptions options) {
+            super(table, "index");
+            this.column = column;
+            this.indexName = indexName;
+            this.options = options.withColumn(column);
+        }
+
+        @Override
+        Set<String> keys() {
+            return Set.of();
+        }
+
+        @Override
+        List<String> columns() {
+            return List.of(column);
+        }
+
+        @Override
+        Staged stage(Lake lake, Dataset base, BufferAllocator alloc) {
+            if (base == null) {
+                throw new NotFoundException("cannot index table " + table + ": it does not exist");
+            }
+            String uri = lake.tableUri(table);
+            Vectors.dimension(base, column, uri); // a missing or non-vector column fails before the lock is taken
+            return Staged.direct(ds -> {
+                int dim = Vectors.dimension(ds, column, uri);
+                java.util.Optional<VectorIndexInfo> idx = Vectors.index(ds, column);
+                if (idx.isEmpty()) {
+                    IndexChoice c = IndexChoice.choose(ds.countRows(column + " IS NOT NULL"), dim, options);
+                    if (c.kind() == IndexChoice.Kind.IVF_PQ) {
+                        Vectors.createVectorIndex(ds, c, options, indexName, uri);
+                    }
+                } else if (idx.get().rowsUnindexed() > 0) {
+                    Vectors.optimize(ds, idx.get().name(), uri);
+                }
+            }, Map.of());
+        }
+    }
+
     static final String ROW_ADDR = "_rowaddr";
 
     /** Receives one row's address and key values from {@link #rowAddresses}. */
@@ -436,7 +511,12 @@ abstract class PendingChange {
         private boolean consumed;
 
         WriteReader(String table, ArrowReader reader, boolean overwrite, Set<String> keys) {
-            super(table, overwrite ? "overwrite" : "append");
+            this(table, reader, overwrite, keys, overwrite ? "overwrite" : "append");
+        }
+
+        /** @param kind the change's kind in the commit point ({@code migrate} for a schema migration's rewrite) */
+        WriteReader(String table, ArrowReader reader, boolean overwrite, Set<String> keys, String kind) {
+            super(table, kind);
             this.reader = reader;
             this.overwrite = overwrite;
             this.keys = Set.copyOf(keys);

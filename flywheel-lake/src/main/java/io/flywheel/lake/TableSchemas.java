@@ -37,10 +37,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * master_topic: utf8 (the master clock's topic, or {@code rate:<hz>} for a fixed rate);
  * frame_count: int64; quality_status: utf8 ({@code pass}, {@code warn}, {@code fail}, or null before
  * quality rules ran); quality_flags: list&lt;utf8&gt;; quality_metrics: utf8 JSON object;
- * metadata: utf8 JSON object for anything else. Written by enrich (null before): embedding
- * list&lt;float32&gt; (L2-normalised mean of the master camera's keyframe embeddings), embedding_model and
- * embedding_sha256 (utf8: the model of every embedding of the episode), enriched_at_ns (int64; non-null marks the
- * episode enriched), enrichment (utf8 JSON: settings and counts).
+ * metadata: utf8 JSON object for anything else. Written by enrich (null before): enriched_at_ns (int64; non-null
+ * marks the episode's image metrics and frame labels done), enrichment (utf8 JSON: settings and counts). Per
+ * embedding model ({@link EmbeddingModels}: the lake property {@code flywheel.models} names each model's dimension D,
+ * file SHA-256 and column {@code emb_<key>}, {@code <key>} the model id made a column name), two columns added when
+ * enrich first runs the model: {@code emb_<key>} fixed_size_list&lt;float32, D&gt; (the L2-normalised mean of the
+ * master camera's keyframe embeddings; what LanceDB and {@link LakeTable#nearest} search, with an IVF-PQ index
+ * {@code emb_<key>_ivf_pq} from 50,000 rows) and {@code emb_<key>_at_ns} int64 (when enrich committed that model's
+ * embedding of the episode; null = not yet: the enrichment state per model).
  *
  * <h2>frames</h2> One row per master-clock tick of an episode. Key: {@code (episode_id,
  * frame_index)}; replaced as a whole episode.
@@ -61,12 +65,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *       (|image time - frame time|); format (utf8: jpeg, png or a raw encoding), width, height (int32
  *       pixels); and, written by enrich (null before): sharpness (float64, variance of the Laplacian),
  *       blurry (bool), mean_abs_diff (float64, to the previous frame of the camera), is_static (bool), phash
- *       (int64 pHash), hot_jpeg (binary, JPEG at training resolution), embedding (list&lt;float32&gt;,
- *       L2-normalised), decode_error (utf8)</li>
+ *       (int64 pHash), hot_jpeg (binary, JPEG at training resolution), decode_error (utf8)</li>
  *   <li>streams: list&lt;struct&lt;stream utf8, matched bool, residual_ns int64&gt;&gt;: one entry
  *       per aligned stream; residual_ns null when unmatched</li>
  *   <li>flags: list&lt;utf8&gt;: e.g. {@code unmatched:/joint_states}</li>
  *   <li>gripper_state, phase: utf8, written by enrich (see {@code io.flywheel.enrich.motion.MotionLabeler})</li>
+ *   <li>per embedding model, {@code emb_<key>}: list&lt;fixed_size_list&lt;float32, D&gt;&gt; aligned with
+ *       {@code images} (one entry per camera, L2-normalised, null where that camera was not embedded); null for a
+ *       frame the model did not embed (the stride did not select it)</li>
  * </ul>
  */
 public final class TableSchemas {
@@ -81,9 +87,17 @@ public final class TableSchemas {
 
     /**
      * Version of these schemas, a lake property ({@code flywheel.schema_version}). 3: lake-level commit points
-     * ({@code _lake/commits/}) replace per-table commits and the {@code _catalog} table.
+     * ({@code _lake/commits/}) replace per-table commits and the {@code _catalog} table. 4: embeddings as fixed-size
+     * lists, one column per model ({@code emb_<key>}), instead of {@code episodes.embedding},
+     * {@code embedding_model}, {@code embedding_sha256} and {@code frames.images[].embedding} (list&lt;float32&gt;,
+     * which vector search cannot use).
      */
-    public static final int SCHEMA_VERSION = 3;
+    public static final int SCHEMA_VERSION = 4;
+
+    /** Prefix of every embedding model's column ({@code emb_<key>}). */
+    public static final String MODEL_COLUMN_PREFIX = "emb_";
+    /** Suffix of a model's episodes column of commit times ({@code emb_<key>_at_ns}). */
+    public static final String EMBEDDED_AT_SUFFIX = "_at_ns";
 
     public static final String RAW_FILES = "raw_files";
     public static final String EPISODES = "episodes";
@@ -92,15 +106,79 @@ public final class TableSchemas {
     /** The columns of {@code episodes} that quality rules write: status, fired rules, metrics and rule results. */
     public static final List<String> QUALITY_COLUMNS = List.of("quality_status", "quality_flags", "quality_metrics");
 
-    /** The columns of {@code episodes} that enrich writes. */
-    public static final List<String> EPISODE_ENRICHMENT_COLUMNS = List.of("embedding", "embedding_model",
-            "embedding_sha256", "enriched_at_ns", "enrichment");
+    /**
+     * The columns of {@code episodes} that enrich writes for the image metrics and labels; each model's embedding is
+     * written to its own two columns ({@link #episodeModelColumns}).
+     */
+    public static final List<String> EPISODE_ENRICHMENT_COLUMNS = List.of("enriched_at_ns", "enrichment");
 
     /**
      * The columns of {@code frames} that enrich writes: {@code images} (each camera's locator keeps its values; its
      * size and enrichment fields are set) and the frame labels.
      */
     public static final List<String> FRAME_ENRICHMENT_COLUMNS = List.of("images", "gripper_state", "phase");
+
+    /** @return the episodes columns of a model's embedding: {@code emb_<key>}, {@code emb_<key>_at_ns} */
+    public static List<String> episodeModelColumns(EmbeddingModel m) {
+        return List.of(m.column(), m.embeddedAtColumn());
+    }
+
+    /**
+     * @return {@code name: fixed_size_list<float32, dim>}, nullable, documented as the episode vector of {@code model}
+     */
+    static Field episodeVectorField(String name, int dim, String model) {
+        return new Field(name, new FieldType(true, new ArrowType.FixedSizeList(dim), null, Map.of(DOC_KEY,
+                "episode embedding of model " + model + ": float32[" + dim + "], L2-normalised mean of the master"
+                        + " camera's keyframe embeddings; null before enrich ran the model or without a master image")),
+                List.of(vectorItem()));
+    }
+
+    /** @return {@code name: int64}, nullable: when enrich committed {@code model}'s embedding of the episode */
+    static Field embeddedAtField(String name, String model) {
+        return field(name, I64, true, "when enrich committed the embedding of model " + model + ", int64 ns since"
+                + " Unix epoch; null = the model has not embedded the episode yet");
+    }
+
+    /** @return {@code name: list<fixed_size_list<float32, dim>>}, aligned with {@code images} */
+    static Field frameVectorsField(String name, int dim, String model) {
+        Field fsl = new Field("item", new FieldType(true, new ArrowType.FixedSizeList(dim), null), List.of(vectorItem()));
+        return new Field(name, new FieldType(true, ArrowType.List.INSTANCE, null, Map.of(DOC_KEY,
+                "image embeddings of model " + model + ", one per camera in the order of images: float32[" + dim
+                        + "], L2-normalised, null where the camera was not embedded; null when the frame was not")),
+                List.of(fsl));
+    }
+
+    private static Field vectorItem() {
+        return new Field("item", new FieldType(true, F32, null), null);
+    }
+
+    /** @return the episodes columns of a model, as fields */
+    static List<Field> episodeModelFields(EmbeddingModel m) {
+        return List.of(episodeVectorField(m.column(), m.dimension(), m.id()), embeddedAtField(m.embeddedAtColumn(),
+                m.id()));
+    }
+
+    /** @return the frames column of a model, as a field */
+    static Field frameModelField(EmbeddingModel m) {
+        return frameVectorsField(m.column(), m.dimension(), m.id());
+    }
+
+    /**
+     * @param table {@link #EPISODES} or {@link #FRAMES} (other tables have no model columns)
+     * @param models the lake's models
+     * @return the table's schema with every model's columns after the fixed ones, in registry order
+     */
+    static Schema withModels(String table, EmbeddingModels models) {
+        List<Field> fields = new java.util.ArrayList<>(of(table).getFields());
+        for (EmbeddingModel m : models.all()) {
+            if (table.equals(EPISODES)) {
+                fields.addAll(episodeModelFields(m));
+            } else if (table.equals(FRAMES)) {
+                fields.add(frameModelField(m));
+            }
+        }
+        return new Schema(fields);
+    }
 
     /** The ingest tables, created by {@code init} and written with typed rows. */
     public static final List<String> CORE_TABLES = List.of(RAW_FILES, EPISODES, FRAMES);
@@ -175,13 +253,8 @@ public final class TableSchemas {
             list("quality_flags", field("item", UTF8, true, "flag"), "names of the quality rules that fired"),
             field("quality_metrics", UTF8, true, "JSON object of episode metrics"),
             field("metadata", UTF8, true, "JSON object: anything else"),
-            list("embedding", field("item", F32, true, "value"),
-                    "episode embedding: float32[D], L2-normalised mean of the master camera's keyframe embeddings;"
-                            + " null before enrich or without a model"),
-            field("embedding_model", UTF8, true, "model id of every embedding of this episode (frames and episode)"),
-            field("embedding_sha256", UTF8, true, "lower-case hex SHA-256 of the model file"),
-            field("enriched_at_ns", I64, true, "when enrich committed this episode, int64 ns since Unix epoch;"
-                    + " null = not enriched yet"),
+            field("enriched_at_ns", I64, true, "when enrich committed this episode's image metrics and frame labels,"
+                    + " int64 ns since Unix epoch; null = not enriched yet"),
             field("enrichment", UTF8, true, "JSON object: enrich settings (thresholds, stride) and per-episode counts")));
 
     /** Struct fields of one camera image locator inside {@code frames.images}. */
@@ -206,8 +279,6 @@ public final class TableSchemas {
             field("is_static", BOOL, true, "mean_abs_diff below the enrich static threshold"),
             field("phash", I64, true, "64-bit DCT perceptual hash (pHash), compare by Hamming distance"),
             field("hot_jpeg", BINARY, true, "hot copy: JPEG at training resolution (longest side per enrich)"),
-            list("embedding", field("item", F32, true, "value"),
-                    "image embedding: float32[D], L2-normalised (model on episodes.embedding_model); null when not embedded"),
             field("decode_error", UTF8, true, "why the image could not be read or decoded; null when it was"));
 
     /** Struct fields of one stream match inside {@code frames.streams}. */

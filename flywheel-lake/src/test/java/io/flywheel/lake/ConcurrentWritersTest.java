@@ -106,20 +106,23 @@ class ConcurrentWritersTest {
     @Test
     void updatesOfDisjointColumnsOfTheSameRowsCommuteAndTheSameColumnsConflict() throws Exception {
         Path lakeDir = dir.resolve("lake");
+        EmbeddingModel m;
         try (Lake lake = Lake.init(lakeDir)) {
             Fixtures.ingest(lake, 0, K);
             Fixtures.ingest(lake, 1, K);
+            m = lake.registerModel("m", 2, "abc");
         }
         EpisodeRow e0 = Fixtures.episode(0, K);
         EpisodeRow qc = new EpisodeRow(e0.episodeId(), null, null, null, null, null, null, null, null, null, null,
                 null, "fail", List.of("min_duration"), "{\"m\":1}", null);
-        EpisodeRow enriched = e0.withEnrichment(new float[] {0.6f, 0.8f}, "m", "abc", 42L, "{\"stride\":1}");
+        EpisodeRow enriched = e0.withEnrichment(42L, "{\"stride\":1}").withEmbedding("m", new float[] {0.6f, 0.8f}, 42L);
+        List<String> enrichColumns = new java.util.ArrayList<>(TableSchemas.EPISODE_ENRICHMENT_COLUMNS);
+        enrichColumns.addAll(TableSchemas.episodeModelColumns(m));
         CommitHooks.listen(bothStagedOnce());
         AtomicReference<CommitResult> second = new AtomicReference<>();
         List<Object> outcomes = runTwo(lakeDir,
                 lake -> lake.begin("qc").updateEpisodes(TableSchemas.QUALITY_COLUMNS, List.of(qc)).commit(),
-                lake -> lake.begin("enrich").updateEpisodes(TableSchemas.EPISODE_ENRICHMENT_COLUMNS, List.of(enriched))
-                        .commit());
+                lake -> lake.begin("enrich").updateEpisodes(enrichColumns, List.of(enriched)).commit());
         CommitHooks.listen(null);
         for (Object o : outcomes) {
             assertTrue(o instanceof CommitResult, "disjoint columns commute: " + o);
@@ -133,7 +136,7 @@ class ConcurrentWritersTest {
                     .get(0);
             assertEquals("fail", got.qualityStatus());
             assertEquals(List.of("min_duration"), got.qualityFlags());
-            assertArrayEquals(new float[] {0.6f, 0.8f}, got.embedding());
+            assertArrayEquals(new float[] {0.6f, 0.8f}, got.embedding("m"));
             assertEquals(42L, got.enrichedAtNs());
             assertEquals(e0.task(), got.task(), "a column neither update named keeps its value");
             assertEquals(Fixtures.episode(1, K), eps.episodes(ScanRequest.builder()

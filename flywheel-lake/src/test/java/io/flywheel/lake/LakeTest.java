@@ -44,7 +44,7 @@ class LakeTest {
             assertEquals(1, s.seq());
             assertEquals("init", s.operation());
             assertEquals(Map.of("raw_files", 1L, "episodes", 1L, "frames", 1L), s.tables());
-            assertEquals("3", lake.catalog().get("flywheel.schema_version"));
+            assertEquals("4", lake.catalog().get("flywheel.schema_version"));
             assertTrue(Files.isRegularFile(lakeDir.resolve("_lake/commits/00000000000000000001.json")));
         }
         io.flywheel.error.BadInputException e = assertThrows(io.flywheel.error.BadInputException.class,

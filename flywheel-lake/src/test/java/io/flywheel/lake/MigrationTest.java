@@ -21,7 +21,8 @@ import org.lance.WriteParams;
 /**
  * A lake of schema version 2 (per-table commits, a {@code _catalog} table, Lance tags) is refused by name with the
  * command that migrates it, and migrated in place: its tables keep their data and versions, its Lance tags become
- * lake tags, and the old catalog then says version 3 so that an older Flywheel refuses it.
+ * lake tags, the chain continues to version 4 (tables without version 3 embeddings need no rewrite), and the old
+ * catalog then says version 4 so that an older Flywheel refuses it.
  */
 class MigrationTest {
     @TempDir
@@ -38,13 +39,17 @@ class MigrationTest {
         Lake.Migration m = Lake.migrate(lakeDir.toString(), Lake.Options.defaults());
         assertTrue(m.migrated());
         assertEquals("2", m.fromSchemaVersion());
+        assertEquals("4", m.toSchemaVersion());
         LakeSnapshot s = m.snapshot();
-        assertEquals(1, s.seq());
+        assertEquals(2, s.seq(), "commit 1: version 3 (the commit points); commit 2: version 4");
         assertEquals("migrate", s.operation());
-        assertEquals(Map.of("raw_files", 3L, "episodes", 3L, "frames", 3L), s.tables());
+        assertEquals(Map.of("raw_files", 3L, "episodes", 3L, "frames", 3L), s.tables(), "nothing rewritten");
         assertEquals(Map.of("train-old", Map.of("frames", 2L)), s.tags());
         assertEquals("2", s.properties().get("migrated_from_schema_version"));
-        assertEquals("3", s.properties().get(Lake.SCHEMA_VERSION));
+        assertEquals("4", s.properties().get(Lake.SCHEMA_VERSION));
+        try (Lake lake = Lake.open(lakeDir)) {
+            assertEquals("3", lake.snapshot(1).properties().get(Lake.SCHEMA_VERSION));
+        }
 
         try (Lake lake = Lake.open(lakeDir)) {
             CommitKillTestSupport.assertFiles(lake, 2, 4, "after migration");
@@ -55,11 +60,11 @@ class MigrationTest {
             CommitKillTestSupport.assertFiles(lake, 3, 4, "after a commit on the migrated lake");
         }
         Lake.Migration again = Lake.migrate(lakeDir.toString(), Lake.Options.defaults());
-        assertTrue(!again.migrated() && again.snapshot().seq() == 2, "a second migrate is a no-op");
+        assertTrue(!again.migrated() && again.snapshot().seq() == 3, "a second migrate is a no-op");
         try (BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
                 Dataset cat = Dataset.open(a, lakeDir.resolve("_catalog.lance").toString(),
                         new org.lance.ReadOptions.Builder().build())) {
-            assertEquals(1, cat.countRows("key = 'flywheel.schema_version' AND value = '3'"),
+            assertEquals(1, cat.countRows("key = 'flywheel.schema_version' AND value = '4'"),
                     "an older Flywheel now refuses the lake instead of writing around its commit points");
         }
     }

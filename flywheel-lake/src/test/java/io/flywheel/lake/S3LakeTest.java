@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -76,7 +77,7 @@ class S3LakeTest {
                 "AWS_ACCESS_KEY_ID", KEY, "AWS_SECRET_ACCESS_KEY", SECRET, "AWS_REGION", "us-east-1"));
         try (Lake lake = Lake.open("s3://lakebucket/fleet/lake1", fromEnv); LakeTable frames = lake.table("frames");
                 LakeTable v2 = lake.table("frames", TableRef.version(2))) {
-            assertEquals("3", lake.catalog().get("flywheel.schema_version"));
+            assertEquals("4", lake.catalog().get("flywheel.schema_version"));
             assertEquals(3, lake.snapshot().seq());
             assertEquals(5, frames.countRows());
             assertEquals(3, frames.version());
@@ -84,6 +85,20 @@ class S3LakeTest {
             assertEquals(Fixtures.frames(1, 2), frames.frames(ScanRequest.builder()
                     .filter("episode_id = '" + Fixtures.episodeId(1) + "'").build()));
             assertTrue(lake.rawFile(Fixtures.sha(0)).isPresent());
+        }
+        // vectors on S3: a model's columns, its rows, a search through the lake's storage options
+        try (Lake lake = Lake.open("s3://lakebucket/fleet/lake1", fromEnv)) {
+            EmbeddingModel m = lake.registerModel("m", 2, "");
+            lake.begin("enrich").updateEpisodes(TableSchemas.episodeModelColumns(m), List.of(
+                    Fixtures.episode(0, 3).withEmbedding("m", new float[] {1f, 0f}, 5L),
+                    Fixtures.episode(1, 2).withEmbedding("m", new float[] {0.6f, 0.8f}, 5L))).commit();
+            try (LakeTable eps = lake.table("episodes")) {
+                List<VectorHit> hits = eps.nearest(VectorQuery.builder(new float[] {0f, 1f}).column(m.column())
+                        .idColumn("episode_id").k(2).build());
+                assertEquals(List.of(Fixtures.episodeId(1), Fixtures.episodeId(0)), hits.stream().map(VectorHit::id)
+                        .toList());
+                assertEquals(0.2f, hits.get(0).distance(), 1e-6f);
+            }
         }
         // the objects are really in the bucket
         assertTrue(context.getBlobStore().list("lakebucket").size() > 0);

@@ -1,9 +1,9 @@
-package io.flywheel.curate;
+package io.flywheel.lake;
 
 /**
- * A scalar index on one column of a vector table, built by {@link VectorSearch#buildIndex} after
- * the vector index (or alone by {@link VectorSearch#buildScalarIndexes}), so that a SQL prefilter
- * on that column ({@link KnnQuery#filter()}) is answered from the index instead of by reading and
+ * A scalar index on one column of a vector table, built by {@link VectorPool#buildIndex} and {@link LakeTransaction#indexVectors} after
+ * the vector index (or alone by {@link VectorPool#buildScalarIndexes}), so that a SQL prefilter
+ * on that column ({@link VectorQuery#filter()}) is answered from the index instead of by reading and
  * evaluating the column over every row on every query. The search result does not change: a
  * scalar index is exact.
  *

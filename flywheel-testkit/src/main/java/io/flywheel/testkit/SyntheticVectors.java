@@ -1,4 +1,4 @@
-package io.flywheel.curate;
+package io.flywheel.testkit;
 
 import java.util.SplittableRandom;
 

@@ -16,7 +16,22 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class VectorSearchTest {
+import io.flywheel.error.BadInputException;
+import io.flywheel.error.NotFoundException;
+import io.flywheel.lake.IndexChoice;
+import io.flywheel.lake.ScalarIndex;
+import io.flywheel.lake.VectorHit;
+import io.flywheel.lake.VectorIndexOptions;
+import io.flywheel.lake.VectorPool;
+import io.flywheel.lake.VectorQuery;
+import io.flywheel.testkit.SyntheticVectors;
+
+/**
+ * The lake's scratch vector pools ({@link VectorPool}, what mining searches for derived vectors) against brute force
+ * ({@link ExactSearch}) on clustered unit vectors: flat search is exact, prefilters are applied before the search,
+ * IVF-PQ reaches recall@10 &ge; 0.9, scalar indexes change no result.
+ */
+class VectorPoolTest {
     static final int N = 10_000;
     static final int DIM = 32;
     static float[] data;
@@ -24,7 +39,7 @@ class VectorSearchTest {
     static String[] quality;
     static String[] robot;
     static ExactSearch exact;
-    static String uri;
+    static Path uri;
 
     @TempDir
     static Path dir;
@@ -44,8 +59,10 @@ class VectorSearchTest {
         Map<String, String[]> scalars = new LinkedHashMap<>();
         scalars.put("quality_status", quality);
         scalars.put("robot_type", robot);
-        uri = dir.resolve("pool.lance").toString();
-        assertEquals(N, VectorTable.write(uri, ids, scalars, data, DIM));
+        uri = dir.resolve("pool.lance");
+        try (VectorPool p = VectorPool.create(uri, ids, scalars, data, DIM)) {
+            assertEquals(N, p.rows());
+        }
     }
 
     static int row(String id) {
@@ -63,13 +80,13 @@ class VectorSearchTest {
 
     @Test
     void flatSearchEqualsExactSearch() {
-        try (VectorSearch s = VectorSearch.open(uri)) {
-            VectorSearch.IndexChoice c = s.buildIndex(VectorIndexOptions.builder().build());
-            assertEquals(VectorSearch.Kind.FLAT, c.kind()); // 10,000 < 50,000
+        try (VectorPool s = VectorPool.open(uri)) {
+            IndexChoice c = s.buildIndex(VectorIndexOptions.builder().build());
+            assertEquals(IndexChoice.Kind.FLAT, c.kind()); // 10,000 < 50,000
             assertTrue(s.indexes().isEmpty());
             for (int i = 0; i < 5; i++) {
                 float[] q = query(i);
-                List<VectorSearch.Hit> hits = s.knn(KnnQuery.builder(q).k(10).build());
+                List<VectorHit> hits = s.nearest(VectorQuery.builder(q).k(10).build());
                 List<Neighbour> truth = exact.knn(q, 10);
                 assertEquals(10, hits.size());
                 for (int h = 0; h < 10; h++) {
@@ -86,13 +103,13 @@ class VectorSearchTest {
 
     @Test
     void prefilterExcludesFilteredRowsAndMatchesFilteredExactSearch() {
-        try (VectorSearch s = VectorSearch.open(uri)) {
+        try (VectorPool s = VectorPool.open(uri)) {
             String filter = "quality_status != 'fail' AND robot_type = 'franka'";
             for (int i = 0; i < 5; i++) {
                 float[] q = query(i);
-                List<VectorSearch.Hit> hits = s.knn(KnnQuery.builder(q).k(10).filter(filter).exact(true).build());
+                List<VectorHit> hits = s.nearest(VectorQuery.builder(q).k(10).filter(filter).exact(true).build());
                 assertEquals(10, hits.size());
-                for (VectorSearch.Hit h : hits) {
+                for (VectorHit h : hits) {
                     int r = row(h.id());
                     assertTrue(r % 3 != 0 && r % 2 == 0, "row " + r + " passes the filter");
                 }
@@ -105,11 +122,10 @@ class VectorSearchTest {
 
     @Test
     void ivfPqRecallAt10AgainstExactSearch() {
-        String copy = dir.resolve("indexed.lance").toString();
-        VectorTable.write(copy, ids, Map.of("quality_status", quality), data, DIM);
-        try (VectorSearch s = VectorSearch.open(copy)) {
-            VectorSearch.IndexChoice c = s.buildIndex(VectorIndexOptions.builder().flatBelowRows(5_000).build());
-            assertEquals(VectorSearch.Kind.IVF_PQ, c.kind());
+        try (VectorPool s = VectorPool.create(dir.resolve("indexed.lance"), ids, Map.of("quality_status", quality), data,
+                DIM)) {
+            IndexChoice c = s.buildIndex(VectorIndexOptions.builder().flatBelowRows(5_000).build());
+            assertEquals(IndexChoice.Kind.IVF_PQ, c.kind());
             assertEquals(100, c.partitions()); // round(sqrt(10,000))
             assertEquals(8, c.subVectors()); // 32 / 4
             assertEquals(1, s.indexes().size());
@@ -120,16 +136,16 @@ class VectorSearchTest {
                 float[] q = query(i);
                 Set<Integer> truth = new HashSet<>();
                 exact.knn(q, 10).forEach(n -> truth.add(n.row()));
-                List<VectorSearch.Hit> hits = s.knn(KnnQuery.builder(q).k(10).nprobes(20).refineFactor(10).build());
+                List<VectorHit> hits = s.nearest(VectorQuery.builder(q).k(10).nprobes(20).refineFactor(10).build());
                 assertEquals(10, hits.size());
-                for (VectorSearch.Hit h : hits) {
+                for (VectorHit h : hits) {
                     if (truth.contains(row(h.id()))) {
                         found++;
                     }
                     // refined distances are exact
                     assertEquals(ExactSearch.cosineDistance(q, exact.row(row(h.id()))), h.distance(), 1e-4);
                 }
-                for (VectorSearch.Hit h : s.knn(KnnQuery.builder(q).k(10).filter("quality_status = 'pass'").build())) {
+                for (VectorHit h : s.nearest(VectorQuery.builder(q).k(10).filter("quality_status = 'pass'").build())) {
                     assertTrue(row(h.id()) % 3 != 0);
                     filteredOk++;
                 }
@@ -166,16 +182,14 @@ class VectorSearchTest {
         Map<String, String[]> scalars = new LinkedHashMap<>();
         scalars.put("quality_status", status);
         scalars.put("robot_type", robot);
-        String copy = dir.resolve("scalar-indexed.lance").toString();
-        VectorTable.write(copy, ids, scalars, data, DIM);
         int queries = 8;
-        try (VectorSearch s = VectorSearch.open(copy)) {
+        try (VectorPool s = VectorPool.create(dir.resolve("scalar-indexed.lance"), ids, scalars, data, DIM)) {
             s.buildIndex(VectorIndexOptions.builder().flatBelowRows(5_000).build());
             assertEquals(Map.of("embedding_ivf_pq", "VECTOR"), s.indexTypes());
-            Map<String, List<VectorSearch.Hit>> before = new LinkedHashMap<>();
+            Map<String, List<VectorHit>> before = new LinkedHashMap<>();
             for (String f : filters.keySet()) {
                 for (int i = 0; i < queries; i++) {
-                    before.put(f + "#" + i, s.knn(KnnQuery.builder(query(i)).k(10).filter(f).build()));
+                    before.put(f + "#" + i, s.nearest(VectorQuery.builder(query(i)).k(10).filter(f).build()));
                 }
             }
             s.buildScalarIndexes(List.of(ScalarIndex.bitmap("quality_status"), ScalarIndex.btree("robot_type")), true);
@@ -187,32 +201,30 @@ class VectorSearchTest {
                 for (int i = 0; i < queries; i++) {
                     float[] q = query(i);
                     List<Integer> truth = exact.knn(q, 10, f.getValue()).stream().map(Neighbour::row).toList();
-                    List<VectorSearch.Hit> flat = s.knn(KnnQuery.builder(q).k(10).filter(f.getKey()).exact(true).build());
+                    List<VectorHit> flat = s.nearest(VectorQuery.builder(q).k(10).filter(f.getKey()).exact(true).build());
                     assertEquals(truth, flat.stream().map(h -> row(h.id())).toList(), f.getKey() + " query " + i);
-                    List<VectorSearch.Hit> ivf = s.knn(KnnQuery.builder(q).k(10).filter(f.getKey()).build());
+                    List<VectorHit> ivf = s.nearest(VectorQuery.builder(q).k(10).filter(f.getKey()).build());
                     assertEquals(before.get(f.getKey() + "#" + i), ivf, f.getKey() + " query " + i + " (IVF-PQ)");
-                    for (VectorSearch.Hit h : ivf) {
+                    for (VectorHit h : ivf) {
                         assertTrue(f.getValue().test(row(h.id())), f.getKey() + ": row " + h.id());
                     }
                 }
             }
         }
         // built by buildIndex with the options, on a flat pool too
-        String flatCopy = dir.resolve("scalar-flat.lance").toString();
-        VectorTable.write(flatCopy, ids, scalars, data, DIM);
-        try (VectorSearch s = VectorSearch.open(flatCopy)) {
-            VectorSearch.IndexChoice c = s.buildIndex(VectorIndexOptions.builder().bitmap("quality_status", "robot_type")
+        try (VectorPool s = VectorPool.create(dir.resolve("scalar-flat.lance"), ids, scalars, data, DIM)) {
+            IndexChoice c = s.buildIndex(VectorIndexOptions.builder().bitmap("quality_status", "robot_type")
                     .build());
-            assertEquals(VectorSearch.Kind.FLAT, c.kind());
+            assertEquals(IndexChoice.Kind.FLAT, c.kind());
             assertEquals(Map.of("quality_status_bitmap", "BITMAP", "robot_type_bitmap", "BITMAP"), s.indexTypes());
             float[] q = query(3);
             assertEquals(exact.knn(q, 10, notFailFranka).stream().map(Neighbour::row).toList(),
-                    s.knn(KnnQuery.builder(q).k(10).filter("quality_status != 'fail' AND robot_type = 'franka'")
+                    s.nearest(VectorQuery.builder(q).k(10).filter("quality_status != 'fail' AND robot_type = 'franka'")
                             .exact(true).build()).stream().map(h -> row(h.id())).toList());
-            IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+            BadInputException missing = assertThrows(BadInputException.class,
                     () -> s.buildScalarIndexes(List.of(ScalarIndex.bitmap("no_such_column")), true));
             assertTrue(missing.getMessage().contains("no_such_column"), missing.getMessage());
-            IllegalArgumentException emb = assertThrows(IllegalArgumentException.class,
+            BadInputException emb = assertThrows(BadInputException.class,
                     () -> s.buildScalarIndexes(List.of(ScalarIndex.btree("embedding")), true));
             assertTrue(emb.getMessage().contains("scalar column"), emb.getMessage());
         }
@@ -224,37 +236,39 @@ class VectorSearchTest {
     @Test
     void choiceFollowsPoolSize() {
         VectorIndexOptions o = VectorIndexOptions.builder().build();
-        assertEquals(VectorSearch.Kind.FLAT, VectorSearch.choose(49_999, 96, o).kind());
-        VectorSearch.IndexChoice big = VectorSearch.choose(1_000_000, 96, o);
-        assertEquals(VectorSearch.Kind.IVF_PQ, big.kind());
+        assertEquals(IndexChoice.Kind.FLAT, IndexChoice.choose(49_999, 96, o).kind());
+        IndexChoice big = IndexChoice.choose(1_000_000, 96, o);
+        assertEquals(IndexChoice.Kind.IVF_PQ, big.kind());
         assertEquals(1000, big.partitions());
         assertEquals(24, big.subVectors()); // 96 / 4
-        assertEquals(192, VectorSearch.choose(100_000, 768, o).subVectors());
-        assertEquals(9, VectorSearch.choose(100_000, 45, o).subVectors()); // largest divisor of 45 <= 11
-        assertEquals(12, VectorSearch.choose(100_000, 96, VectorIndexOptions.builder().subVectors(12).build())
+        assertEquals(192, IndexChoice.choose(100_000, 768, o).subVectors());
+        assertEquals(9, IndexChoice.choose(100_000, 45, o).subVectors()); // largest divisor of 45 <= 11
+        assertEquals(12, IndexChoice.choose(100_000, 96, VectorIndexOptions.builder().subVectors(12).build())
                 .subVectors());
         assertThrows(IllegalArgumentException.class,
-                () -> VectorSearch.choose(100_000, 96, VectorIndexOptions.builder().subVectors(7).build()));
+                () -> IndexChoice.choose(100_000, 96, VectorIndexOptions.builder().subVectors(7).build()));
         assertThrows(IllegalArgumentException.class, () -> VectorIndexOptions.builder().sampleRate(0).build());
         assertThrows(IllegalArgumentException.class, () -> VectorIndexOptions.builder().pqMaxIterations(0).build());
     }
 
     @Test
     void badInputIsRejected() {
-        try (VectorSearch s = VectorSearch.open(uri)) {
-            IllegalArgumentException dim = assertThrows(IllegalArgumentException.class,
-                    () -> s.knn(KnnQuery.builder(new float[8]).build()));
+        try (VectorPool s = VectorPool.open(uri)) {
+            BadInputException dim = assertThrows(BadInputException.class,
+                    () -> s.nearest(VectorQuery.builder(new float[8]).build()));
             assertTrue(dim.getMessage().contains("dimension 8"), dim.getMessage());
-            IllegalArgumentException sql = assertThrows(IllegalArgumentException.class,
-                    () -> s.knn(KnnQuery.builder(query(0)).filter("no_such_column = 1").build()));
-            assertTrue(sql.getMessage().contains(uri), sql.getMessage());
-            assertThrows(IllegalArgumentException.class, () -> s.dimension("quality_status"));
+            BadInputException sql = assertThrows(BadInputException.class,
+                    () -> s.nearest(VectorQuery.builder(query(0)).filter("no_such_column = 1").build()));
+            assertTrue(sql.getMessage().contains(uri.toString()), sql.getMessage());
+            BadInputException col = assertThrows(BadInputException.class,
+                    () -> s.nearest(VectorQuery.builder(query(0)).column("quality_status").build()));
+            assertTrue(col.getMessage().contains("quality_status"), col.getMessage());
         }
-        IllegalArgumentException open = assertThrows(IllegalArgumentException.class,
-                () -> VectorSearch.open(dir.resolve("missing.lance").toString()));
+        NotFoundException open = assertThrows(NotFoundException.class,
+                () -> VectorPool.open(dir.resolve("missing.lance")));
         assertTrue(open.getMessage().contains("missing.lance"));
         assertThrows(IllegalArgumentException.class,
-                () -> VectorTable.write(dir.resolve("x.lance").toString(), new String[2], Map.of(), new float[3], 2));
+                () -> VectorPool.create(dir.resolve("x.lance"), new String[2], Map.of(), new float[3], 2));
         assertThrows(IllegalArgumentException.class, () -> ExactSearch.ofRows(new float[] {1, 1}, 2));
     }
 }

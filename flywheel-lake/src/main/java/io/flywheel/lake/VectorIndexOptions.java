@@ -1,7 +1,8 @@
-package io.flywheel.curate;
+package io.flywheel.lake;
 
 /**
- * How {@link VectorSearch#buildIndex} indexes an embedding column. Defaults: a flat (no index,
+ * How an embedding column is indexed ({@link IndexChoice#choose}, {@link VectorPool#buildIndex},
+ * {@link LakeTransaction#indexVectors}). Defaults: a flat (no index,
  * exact scan) search below 50,000 rows; above, IVF-PQ with {@code round(sqrt(rows))} IVF
  * partitions and {@code D / 4} PQ sub-vectors of 8 bits (4 dimensions per sub-vector; for a D
  * not divisible by 4, the largest divisor of D not above D / 4), cosine distance; k-means
@@ -63,6 +64,12 @@ public record VectorIndexOptions(String column, long flatBelowRows, int partitio
                 java.util.List.of());
     }
 
+    /** @return these options for another embedding column */
+    public VectorIndexOptions withColumn(String c) {
+        return new VectorIndexOptions(c, flatBelowRows, partitions, subVectors, maxIterations, pqMaxIterations,
+                sampleRate, replace, scalarIndexes);
+    }
+
     /** @return a builder with the defaults */
     public static Builder builder() {
         return new Builder();
@@ -70,7 +77,7 @@ public record VectorIndexOptions(String column, long flatBelowRows, int partitio
 
     /** Builder; every setter returns this. */
     public static final class Builder {
-        private String column = VectorTable.EMBEDDING;
+        private String column = VectorPool.EMBEDDING;
         private long flatBelowRows = DEFAULT_FLAT_BELOW_ROWS;
         private int partitions;
         private int subVectors;

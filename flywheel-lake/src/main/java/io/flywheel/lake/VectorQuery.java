@@ -1,14 +1,17 @@
-package io.flywheel.curate;
+package io.flywheel.lake;
 
 import java.util.Arrays;
 
 /**
- * A k-nearest-neighbour query for {@link VectorSearch#knn}. Build with {@link #builder(float[])}.
+ * A k-nearest-neighbour query for {@link LakeTable#nearest} and {@link VectorPool#nearest}, by cosine distance. Build
+ * with {@link #builder(float[])}.
  *
  * @param vector query embedding float32[D], L2-normalised (cosine distance)
  * @param k neighbours wanted (default 10)
- * @param column embedding column (default {@code embedding})
- * @param idColumn column returned as the hit id (default {@code id}; utf8 or an integer type)
+ * @param column embedding column, fixed_size_list&lt;float32, D&gt; (default {@code embedding}, a pool's; a lake
+ *     table's is its model column {@code emb_<key>}, {@link EmbeddingModel#column()})
+ * @param idColumn column returned as the hit id (default {@code id}, a pool's; {@code episode_id} for episodes; utf8 or
+ *     an integer type)
  * @param filter SQL prefilter applied before the search (e.g.
  *     {@code quality_status != 'fail' AND robot_type = 'x'}), or null
  * @param nprobes IVF partitions probed (default 20; ignored by a flat search)
@@ -16,9 +19,9 @@ import java.util.Arrays;
  *     10; 0 = none, distances then are PQ approximations)
  * @param exact force an exact flat scan even when an index exists
  */
-public record KnnQuery(float[] vector, int k, String column, String idColumn, String filter, int nprobes,
+public record VectorQuery(float[] vector, int k, String column, String idColumn, String filter, int nprobes,
         int refineFactor, boolean exact) {
-    public KnnQuery {
+    public VectorQuery {
         if (vector == null || vector.length == 0) {
             throw new IllegalArgumentException("query vector is empty");
         }
@@ -41,13 +44,13 @@ public record KnnQuery(float[] vector, int k, String column, String idColumn, St
 
     @Override
     public String toString() {
-        return "KnnQuery[dim=" + vector.length + ", k=" + k + ", column=" + column + ", filter=" + filter + ", nprobes="
+        return "VectorQuery[dim=" + vector.length + ", k=" + k + ", column=" + column + ", filter=" + filter + ", nprobes="
                 + nprobes + ", refineFactor=" + refineFactor + ", exact=" + exact + "]";
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof KnnQuery q && Arrays.equals(vector, q.vector) && k == q.k && column.equals(q.column)
+        return o instanceof VectorQuery q && Arrays.equals(vector, q.vector) && k == q.k && column.equals(q.column)
                 && idColumn.equals(q.idColumn) && java.util.Objects.equals(filter, q.filter) && nprobes == q.nprobes
                 && refineFactor == q.refineFactor && exact == q.exact;
     }
@@ -61,8 +64,8 @@ public record KnnQuery(float[] vector, int k, String column, String idColumn, St
     public static final class Builder {
         private final float[] vector;
         private int k = 10;
-        private String column = VectorTable.EMBEDDING;
-        private String idColumn = VectorTable.ID;
+        private String column = VectorPool.EMBEDDING;
+        private String idColumn = VectorPool.ID;
         private String filter;
         private int nprobes = 20;
         private int refineFactor = 10;
@@ -107,8 +110,8 @@ public record KnnQuery(float[] vector, int k, String column, String idColumn, St
             return this;
         }
 
-        public KnnQuery build() {
-            return new KnnQuery(vector, k, column, idColumn, filter, nprobes, refineFactor, exact);
+        public VectorQuery build() {
+            return new VectorQuery(vector, k, column, idColumn, filter, nprobes, refineFactor, exact);
         }
     }
 }
