@@ -14,13 +14,8 @@ import io.flywheel.curate.ExactSearch;
 import io.flywheel.curate.Grouping;
 import io.flywheel.curate.Groups;
 import io.flywheel.curate.HammingSearch;
-import io.flywheel.curate.KnnQuery;
 import io.flywheel.curate.NearPairs;
 import io.flywheel.curate.Neighbour;
-import io.flywheel.curate.SyntheticVectors;
-import io.flywheel.curate.VectorIndexOptions;
-import io.flywheel.curate.VectorSearch;
-import io.flywheel.curate.VectorTable;
 import io.flywheel.curate.trainset.TrainsetBuilder;
 import io.flywheel.curate.trainset.TrainsetSpec;
 import io.flywheel.curate.trainset.TrainsetTables;
@@ -28,7 +23,14 @@ import io.flywheel.rows.EpisodeRow;
 import io.flywheel.rows.FrameRow;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.IndexChoice;
+import io.flywheel.lake.ScalarIndex;
 import io.flywheel.lake.TableRef;
+import io.flywheel.lake.VectorHit;
+import io.flywheel.lake.VectorIndexOptions;
+import io.flywheel.lake.VectorPool;
+import io.flywheel.lake.VectorQuery;
+import io.flywheel.testkit.SyntheticVectors;
 
 /**
  * Curation speed, one JVM:
@@ -135,27 +137,27 @@ public final class CurateBench {
             robot[i] = "robot-" + (j % 20);
             group[i] = "g" + (i % 20);
         }
-        String uri = scratch.resolve("vectors-" + n + "-" + dim + "-" + System.nanoTime() + ".lance").toString();
+        Path uri = scratch.resolve("vectors-" + n + "-" + dim + "-" + System.nanoTime() + ".lance");
         long w0 = System.nanoTime();
         Map<String, String[]> scalars = new java.util.LinkedHashMap<>();
         scalars.put("quality_status", quality);
         scalars.put("robot_id", robot);
         scalars.put("cluster_group", group);
-        VectorTable.write(uri, ids, scalars, base, dim);
-        double writeSeconds = (System.nanoTime() - w0) / 1e9;
-        try (VectorSearch search = VectorSearch.open(uri)) {
+        double writeSeconds;
+        try (VectorPool search = VectorPool.create(uri, ids, scalars, base, dim)) {
+            writeSeconds = (System.nanoTime() - w0) / 1e9;
             // peer 3: Lance's own exact flat scan of the same table (no index yet), through the same Java path
             int flatFound = 0;
-            search.knn(KnnQuery.builder(queries[0]).k(K).exact(true).build());
+            search.nearest(VectorQuery.builder(queries[0]).k(K).exact(true).build());
             long f0 = System.nanoTime();
             for (int q = 0; q < FLAT_QUERIES; q++) {
-                flatFound += found(search.knn(KnnQuery.builder(queries[q]).k(K).exact(true).build()), truth.get(q));
+                flatFound += found(search.nearest(VectorQuery.builder(queries[q]).k(K).exact(true).build()), truth.get(q));
             }
             double flatQps = FLAT_QUERIES / ((System.nanoTime() - f0) / 1e9);
             VectorIndexOptions options = VectorIndexOptions.builder().build();
             long b0 = System.nanoTime();
             long bc0 = cpuNanos();
-            VectorSearch.IndexChoice choice = search.buildIndex(options);
+            IndexChoice choice = search.buildIndex(options);
             double buildSeconds = (System.nanoTime() - b0) / 1e9;
             double buildCpu = (cpuNanos() - bc0) / 1e9;
             System.out.println(String.format(Locale.ROOT,
@@ -170,12 +172,12 @@ public final class CurateBench {
                     flatFound / (double) (FLAT_QUERIES * K), load0));
             for (int[] c : GRID) {
                 for (int q = 0; q < 20; q++) { // warm-up
-                    search.knn(KnnQuery.builder(queries[q]).k(K).nprobes(c[0]).refineFactor(c[1]).build());
+                    search.nearest(VectorQuery.builder(queries[q]).k(K).nprobes(c[0]).refineFactor(c[1]).build());
                 }
                 long s0 = System.nanoTime();
                 int found = 0;
                 for (int q = 0; q < QUERIES; q++) {
-                    found += found(search.knn(KnnQuery.builder(queries[q]).k(K).nprobes(c[0]).refineFactor(c[1])
+                    found += found(search.nearest(VectorQuery.builder(queries[q]).k(K).nprobes(c[0]).refineFactor(c[1])
                             .build()), truth.get(q));
                 }
                 double seconds = (System.nanoTime() - s0) / 1e9;
@@ -190,7 +192,7 @@ public final class CurateBench {
             }
             prefiltered(search, exact, queries, quality, robot, group, n, dim);
         }
-        io.flywheel.lake.LocalFiles.deleteTree(Path.of(uri));
+        io.flywheel.lake.LocalFiles.deleteTree(uri);
         System.err.printf(Locale.ROOT, "vectors n=%d dim=%d done in %.1f s%n", n, dim, (System.nanoTime() - t0) / 1e9);
     }
 
@@ -205,7 +207,7 @@ public final class CurateBench {
      * clusters, {@code cluster_group = 'g3'} (5%: the 50 whole clusters 3 mod 20, so 95% of the queries have
      * no passing row in their own cluster). The hits must pass the filter (checked).
      */
-    static void prefiltered(VectorSearch search, ExactSearch exact, float[][] queries, String[] quality, String[] robot,
+    static void prefiltered(VectorPool search, ExactSearch exact, float[][] queries, String[] quality, String[] robot,
             String[] group, int n, int dim) {
         java.util.function.IntPredicate notFail = r -> !quality[r].equals("fail");
         java.util.function.IntPredicate robot3 = r -> robot[r].equals("robot-3") && !quality[r].equals("fail");
@@ -231,22 +233,21 @@ public final class CurateBench {
             double buildSeconds = 0;
             if (!indexes.equals("none")) {
                 long b0 = System.nanoTime();
-                search.buildScalarIndexes(List.of(io.flywheel.curate.ScalarIndex.bitmap("quality_status"),
-                        io.flywheel.curate.ScalarIndex.bitmap("robot_id"), io.flywheel.curate.ScalarIndex.bitmap(
-                        "cluster_group")), true);
+                search.buildScalarIndexes(List.of(ScalarIndex.bitmap("quality_status"), ScalarIndex.bitmap("robot_id"),
+                        ScalarIndex.bitmap("cluster_group")), true);
                 buildSeconds = (System.nanoTime() - b0) / 1e9;
             }
             for (String[] f : filters) {
                 java.util.function.IntPredicate pass = predicates.get(f[1]);
                 for (int q = 0; q < 10; q++) { // warm-up
-                    search.knn(KnnQuery.builder(queries[q]).k(K).nprobes(20).refineFactor(10).filter(f[0]).build());
+                    search.nearest(VectorQuery.builder(queries[q]).k(K).nprobes(20).refineFactor(10).filter(f[0]).build());
                 }
                 long p0 = System.nanoTime();
                 int found = 0;
                 for (int q = 0; q < QUERIES; q++) {
-                    List<VectorSearch.Hit> hits = search.knn(KnnQuery.builder(queries[q]).k(K).nprobes(20)
+                    List<VectorHit> hits = search.nearest(VectorQuery.builder(queries[q]).k(K).nprobes(20)
                             .refineFactor(10).filter(f[0]).build());
-                    for (VectorSearch.Hit h : hits) {
+                    for (VectorHit h : hits) {
                         if (!pass.test(Integer.parseInt(h.id()))) {
                             throw new IllegalStateException("row " + h.id() + " does not pass " + f[0]);
                         }
@@ -265,9 +266,9 @@ public final class CurateBench {
         }
     }
 
-    private static int found(List<VectorSearch.Hit> hits, Set<Integer> truth) {
+    private static int found(List<VectorHit> hits, Set<Integer> truth) {
         int f = 0;
-        for (VectorSearch.Hit h : hits) {
+        for (VectorHit h : hits) {
             if (truth.contains(Integer.parseInt(h.id()))) {
                 f++;
             }

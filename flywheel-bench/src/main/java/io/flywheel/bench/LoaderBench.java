@@ -694,7 +694,7 @@ public final class LoaderBench {
                 }
                 eps.add(new EpisodeRow(id, "rec-" + e, "robot-1", "pick", "lab", "op", "success", t0,
                         t0 + (k - 1) * 100_000_000L, (k - 1) * 100_000_000L, "/cam0", (long) k, "pass", List.of(), null,
-                        "{}", null, null, null, null, null));
+                        "{}"));
                 if (eps.size() == 20 || e == episodes - 1) {
                     long c0 = System.nanoTime();
                     lake.begin("ingest").putFrames(frames).putEpisodes(eps).commit();

@@ -132,6 +132,10 @@ final class EnrichCommand implements Callable<Integer> {
             m.put("static", r.staticImages());
             m.put("embedded", r.embedded());
             m.put("embedding_model", r.embeddingModel());
+            m.put("embedding_column", r.model() == null ? null : r.model().column());
+            m.put("episodes_embedded_only", r.episodesEmbeddedOnly());
+            m.put("vector_index", r.vectorIndex() == null ? null : Map.of("name", r.vectorIndex().name(),
+                    "rows_indexed", r.vectorIndex().rowsIndexed(), "rows_unindexed", r.vectorIndex().rowsUnindexed()));
             m.put("batches", r.batches());
             m.put("stopped_early", r.stoppedEarly());
             m.put("seconds", r.seconds());
@@ -148,6 +152,14 @@ final class EnrichCommand implements Callable<Integer> {
                     r.batches(), r.seconds(), r.frames() / Math.max(r.seconds(), 1e-9));
             out.printf("  decode errors %d, blurry %d, static %d, embedded %d (%s)%n", r.decodeErrors(), r.blurry(),
                     r.staticImages(), r.embedded(), r.embeddingModel() == null ? "no model" : r.embeddingModel());
+            if (r.model() != null) {
+                out.printf("  vectors in episodes.%s / frames.%s%s; %s%n", r.model().column(), r.model().column(),
+                        r.episodesEmbeddedOnly() > 0 ? " (" + r.episodesEmbeddedOnly() + " episode(s) only embedded: their"
+                                + " image metrics were done)" : "", r.vectorIndex() != null ? "vector index "
+                                + r.vectorIndex().name() + " on " + r.vectorIndex().rowsIndexed() + " episodes"
+                                : r.stoppedEarly() ? "vector index not refreshed (stopped early)"
+                                : "no vector index (searched flat below 50,000 episode vectors)");
+            }
             if (!r.commits().isEmpty()) {
                 List<CommitResult.TableCommit> last = r.commits().get(r.commits().size() - 1).tables();
                 StringBuilder v = new StringBuilder("  now at");

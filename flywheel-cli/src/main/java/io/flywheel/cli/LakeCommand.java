@@ -46,6 +46,9 @@ final class LakeCommand implements Runnable {
                 m.put("commit", s.seq());
                 m.put("tables", s.tables());
                 m.put("tags", s.tags().keySet());
+                Map<String, String> models = new LinkedHashMap<>();
+                io.flywheel.lake.EmbeddingModels.of(s.properties()).all().forEach(x -> models.put(x.id(), x.column()));
+                m.put("embedding_models", models);
                 Json.print(System.out, m);
             } else if (migrated) {
                 System.out.println("migrated " + lake + " from schema version " + from + " to " + r.toSchemaVersion()

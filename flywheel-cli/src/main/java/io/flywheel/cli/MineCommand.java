@@ -74,7 +74,7 @@ final class MineCommand implements Callable<Integer> {
     @Option(names = "--cameras", paramLabel = "TOPIC", split = ",",
             description = "build episode vectors from these cameras' frame embeddings (e.g. the wrist cameras): the"
                     + " normalised mean over the cameras of each camera's normalised mean; episodes without embeddings on"
-                    + " every one are left out (default: episodes.embedding, the master camera)")
+                    + " every one are left out (default: the model's episodes column emb_<key>, the master camera)")
     List<String> cameras = new ArrayList<>();
 
     @Option(names = "--phases", paramLabel = "PHASE", split = ",",
@@ -96,6 +96,10 @@ final class MineCommand implements Callable<Integer> {
             + " different scenes share the object, and their mean averages the scenes out); default: k per query")
     boolean joint;
 
+    @Option(names = "--model", paramLabel = "ID", description = "the embedding model whose vectors are mined (default:"
+            + " the model enrich registered last)")
+    String model;
+
     @Option(names = "--out", paramLabel = "FILE", description = "write the neighbours file here (JSON)")
     Path out;
 
@@ -114,7 +118,7 @@ final class MineCommand implements Callable<Integer> {
         MiningJob.Options options;
         try {
             options = MiningJob.Options.builder(k).robot(robot).task(task).nprobes(nprobes).refineFactor(refineFactor)
-                    .cameras(cameras).phases(phases).whiten(whiten).joint(joint)
+                    .cameras(cameras).phases(phases).whiten(whiten).joint(joint).model(model)
                     .whitenEpsilon(whitenEpsilon == null ? PcaWhitening.DEFAULT_EPSILON : whitenEpsilon).build();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), (whitenEpsilon != null && e.getMessage().contains("epsilon")
@@ -193,7 +197,8 @@ final class MineCommand implements Callable<Integer> {
                     whiten ? "whitened cosine distance" : "cosine distance", m.distance());
         }
         System.out.printf(Locale.ROOT, "vectors: %s%s%s; %d episode(s) with vectors, %d left out (no embedding%s)%n",
-                cameras.isEmpty() ? "episodes.embedding (master camera)" : "cameras " + String.join(", ", cameras),
+                cameras.isEmpty() ? r.lineage().get("episode_vectors") + " (master camera)"
+                        : "cameras " + String.join(", ", cameras),
                 phases.isEmpty() ? "" : ", frames of phases " + String.join(", ", phases),
                 whiten ? String.format(Locale.ROOT, ", PCA-whitened (epsilon %s, fitted on %d pool episodes; distances are"
                         + " in the whitened space)", options.whitenEpsilon(), r.whitening().fittedOn()) : ", not whitened",
@@ -218,7 +223,7 @@ final class MineCommand implements Callable<Integer> {
 
     /**
      * Ingests and embeds a recording in a scratch lake with the lake's model; one query per episode, built the way the
-     * lake's vectors are (the same cameras and phases, else episodes.embedding). A recording lacking one of the cameras
+     * lake's vectors are (the same cameras and phases, else the model's episodes column). A recording lacking one of the cameras
      * (or frames of the phases) fails.
      */
     private static List<MiningJob.Query> recordingQueries(Path rec, EpisodeVectors ev, List<String> cameras,
@@ -236,7 +241,7 @@ final class MineCommand implements Callable<Integer> {
             EnrichJob.run(q, embedder, EnrichOptions.builder().stride(Stride.every(5)).build(), p -> { });
             EpisodeVectors qv;
             try {
-                // the same construction as the lake's vectors: the same cameras and phases, or episodes.embedding
+                // the same construction as the lake's vectors: the same cameras and phases, or the episodes column
                 qv = cameras.isEmpty() ? EpisodeVectors.read(q) : EpisodeVectors.fromCameras(q, cameras, phases);
             } catch (NotFoundException | IllegalArgumentException e) { // e.g. a camera of the lake's vectors it lacks
                 throw new BadInputException("--recording " + rec + ": " + e.getMessage(), e);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,15 +58,18 @@ class EnrichBuiltinModelCliTest {
         try (Lake l = Lake.open(lake.toString()); LakeTable e = l.table("episodes"); LakeTable f = l.table("frames")) {
             List<EpisodeRow> eps = e.episodes(ScanRequest.all());
             assertEquals(25, eps.size());
+            assertEquals("emb_mobilenet_v2_block10_mac", l.models().get("mobilenet_v2_block10_mac").orElseThrow().column());
+            assertEquals(new org.apache.arrow.vector.types.pojo.ArrowType.FixedSizeList(384),
+                    e.schema().findField("emb_mobilenet_v2_block10_mac").getType(), "a vector column LanceDB can search");
             for (EpisodeRow ep : eps) {
-                assertEquals("mobilenet_v2_block10_mac", ep.embeddingModel());
-                assertEquals(384, ep.embedding().length, ep.episodeId());
-                assertEquals(1.0, norm(ep.embedding()), 1e-5, ep.episodeId());
+                assertEquals(Set.of("mobilenet_v2_block10_mac"), ep.embeddings().keySet());
+                assertEquals(384, ep.embedding("mobilenet_v2_block10_mac").length, ep.episodeId());
+                assertEquals(1.0, norm(ep.embedding("mobilenet_v2_block10_mac")), 1e-5, ep.episodeId());
             }
             long frameVectors = 0;
             for (FrameRow fr : f.frames(ScanRequest.all())) {
                 for (ImageEnrichment ie : fr.enrichment()) {
-                    float[] v = ie == null ? null : ie.embedding();
+                    float[] v = ie == null ? null : ie.embedding("mobilenet_v2_block10_mac");
                     if (v != null) {
                         assertEquals(384, v.length);
                         assertEquals(1.0, norm(v), 1e-5);

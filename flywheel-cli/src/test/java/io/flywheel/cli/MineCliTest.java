@@ -3,7 +3,6 @@ package io.flywheel.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,10 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import org.apache.arrow.vector.Float4Vector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.complex.ListVector;
-import org.apache.arrow.vector.complex.StructVector;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -152,7 +147,9 @@ class MineCliTest {
         assertEquals(0, s.get("cameras").size());
         assertTrue(!s.get("whiten").asBoolean() && s.get("whiten_epsilon").isNull());
         assertEquals("cosine distance", s.get("distance").asText());
-        assertEquals("episodes.embedding", s.get("lineage").get("episode_vectors").asText());
+        assertEquals("episodes.emb_mobilenet_v2_block10_gap", s.get("lineage").get("episode_vectors").asText());
+        assertTrue(s.get("lineage").get("searched").asText().startsWith("episodes.emb_mobilenet_v2_block10_gap (the"
+                + " lake's column"), s.get("lineage").toString());
         assertEquals(6, s.get("episodes_with_vectors").asInt());
     }
 
@@ -372,34 +369,24 @@ class MineCliTest {
         Map<String, double[][]> sums = new HashMap<>();
         Map<String, int[]> counts = new HashMap<>();
         try (Lake l = Lake.open(lake); LakeTable t = l.table("frames")) {
-            t.scan(ScanRequest.builder().columns("episode_id", "images", "phase").build(), b -> {
-                VarCharVector id = (VarCharVector) b.getVector("episode_id");
-                VarCharVector ph = (VarCharVector) b.getVector("phase");
-                ListVector images = (ListVector) b.getVector("images");
-                StructVector st = (StructVector) images.getDataVector();
-                VarCharVector topic = (VarCharVector) st.getChild("topic");
-                ListVector emb = (ListVector) st.getChild("embedding");
-                Float4Vector f = (Float4Vector) emb.getDataVector();
-                for (int r = 0; r < b.getRowCount(); r++) {
-                    String ep = new String(id.get(r), StandardCharsets.UTF_8);
-                    if (phase != null && (ph.isNull(r) || !phase.equals(new String(ph.get(r), StandardCharsets.UTF_8)))) {
+            String model = l.models().resolve(null, l.location()).id(); // the one model enrich ran
+            for (io.flywheel.rows.FrameRow fr : t.frames(ScanRequest.all())) {
+                if (phase != null && !phase.equals(fr.phase())) {
+                    continue;
+                }
+                for (int i = 0; i < fr.enrichment().size(); i++) {
+                    int c = cams.indexOf(fr.images().get(i).topic());
+                    float[] v = c < 0 || fr.enrichment().get(i) == null ? null : fr.enrichment().get(i).embedding(model);
+                    if (v == null) {
                         continue;
                     }
-                    for (int i = images.getElementStartIndex(r); i < images.getElementEndIndex(r); i++) {
-                        int c = cams.indexOf(new String(topic.get(i), StandardCharsets.UTF_8));
-                        if (c < 0 || emb.isNull(i)) {
-                            continue;
-                        }
-                        int from = emb.getElementStartIndex(i);
-                        int d = emb.getElementEndIndex(i) - from;
-                        double[] acc = sums.computeIfAbsent(ep, k -> new double[cams.size()][d])[c];
-                        for (int j = 0; j < d; j++) {
-                            acc[j] += f.get(from + j);
-                        }
-                        counts.computeIfAbsent(ep, k -> new int[cams.size()])[c]++;
+                    double[] acc = sums.computeIfAbsent(fr.episodeId(), k -> new double[cams.size()][v.length])[c];
+                    for (int j = 0; j < v.length; j++) {
+                        acc[j] += v[j];
                     }
+                    counts.computeIfAbsent(fr.episodeId(), k -> new int[cams.size()])[c]++;
                 }
-            });
+            }
         }
         Map<String, float[]> out = new HashMap<>();
         sums.forEach((ep, s) -> {

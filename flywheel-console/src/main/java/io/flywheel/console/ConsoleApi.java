@@ -133,7 +133,8 @@ public final class ConsoleApi {
         }
         m.put("tables", tables);
         Set<String> cols = episodeColumns();
-        m.put("enriched", cols.contains("embedding"));
+        m.put("enriched", !lake.models().isEmpty());
+        m.put("embedding_models", lake.models().all().stream().map(io.flywheel.lake.EmbeddingModel::id).toList());
         m.put("deduplicated", cols.contains("duplicate_of")
                 || lake.hasTable(io.flywheel.curate.pool.DedupTables.EPISODE_GROUPS));
         m.put("trainsets", Trainsets.list(lake).size());
@@ -214,7 +215,8 @@ public final class ConsoleApi {
     }
 
     /**
-     * One episode: every column but the embedding, the QC results and metrics parsed from
+     * One episode: every column but the embedding models' (their ids under {@code embedding_models}, the lake's
+     * default model under {@code embedding_model} when it embedded the episode), the QC results and metrics parsed from
      * {@code quality_metrics}, the metadata parsed, the cameras and streams (from its first frame), and
      * per-stream residual statistics over all its frames.
      *
@@ -223,8 +225,14 @@ public final class ConsoleApi {
     public Map<String, Object> episode(String id) {
         Map<String, Object> m;
         try (LakeTable t = lake.table("episodes")) {
-            List<String> cols = t.schema().getFields().stream().map(Field::getName).filter(c -> !c.equals("embedding"))
-                    .toList();
+            io.flywheel.lake.EmbeddingModels models = lake.models();
+            List<String> modelColumns = new ArrayList<>();
+            for (io.flywheel.lake.EmbeddingModel em : models.all()) {
+                modelColumns.add(em.column());
+                modelColumns.add(em.embeddedAtColumn());
+            }
+            List<String> cols = t.schema().getFields().stream().map(Field::getName)
+                    .filter(c -> !modelColumns.contains(c)).toList();
             List<Map<String, Object>> rows = new ArrayList<>();
             t.scan(ScanRequest.builder().columns(cols).filter("episode_id = " + Sql.quote(id)).limit(1).build(),
                     b -> {
@@ -237,6 +245,19 @@ public final class ConsoleApi {
             }
             m = rows.get(0);
             boolean hasEmb = cols.size() < t.schema().getFields().size();
+            List<String> embeddedBy = new ArrayList<>();
+            for (io.flywheel.lake.EmbeddingModel em : models.all()) {
+                if (t.schema().getFields().stream().anyMatch(f -> f.getName().equals(em.embeddedAtColumn()))
+                        && t.countRows("episode_id = " + Sql.quote(id) + " AND " + em.embeddedAtColumn()
+                                + " IS NOT NULL") > 0) {
+                    embeddedBy.add(em.id());
+                }
+            }
+            m.put("embedding_models", embeddedBy);
+            if (!models.isEmpty()) {
+                String dflt = models.resolve(null, lake.location()).id();
+                m.put("embedding_model", embeddedBy.contains(dflt) ? dflt : null);
+            }
             m.put("enriched", m.get("enriched_at_ns") != null);
             m.put("enrichment_columns", hasEmb || m.containsKey("enriched_at_ns"));
         }

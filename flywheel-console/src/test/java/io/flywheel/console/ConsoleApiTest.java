@@ -211,8 +211,10 @@ class ConsoleApiTest {
         JsonNode e = get("/api/episodes/" + id).json();
         assertEquals(10, e.get("frame_count").asInt());
         assertEquals(3, e.get("cameras").size());
-        assertFalse(e.has("embedding"), "the embedding is not sent with the episode");
+        assertFalse(e.has("emb_test_pixels_8x8") || e.has("emb_test_pixels_8x8_at_ns"),
+                "the embedding is not sent with the episode");
         assertEquals(TestLake.MODEL, e.get("embedding_model").asText());
+        assertEquals(List.of(TestLake.MODEL), List.of(e.get("embedding_models").get(0).asText()));
         assertTrue(e.get("metadata").get("source_files").isArray());
         assertTrue(e.get("residuals").size() > 0);
         for (JsonNode s : e.get("residuals")) {

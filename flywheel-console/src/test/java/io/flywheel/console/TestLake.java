@@ -57,9 +57,9 @@ import io.flywheel.testkit.SharedData;
  *       episodes of about 2 s on 2 robots: three 30 Hz cameras, 200 Hz joints, 50 Hz commands, one
  *       glass-cup failure), ingested by {@link IngestJob} with the default alignment;</li>
  *   <li>episode embeddings by {@link #embed}: the mean over every 5th frame of the master camera of the
- *       frame shrunk to 8x8 RGB (192 values in [0, 1]), L2-normalised; written as the episodes column
- *       {@code embedding} (list&lt;float32&gt;) with {@code embedding_model = "test-pixels-8x8"} in a new
- *       version of the episodes table;</li>
+ *       frame shrunk to 8x8 RGB (192 values in [0, 1]), L2-normalised; written as the vectors of the model
+ *       {@code test-pixels-8x8} (registered: episodes column {@code emb_test_pixels_8x8}) in a new version of the
+ *       episodes table;</li>
  *   <li>two training sets: {@code train-v1}, a 30% uniform sample (seed 1), and {@code train-v2}, the
  *       same sample plus the 3 episodes nearest (cosine) to the failure, as mining would add them.</li>
  * </ul>
@@ -226,21 +226,18 @@ public final class TestLake {
     }
 
     /**
-     * Rewrites the episodes table as a new version with the embeddings: every existing column copied,
-     * {@code embedding} and {@code embedding_model} set (replacing them when enrichment already added the
-     * columns).
+     * Registers the test model and writes its vectors as a new version of the episodes table (a column-scoped update
+     * of the model's columns, as enrich writes them).
      */
     static void writeEmbeddings(Lake lake, Map<String, float[]> emb) {
+        io.flywheel.lake.EmbeddingModel m = lake.registerModel(MODEL, 192, "");
         List<io.flywheel.rows.EpisodeRow> rows = new ArrayList<>();
         try (LakeTable t = lake.table("episodes")) {
             for (io.flywheel.rows.EpisodeRow e : t.episodes(ScanRequest.all())) {
-                rows.add(new io.flywheel.rows.EpisodeRow(e.episodeId(), e.recordingId(), e.robotId(), e.task(),
-                        e.scene(), e.operator(), e.outcome(), e.startNs(), e.endNs(), e.durationNs(), e.masterTopic(),
-                        e.frameCount(), e.qualityStatus(), e.qualityFlags(), e.qualityMetricsJson(), e.metadataJson(),
-                        emb.get(e.episodeId()), MODEL, null, null, null));
+                rows.add(e.withEmbedding(MODEL, emb.get(e.episodeId()), 1L));
             }
         }
-        // a column-scoped update, as enrich writes: only the embedding columns change
-        lake.begin("test-embeddings").updateEpisodes(List.of("embedding", "embedding_model"), rows).commit();
+        lake.begin("test-embeddings").updateEpisodes(io.flywheel.lake.TableSchemas.episodeModelColumns(m), rows)
+                .commit();
     }
 }

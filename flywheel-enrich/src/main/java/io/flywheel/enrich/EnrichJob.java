@@ -38,6 +38,9 @@ import io.flywheel.ingest.MalformedDataException;
 import io.flywheel.ingest.RawLocator;
 import io.flywheel.ingest.VideoUnits;
 import io.flywheel.lake.CommitResult;
+import io.flywheel.lake.EmbeddingModel;
+import io.flywheel.lake.VectorIndexInfo;
+import io.flywheel.lake.VectorIndexOptions;
 import io.flywheel.rows.EpisodeRow;
 import io.flywheel.rows.FrameRow;
 import io.flywheel.rows.ImageEnrichment;
@@ -66,10 +69,20 @@ import io.flywheel.lake.TableSchemas;
  *       of the frames, else the first camera);</li>
  *   <li>one lake commit for the batch ({@link io.flywheel.lake.LakeTransaction}): a column-scoped update of the
  *       frames' enrichment columns ({@link TableSchemas#FRAME_ENRICHMENT_COLUMNS}) and of the episodes'
- *       ({@link TableSchemas#EPISODE_ENRICHMENT_COLUMNS}, with {@code enriched_at_ns}); every other column (quality
- *       status, labels) keeps its bytes. A run killed at any moment leaves every episode of a batch enriched or not,
- *       and the next run redoes the batches not committed.</li>
+ *       ({@link TableSchemas#EPISODE_ENRICHMENT_COLUMNS}, with {@code enriched_at_ns}), and of the model's vector
+ *       columns; every other column (quality status, labels, other models' vectors) keeps its bytes. A run killed at
+ *       any moment leaves every episode of a batch enriched or not, and the next run redoes the batches not
+ *       committed.</li>
  * </ol>
+ * Embeddings are stored per model ({@link io.flywheel.lake.EmbeddingModels}): the first run of a model registers it,
+ * adding its columns ({@code episodes.emb_<key>} fixed_size_list&lt;float32, D&gt; and {@code emb_<key>_at_ns},
+ * {@code frames.emb_<key>} list&lt;fixed_size_list&lt;float32, D&gt;&gt;). An episode whose image metrics are done
+ * ({@code enriched_at_ns}) but that the model has not embedded ({@code emb_<key>_at_ns} null: the lake was enriched
+ * with another model, or without one) is embedded only: the stride's frames are chosen from the stored phases and
+ * master-camera pHashes, their stored hot copies are embedded, and only the model's columns are written (the image
+ * metrics are not recomputed, other models' columns keep their bytes). After the batches, the model's vector index on
+ * {@code episodes.emb_<key>} is built or refreshed ({@link Lake#refreshVectorIndex}: IVF-PQ from 50,000 episode
+ * vectors, flat below).
  * A video camera (locator format {@code h264} / {@code h265}: one access unit of a {@code foxglove.CompressedVideo}
  * message in an MCAP file or ROS 1 bag, or one sample of a sidecar MP4, per image) cannot be decoded image by image:
  * per episode, every access unit of the topic is listed from the raw files ({@link VideoUnits}, also the units the
@@ -133,10 +146,16 @@ public final class EnrichJob {
      * @param seconds wall time
      * @param embeddingModel model id, null without an embedder
      * @param commits one commit per batch
+     * @param episodesEmbeddedOnly of {@code episodesEnriched}, the episodes whose image metrics were done already and
+     *     that were only embedded with the model
+     * @param model the model as registered in the lake (its columns), null without an embedder
+     * @param vectorIndex the model's vector index after the run, null without one (flat search below 50,000 episode
+     *     vectors, or without an embedder, or when the run stopped early)
      */
     public record Result(long episodesPending, long episodesAlreadyEnriched, long episodesEnriched, long frames,
                          long images, long decodeErrors, long blurry, long staticImages, long embedded, int batches,
-                         boolean stoppedEarly, double seconds, String embeddingModel, List<CommitResult> commits) {}
+                         boolean stoppedEarly, double seconds, String embeddingModel, List<CommitResult> commits,
+                         long episodesEmbeddedOnly, EmbeddingModel model, VectorIndexInfo vectorIndex) {}
 
     /**
      * Runs the enrichment.
@@ -151,30 +170,28 @@ public final class EnrichJob {
     public static Result run(Lake lake, Embedder embedder, EnrichOptions options, Consumer<Progress> progress)
             throws IOException {
         long start = System.nanoTime();
-        List<EpisodeRow> pending;
-        long already;
+        EmbeddingModel model = embedder == null ? null
+                : lake.registerModel(embedder.modelId(), embedder.dimension(), embedder.sha256());
+        List<EpisodeRow> full = new ArrayList<>();
+        List<EpisodeRow> embedOnly = new ArrayList<>();
+        long total;
         try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
-            pending = new ArrayList<>(t.episodes(ScanRequest.builder().filter("enriched_at_ns IS NULL").build()));
-            already = t.countRows() - pending.size();
-        }
-        pending.sort(Comparator.comparing(EpisodeRow::episodeId));
-        long framesTotal = pending.stream().mapToLong(e -> e.frameCount() == null ? 0 : e.frameCount()).sum();
-        List<List<EpisodeRow>> batches = new ArrayList<>();
-        List<EpisodeRow> cur = new ArrayList<>();
-        long curFrames = 0;
-        for (EpisodeRow e : pending) {
-            long f = e.frameCount() == null ? 0 : e.frameCount();
-            if (!cur.isEmpty() && (cur.size() >= options.batchEpisodes() || curFrames + f > options.batchFrames())) {
-                batches.add(cur);
-                cur = new ArrayList<>();
-                curFrames = 0;
+            String filter = model == null ? "enriched_at_ns IS NULL"
+                    : "enriched_at_ns IS NULL OR " + model.embeddedAtColumn() + " IS NULL";
+            for (EpisodeRow e : t.episodes(ScanRequest.builder().filter(filter).build())) {
+                (e.enrichedAtNs() == null ? full : embedOnly).add(e);
             }
-            cur.add(e);
-            curFrames += f;
+            total = t.countRows();
         }
-        if (!cur.isEmpty()) {
-            batches.add(cur);
-        }
+        full.sort(Comparator.comparing(EpisodeRow::episodeId));
+        embedOnly.sort(Comparator.comparing(EpisodeRow::episodeId));
+        List<EpisodeRow> pending = new ArrayList<>(full);
+        pending.addAll(embedOnly);
+        long already = total - pending.size();
+        long framesTotal = pending.stream().mapToLong(e -> e.frameCount() == null ? 0 : e.frameCount()).sum();
+        List<List<EpisodeRow>> batches = new ArrayList<>(batches(full, options));
+        int fullBatches = batches.size();
+        batches.addAll(batches(embedOnly, options));
         Counts counts = new Counts();
         List<CommitResult> commits = new ArrayList<>();
         FrameAnalyzer.Options imageOptions = options.image().withKeepRgb(false);
@@ -190,6 +207,7 @@ public final class EnrichJob {
             return t;
         });
         long episodesDone = 0;
+        long embeddedOnly = 0;
         int done = 0;
         boolean stopped = false;
         ImageDecoder hotDecoder = new ImageDecoder(); // hot copies for the embedder, on this thread
@@ -200,7 +218,10 @@ public final class EnrichJob {
                     stopped = true;
                     break;
                 }
-                commits.add(batch(lake, batch, embedder, options, pool, workers, counts, hotDecoder));
+                boolean onlyEmbed = done >= fullBatches;
+                commits.add(onlyEmbed ? embedBatch(lake, batch, embedder, model, options, counts, hotDecoder)
+                        : batch(lake, batch, embedder, model, options, pool, workers, counts, hotDecoder));
+                embeddedOnly += onlyEmbed ? batch.size() : 0;
                 done++;
                 episodesDone += batch.size();
                 double secs = (System.nanoTime() - start) / 1e9;
@@ -219,9 +240,33 @@ public final class EnrichJob {
                 }
             }
         }
+        VectorIndexInfo index = model == null || stopped ? null
+                : lake.refreshVectorIndex(model, VectorIndexOptions.builder().build()).orElse(null);
         return new Result(pending.size(), already, episodesDone, counts.frames, counts.images, counts.decodeErrors,
                 counts.blurry, counts.staticImages, counts.embedded, done, stopped,
-                (System.nanoTime() - start) / 1e9, embedder == null ? null : embedder.modelId(), List.copyOf(commits));
+                (System.nanoTime() - start) / 1e9, embedder == null ? null : embedder.modelId(), List.copyOf(commits),
+                embeddedOnly, model, index);
+    }
+
+    /** Splits episodes into batches of at most {@code batchEpisodes} episodes and {@code batchFrames} frames. */
+    private static List<List<EpisodeRow>> batches(List<EpisodeRow> episodes, EnrichOptions options) {
+        List<List<EpisodeRow>> batches = new ArrayList<>();
+        List<EpisodeRow> cur = new ArrayList<>();
+        long curFrames = 0;
+        for (EpisodeRow e : episodes) {
+            long f = e.frameCount() == null ? 0 : e.frameCount();
+            if (!cur.isEmpty() && (cur.size() >= options.batchEpisodes() || curFrames + f > options.batchFrames())) {
+                batches.add(cur);
+                cur = new ArrayList<>();
+                curFrames = 0;
+            }
+            cur.add(e);
+            curFrames += f;
+        }
+        if (!cur.isEmpty()) {
+            batches.add(cur);
+        }
+        return batches;
     }
 
     private static final class Counts {
@@ -244,21 +289,15 @@ public final class EnrichJob {
     /** One image's outcome: an analysis or an error message. */
     private record Cell(FrameAnalysis analysis, String error) {}
 
-    private static CommitResult batch(Lake lake, List<EpisodeRow> batch, Embedder embedder, EnrichOptions o,
-                                      ExecutorService pool, ThreadLocal<Worker> workers, Counts counts,
+    private static CommitResult batch(Lake lake, List<EpisodeRow> batch, Embedder embedder, EmbeddingModel model,
+                                      EnrichOptions o, ExecutorService pool, ThreadLocal<Worker> workers, Counts counts,
                                       ImageDecoder hotDecoder)
             throws IOException {
         Map<String, List<FrameRow>> byEpisode = new LinkedHashMap<>();
         for (EpisodeRow e : batch) {
             byEpisode.put(e.episodeId(), new ArrayList<>());
         }
-        try (LakeTable t = lake.table(TableSchemas.FRAMES)) {
-            List<String> quoted = batch.stream().map(e -> "'" + e.episodeId().replace("'", "''") + "'").toList();
-            for (FrameRow f : t.frames(ScanRequest.builder().filter("episode_id IN (" + String.join(", ", quoted) + ")")
-                    .build())) {
-                byEpisode.get(f.episodeId()).add(f);
-            }
-        }
+        readFrames(lake, batch, byEpisode);
         Map<String, Cell[][]> cells = new HashMap<>();
         List<Future<?>> futures = new ArrayList<>();
         for (Map.Entry<String, List<FrameRow>> en : byEpisode.entrySet()) {
@@ -327,16 +366,211 @@ public final class EnrichJob {
             json.put("hot_quality", o.image().hotQuality());
             json.put("master_camera", e.master);
             json.putAll(e.stats);
-            outEpisodes.add(ep.withEnrichment(e.embedding, embedder == null ? null : embedder.modelId(),
-                    embedder == null ? null : embedder.sha256(), now, json(json)));
+            EpisodeRow row = ep.withEnrichment(now, json(json));
+            outEpisodes.add(model == null ? row : row.withEmbedding(model.id(), e.embedding, now));
         }
         counts.frames += outFrames.size();
+        List<String> frameColumns = new ArrayList<>(TableSchemas.FRAME_ENRICHMENT_COLUMNS);
+        List<String> episodeColumns = new ArrayList<>(TableSchemas.EPISODE_ENRICHMENT_COLUMNS);
+        if (model != null) {
+            frameColumns.add(model.column());
+            episodeColumns.addAll(TableSchemas.episodeModelColumns(model));
+        }
         var tx = lake.begin("enrich").summary("episodes", Integer.toString(outEpisodes.size()));
         if (!outFrames.isEmpty()) {
-            tx.updateFrames(TableSchemas.FRAME_ENRICHMENT_COLUMNS, outFrames);
+            tx.updateFrames(frameColumns, outFrames);
         }
-        return tx.updateEpisodes(TableSchemas.EPISODE_ENRICHMENT_COLUMNS, outEpisodes).commit();
+        return tx.updateEpisodes(episodeColumns, outEpisodes).commit();
     }
+
+    /** Reads the frames of the batch's episodes, by episode. */
+    private static void readFrames(Lake lake, List<EpisodeRow> batch, Map<String, List<FrameRow>> byEpisode) {
+        try (LakeTable t = lake.table(TableSchemas.FRAMES)) {
+            List<String> quoted = batch.stream().map(e -> "'" + e.episodeId().replace("'", "''") + "'").toList();
+            for (FrameRow f : t.frames(ScanRequest.builder().filter("episode_id IN (" + String.join(", ", quoted) + ")")
+                    .build())) {
+                byEpisode.get(f.episodeId()).add(f);
+            }
+        }
+    }
+
+    /**
+     * A batch of episodes whose image metrics are done, embedded with the model only: the frames the stride selects
+     * (from the stored phases and master-camera pHashes, as a full run selects them), their stored hot copies; one
+     * lake commit of the model's columns.
+     */
+    private static CommitResult embedBatch(Lake lake, List<EpisodeRow> batch, Embedder embedder, EmbeddingModel model,
+                                           EnrichOptions o, Counts counts, ImageDecoder hotDecoder) {
+        Map<String, List<FrameRow>> byEpisode = new LinkedHashMap<>();
+        for (EpisodeRow e : batch) {
+            byEpisode.put(e.episodeId(), new ArrayList<>());
+        }
+        readFrames(lake, batch, byEpisode);
+        List<FrameRow> outFrames = new ArrayList<>();
+        List<EpisodeRow> outEpisodes = new ArrayList<>();
+        long now = System.currentTimeMillis() * 1_000_000L;
+        for (EpisodeRow ep : batch) {
+            List<FrameRow> frames = byEpisode.get(ep.episodeId());
+            frames.sort(Comparator.comparingInt(FrameRow::frameIndex));
+            int n = frames.size();
+            String master = masterCamera(ep, frames);
+            String[] phase = new String[n];
+            Long[] masterHash = new Long[n];
+            byte[][][] hot = new byte[n][][];
+            for (int i = 0; i < n; i++) {
+                FrameRow f = frames.get(i);
+                phase[i] = f.phase();
+                hot[i] = new byte[f.images().size()][];
+                for (int k = 0; k < f.images().size(); k++) {
+                    ImageEnrichment e = f.enrichment().isEmpty() ? null : f.enrichment().get(k);
+                    if (e == null || e.decodeError() != null) {
+                        continue;
+                    }
+                    hot[i][k] = e.hotJpeg();
+                    if (masterHash[i] == null && f.images().get(k).topic().equals(master)) {
+                        masterHash[i] = e.phash();
+                    }
+                }
+            }
+            boolean[] selected = select(frames, phase, masterHash, o.stride());
+            Embedded em = embed(ep.episodeId(), frames, hot, selected, master, embedder, o, hotDecoder);
+            counts.embedded += em.count();
+            for (int i = 0; i < n; i++) {
+                FrameRow f = frames.get(i);
+                if (em.vectors()[i] == null) {
+                    continue; // not embedded: the model's column stays null for the frame
+                }
+                List<ImageEnrichment> en = new ArrayList<>(f.enrichment());
+                for (int k = 0; k < en.size(); k++) {
+                    if (em.vectors()[i][k] != null) {
+                        en.set(k, en.get(k).withEmbedding(model.id(), em.vectors()[i][k]));
+                    }
+                }
+                outFrames.add(f.withEnrichment(f.images(), en, f.gripperState(), f.phase()));
+            }
+            outEpisodes.add(ep.withEmbedding(model.id(), em.episodeVector(), now));
+        }
+        counts.frames += byEpisode.values().stream().mapToLong(List::size).sum();
+        var tx = lake.begin("enrich").summary("episodes", Integer.toString(outEpisodes.size()))
+                .summary("model", model.id());
+        if (!outFrames.isEmpty()) {
+            tx.updateFrames(List.of(model.column()), outFrames);
+        }
+        return tx.updateEpisodes(TableSchemas.episodeModelColumns(model), outEpisodes).commit();
+    }
+
+    /** The master camera: the episode's master topic when it is a camera of the frames, else the first camera seen. */
+    private static String masterCamera(EpisodeRow ep, List<FrameRow> frames) {
+        String master = null;
+        for (FrameRow f : frames) {
+            for (ImageLocator l : f.images()) {
+                if (master == null || l.topic().equals(ep.masterTopic())) {
+                    master = l.topic();
+                }
+            }
+        }
+        return master;
+    }
+
+    /**
+     * Which frames the stride embeds: every k-th frame index plus phase changes, or with {@code keyframes} the first
+     * frame, phase changes and frames whose master-camera pHash moved more than {@link Stride#KEYFRAME_PHASH_BITS}
+     * bits from the last keyframe's.
+     *
+     * @param phase per frame, its phase label or null
+     * @param masterHash per frame, the master camera's pHash or null
+     */
+    private static boolean[] select(List<FrameRow> frames, String[] phase, Long[] masterHash, Stride stride) {
+        int n = frames.size();
+        boolean[] selected = new boolean[n];
+        long lastKeyHash = 0;
+        boolean haveKey = false;
+        for (int i = 0; i < n; i++) {
+            boolean phaseChange = i > 0 && !java.util.Objects.equals(phase[i], phase[i - 1]);
+            if (stride.keyframesOnly()) {
+                Long h = masterHash[i];
+                boolean moved = h != null && haveKey
+                        && PerceptualHash.hammingDistance(h, lastKeyHash) > Stride.KEYFRAME_PHASH_BITS;
+                selected[i] = i == 0 || phaseChange || moved || (h != null && !haveKey);
+                if (selected[i] && h != null) {
+                    lastKeyHash = h;
+                    haveKey = true;
+                }
+            } else {
+                selected[i] = frames.get(i).frameIndex() % stride.every() == 0 || phaseChange;
+            }
+        }
+        return selected;
+    }
+
+    /**
+     * The embeddings of one episode.
+     *
+     * @param vectors per frame and camera, the image's vector, null where not embedded; a frame's entry is null when
+     *     none of its images was
+     * @param episodeVector the L2-normalised mean of the master camera's vectors, null when it has none
+     * @param count images embedded
+     */
+    private record Embedded(float[][][] vectors, float[] episodeVector, long count) {}
+
+    /**
+     * Embeds the hot copies of the selected frames (all cameras) in batches of {@link EnrichOptions#embedBatch()}.
+     *
+     * @param hot per frame and camera, the hot JPEG, null where the image could not be decoded
+     */
+    private static Embedded embed(String episodeId, List<FrameRow> frames, byte[][][] hot, boolean[] selected,
+                                  String master, Embedder embedder, EnrichOptions o, ImageDecoder hotDecoder) {
+        int n = frames.size();
+        float[][][] vectors = new float[n][][];
+        List<int[]> at = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; selected[i] && k < hot[i].length; k++) {
+                if (hot[i][k] != null) {
+                    at.add(new int[] {i, k});
+                }
+            }
+        }
+        double[] sum = new double[embedder.dimension()];
+        int masterCount = 0;
+        for (int from = 0; from < at.size(); from += o.embedBatch()) {
+            List<int[]> part = at.subList(from, Math.min(at.size(), from + o.embedBatch()));
+            List<RgbImage> imgs = new ArrayList<>(part.size());
+            for (int[] p : part) {
+                try {
+                    imgs.add(hotDecoder.decode(hot[p[0]][p[1]], ImageFormat.JPEG, "hot copy of " + episodeId + " frame "
+                            + frames.get(p[0]).frameIndex()).rgb());
+                } catch (ImageDecodeException e) {
+                    throw new IllegalStateException("the hot copy of " + episodeId + " frame "
+                            + frames.get(p[0]).frameIndex() + " does not decode: " + e.getMessage(), e);
+                }
+            }
+            float[][] v = embedder.embed(imgs);
+            if (v.length != imgs.size()) {
+                throw new Embedder.EmbeddingException("model " + embedder.modelId() + " returned " + v.length
+                        + " embeddings for " + imgs.size() + " images", null);
+            }
+            for (int j = 0; j < v.length; j++) {
+                int fi = part.get(j)[0];
+                int ci = part.get(j)[1];
+                if (v[j].length != sum.length) {
+                    throw new Embedder.EmbeddingException("model " + embedder.modelId() + " returned a vector of "
+                            + v[j].length + " values; its dimension is " + sum.length, null);
+                }
+                if (vectors[fi] == null) {
+                    vectors[fi] = new float[hot[fi].length][];
+                }
+                vectors[fi][ci] = v[j];
+                if (frames.get(fi).images().get(ci).topic().equals(master)) {
+                    for (int d = 0; d < sum.length; d++) {
+                        sum[d] += v[j][d];
+                    }
+                    masterCount++;
+                }
+            }
+        }
+        return new Embedded(vectors, masterCount > 0 ? normalise(sum) : null, at.size());
+    }
+
 
     /** Fills {@code out} with the outcome of every image of the frame that is not a video access unit. */
     private static void analyze(FrameRow f, Worker w, Cell[] out) throws IOException {
@@ -615,15 +849,7 @@ public final class EnrichJob {
             state[i] = frames.get(i).state();
         }
         MotionLabeler.Labels labels = MotionLabeler.label(times, gripper, state, o.motion());
-        // master camera: the episode's master topic when it is a camera of the frames, else the first camera seen
-        String master = null;
-        for (FrameRow f : frames) {
-            for (ImageLocator l : f.images()) {
-                if (master == null || l.topic().equals(ep.masterTopic())) {
-                    master = l.topic();
-                }
-            }
-        }
+        String master = masterCamera(ep, frames);
         // per camera, in order: difference to the previous frame of that camera
         Map<String, FrameAnalysis> previous = new HashMap<>();
         List<List<ImageEnrichment>> enrich = new ArrayList<>();
@@ -658,75 +884,35 @@ public final class EnrichJob {
             enrich.add(row);
         }
         // which frames are embedded
-        boolean[] selected = new boolean[n];
-        long lastKeyHash = 0;
-        boolean haveKey = false;
+        String[] phase = new String[n];
+        Long[] masterHash = new Long[n];
+        byte[][][] hot = new byte[n][][];
         for (int i = 0; i < n; i++) {
-            boolean phaseChange = i > 0 && labels.phase()[i] != labels.phase()[i - 1];
-            if (o.stride().keyframesOnly()) {
-                Long h = hashOf(frames.get(i), cells[i], master);
-                boolean moved = h != null && haveKey && PerceptualHash.hammingDistance(h, lastKeyHash) > Stride.KEYFRAME_PHASH_BITS;
-                selected[i] = i == 0 || phaseChange || moved || (h != null && !haveKey);
-                if (selected[i] && h != null) {
-                    lastKeyHash = h;
-                    haveKey = true;
-                }
-            } else {
-                selected[i] = frames.get(i).frameIndex() % o.stride().every() == 0 || phaseChange;
+            phase[i] = labels.phase()[i] == null ? null : labels.phase()[i].label();
+            masterHash[i] = hashOf(frames.get(i), cells[i], master);
+            hot[i] = new byte[cells[i].length][];
+            for (int k = 0; k < cells[i].length; k++) {
+                hot[i][k] = cells[i][k].analysis() == null ? null : cells[i][k].analysis().hotJpeg();
             }
+        }
+        boolean[] selected = select(frames, phase, masterHash, o.stride());
+        int keyframes = 0;
+        for (boolean b : selected) {
+            keyframes += b ? 1 : 0;
         }
         float[] episodeEmbedding = null;
         long embedded = 0;
         if (embedder != null) {
-            List<int[]> at = new ArrayList<>();
+            Embedded em = embed(ep.episodeId(), frames, hot, selected, master, embedder, o, hotDecoder);
             for (int i = 0; i < n; i++) {
-                for (int k = 0; selected[i] && k < cells[i].length; k++) {
-                    if (cells[i][k].analysis() != null) {
-                        at.add(new int[] {i, k});
+                for (int k = 0; em.vectors()[i] != null && k < em.vectors()[i].length; k++) {
+                    if (em.vectors()[i][k] != null) {
+                        enrich.get(i).set(k, enrich.get(i).get(k).withEmbedding(embedder.modelId(), em.vectors()[i][k]));
                     }
                 }
             }
-            double[] sum = new double[embedder.dimension()];
-            int masterCount = 0;
-            for (int from = 0; from < at.size(); from += o.embedBatch()) {
-                List<int[]> part = at.subList(from, Math.min(at.size(), from + o.embedBatch()));
-                List<RgbImage> imgs = new ArrayList<>(part.size());
-                for (int[] p : part) {
-                    byte[] hot = cells[p[0]][p[1]].analysis().hotJpeg();
-                    try {
-                        imgs.add(hotDecoder.decode(hot, ImageFormat.JPEG, "hot copy of " + ep.episodeId() + " frame "
-                                + frames.get(p[0]).frameIndex()).rgb());
-                    } catch (ImageDecodeException e) {
-                        throw new IllegalStateException("the hot copy just written does not decode: " + e.getMessage(), e);
-                    }
-                }
-                float[][] v = embedder.embed(imgs);
-                if (v.length != imgs.size()) {
-                    throw new Embedder.EmbeddingException("model " + embedder.modelId() + " returned " + v.length
-                            + " embeddings for " + imgs.size() + " images", null);
-                }
-                for (int j = 0; j < v.length; j++) {
-                    int fi = part.get(j)[0];
-                    int ci = part.get(j)[1];
-                    if (v[j].length != sum.length) {
-                        throw new Embedder.EmbeddingException("model " + embedder.modelId() + " returned a vector of "
-                                + v[j].length + " values; its dimension is " + sum.length, null);
-                    }
-                    ImageEnrichment old = enrich.get(fi).get(ci);
-                    enrich.get(fi).set(ci, new ImageEnrichment(old.sharpness(), old.blurry(), old.meanAbsDiff(),
-                            old.isStatic(), old.phash(), old.hotJpeg(), v[j], null));
-                    embedded++;
-                    if (frames.get(fi).images().get(ci).topic().equals(master)) {
-                        for (int d = 0; d < sum.length; d++) {
-                            sum[d] += v[j][d];
-                        }
-                        masterCount++;
-                    }
-                }
-            }
-            if (masterCount > 0) {
-                episodeEmbedding = normalise(sum);
-            }
+            episodeEmbedding = em.episodeVector();
+            embedded = em.count();
         }
         List<FrameRow> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -751,10 +937,6 @@ public final class EnrichJob {
         stats.put("blurry", blurry);
         stats.put("static", stat);
         stats.put("embedded", embedded);
-        int keyframes = 0;
-        for (boolean b : selected) {
-            keyframes += b ? 1 : 0;
-        }
         stats.put("keyframes", keyframes);
         return new Episode(out, episodeEmbedding, master, stats);
     }

@@ -111,7 +111,7 @@ class EnrichJobTest {
                     assertEquals(e.sharpness() < 100, e.blurry());
                     assertArrayEquals(bytes, e.hotJpeg(), "64x64 JPEGs are their own hot copy");
                     assertEquals(Integer.valueOf(64), f.images().get(cam).width());
-                    assertArrayEquals(PixelEmbedder.of(d.rgb()), e.embedding(), 0f);
+                    assertArrayEquals(PixelEmbedder.of(d.rgb()), e.embedding(emb.modelId()), 0f);
                     if (f.frameIndex() == 0) {
                         assertNull(e.meanAbsDiff());
                         assertNull(e.isStatic());
@@ -125,8 +125,9 @@ class EnrichJobTest {
             assertTrue(maxSharp > 0);
             for (EpisodeRow ep : episodes(lake)) {
                 assertNotNull(ep.enrichedAtNs());
-                assertEquals("test_pixels_4x4", ep.embeddingModel());
-                float[] v = ep.embedding();
+                assertEquals(java.util.Set.of("test_pixels_4x4"), ep.embeddings().keySet());
+                assertEquals(ep.enrichedAtNs(), ep.embeddings().get("test_pixels_4x4").embeddedAtNs());
+                float[] v = ep.embedding("test_pixels_4x4");
                 assertEquals(48, v.length);
                 // the mean of the master camera's 10 embeddings, normalised
                 double[] sum = new double[48];
@@ -138,7 +139,7 @@ class EnrichJobTest {
                                 m = c;
                             }
                         }
-                        float[] x = f.enrichment().get(m).embedding();
+                        float[] x = f.enrichment().get(m).embedding(emb.modelId());
                         for (int k = 0; k < 48; k++) {
                             sum[k] += x[k];
                         }
@@ -163,6 +164,92 @@ class EnrichJobTest {
         }
     }
 
+    /**
+     * A lake enriched with model A, then enriched with model B: B only embeds (no image is decoded from the raw files,
+     * the image metrics keep their values and their data files), the same frames as A's run are chosen by the stride,
+     * B's vectors are those of the stored hot copies, and A's columns keep their data files in both tables.
+     */
+    @Test
+    void aSecondModelEmbedsOnlyAndKeepsTheFirstModelsColumns(@TempDir Path tmp) throws IOException {
+        try (Lake lake = bridgeLake(tmp); PixelEmbedder a = new PixelEmbedder(4); PixelEmbedder b = new PixelEmbedder(2);
+                ImageDecoder dec = new ImageDecoder()) {
+            EnrichJob.Result ra = EnrichJob.run(lake, a, EnrichOptions.builder().threads(2).stride(Stride.every(3))
+                    .build(), p -> { });
+            assertEquals("emb_test_pixels_4x4", ra.model().column());
+            assertEquals(0, ra.episodesEmbeddedOnly());
+            List<FrameRow> before = frames(lake);
+            List<EpisodeRow> episodesBefore = episodes(lake);
+            java.util.Set<String> aFrameFiles = files(lake, "frames", "emb_test_pixels_4x4");
+            java.util.Set<String> aEpisodeFiles = files(lake, "episodes", "emb_test_pixels_4x4");
+            java.util.Set<String> imageFiles = files(lake, "frames", "images");
+            assertFalse(aFrameFiles.isEmpty() || aEpisodeFiles.isEmpty() || imageFiles.isEmpty());
+
+            EnrichJob.Result rb = EnrichJob.run(lake, b, EnrichOptions.builder().threads(2).stride(Stride.every(3))
+                    .build(), p -> { });
+            assertEquals(25, rb.episodesPending());
+            assertEquals(25, rb.episodesEmbeddedOnly(), "every episode: metrics done, model b not run yet");
+            assertEquals(0, rb.images(), "no image decoded from the raw files: the metrics are not recomputed");
+            assertEquals(ra.embedded(), rb.embedded(), "the stride chooses the same frames from the stored phases");
+            assertEquals(java.util.List.of(List.of("emb_test_pixels_2x2")), rb.commits().stream()
+                    .map(c -> lake.snapshot(c.snapshot().seq()).changes().stream().filter(x -> x.table().equals("frames"))
+                            .findFirst().orElseThrow().columns()).distinct().toList(), "only b's frames column is written");
+            assertEquals(aFrameFiles, files(lake, "frames", "emb_test_pixels_4x4"), "a's frames column kept its files");
+            assertEquals(aEpisodeFiles, files(lake, "episodes", "emb_test_pixels_4x4"), "a's episodes column too");
+            assertEquals(imageFiles, files(lake, "frames", "images"), "the image metrics kept their files");
+
+            List<FrameRow> after = frames(lake);
+            long bVectors = 0;
+            for (int i = 0; i < after.size(); i++) {
+                FrameRow x = before.get(i);
+                FrameRow y = after.get(i);
+                assertEquals(x.images(), y.images());
+                assertEquals(x.phase(), y.phase());
+                for (int cam = 0; cam < 3; cam++) {
+                    ImageEnrichment ex = x.enrichment().get(cam);
+                    ImageEnrichment ey = y.enrichment().get(cam);
+                    assertEquals(ex.sharpness(), ey.sharpness());
+                    assertEquals(ex.phash(), ey.phash());
+                    assertArrayEquals(ex.hotJpeg(), ey.hotJpeg());
+                    assertArrayEquals(ex.embedding(a.modelId()), ey.embedding(a.modelId()), "a's vectors as they were");
+                    float[] vb = ey.embedding(b.modelId());
+                    assertEquals(ex.embedding(a.modelId()) != null, vb != null, "b embeds the images a embedded");
+                    if (vb != null) {
+                        assertArrayEquals(PixelEmbedder.of(dec.decode(ey.hotJpeg(), ImageFormat.JPEG, "hot").rgb(), 2), vb,
+                                0f);
+                        bVectors++;
+                    }
+                }
+            }
+            assertEquals(rb.embedded(), bVectors);
+            Map<String, EpisodeRow> was = new HashMap<>();
+            episodesBefore.forEach(e -> was.put(e.episodeId(), e));
+            for (EpisodeRow e : episodes(lake)) {
+                EpisodeRow w = was.get(e.episodeId());
+                assertEquals(w.enrichedAtNs(), e.enrichedAtNs());
+                assertEquals(w.enrichmentJson(), e.enrichmentJson());
+                assertEquals(w.embeddings().get(a.modelId()), e.embeddings().get(a.modelId()));
+                assertEquals(12, e.embedding(b.modelId()).length);
+                assertTrue(e.embeddings().get(b.modelId()).embeddedAtNs() > e.enrichedAtNs());
+            }
+            EnrichJob.Result again = EnrichJob.run(lake, b, EnrichOptions.defaults(), p -> { });
+            assertEquals(0, again.episodesPending(), "b is done too");
+        }
+    }
+
+    /** @return the data files holding a column of a table */
+    private static java.util.Set<String> files(Lake lake, String table, String column) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        try (LakeTable t = lake.table(table)) {
+            List<Integer> ids = t.fieldIds(column);
+            for (io.flywheel.lake.DataFileRef d : t.dataFiles()) {
+                if (java.util.Arrays.stream(d.fields()).anyMatch(ids::contains)) {
+                    out.add(d.path());
+                }
+            }
+        }
+        return out;
+    }
+
     @Test
     void anInterruptedRunResumesWhereItStopped(@TempDir Path tmp) throws IOException {
         try (Lake lake = bridgeLake(tmp)) {
@@ -174,7 +261,7 @@ class EnrichJobTest {
             List<EpisodeRow> eps = episodes(lake);
             assertEquals(25, eps.size());
             assertEquals(8, eps.stream().filter(e -> e.enrichedAtNs() != null).count());
-            assertTrue(eps.stream().filter(e -> e.enrichedAtNs() != null).allMatch(e -> e.embedding() == null),
+            assertTrue(eps.stream().filter(e -> e.enrichedAtNs() != null).allMatch(e -> e.embeddings().isEmpty()),
                     "no embedder: no embedding");
             List<FrameRow> fr = frames(lake);
             assertEquals(250, fr.size(), "no frame lost or duplicated");

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,22 +20,17 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 
 
 
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float4Vector;
-import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.complex.FixedSizeListVector;
-import org.apache.arrow.vector.complex.ListVector;
-import org.apache.arrow.vector.types.pojo.Field;
 
 import io.flywheel.curate.trainset.Trainset;
 import io.flywheel.curate.trainset.TrainsetEpisode;
 import io.flywheel.curate.trainset.Trainsets;
+import io.flywheel.lake.EmbeddingModel;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
@@ -44,12 +40,13 @@ import io.flywheel.lake.ScanRequest;
  * principal components of the centred vectors), with each episode's scene, whether it failed
  * (outcome starting with {@code failure}) and whether mining put it into a training set.
  *
- * <p>Read from a lake with {@link #read(Lake, Options)}: only the columns {@code episode_id},
- * {@code scene}, {@code outcome}, {@code embedding} (and {@code embedding_model} when present) of
- * {@code episodes} are scanned, and at most {@link Options#maxPoints()} episodes are kept (every
+ * <p>Read from a lake with {@link #read(Lake, Options)}: the vectors of one embedding model (its
+ * {@code episodes.emb_<key>} column, through the lake's typed vector read; the lake's default model, the one
+ * registered last, unless {@link Options#model()} names one) and the columns {@code episode_id}, {@code scene},
+ * {@code outcome} of {@code episodes}, and at most {@link Options#maxPoints()} episodes are kept (every
  * k-th one in table order, k = ceil(count / maxPoints)), so a lake of any size is read in bounded
- * memory. A lake whose episodes table has no {@code embedding} column, or none filled yet, gives a
- * map with no points and {@link #enriched()} false.
+ * memory. A lake without an embedding model, or whose model has no vector yet, gives a map with no points and
+ * {@link #enriched()} false.
  *
  * @param points one point per episode kept, in table order
  * @param model the embedding model id (null when unknown)
@@ -59,7 +56,7 @@ import io.flywheel.lake.ScanRequest;
  * @param episodesTotal episodes in the table
  * @param sampleStride every k-th embedded episode was kept (1: all)
  * @param minedFrom the training-set tag whose mined episodes are marked, or null
- * @param enriched whether the table has an embedding column with at least one value
+ * @param enriched whether the model's column holds at least one vector
  */
 public record EmbeddingMap(List<Point> points, String model, int dimension, double[] explained,
                            long episodesWithEmbedding, long episodesTotal, long sampleStride, String minedFrom,
@@ -125,8 +122,9 @@ public record EmbeddingMap(List<Point> points, String model, int dimension, doub
      * @param maxPoints most episodes drawn, &ge; 1
      * @param trainsetTag training set whose mined episodes are marked; null for the newest set
      *     (none when the lake has no training set)
+     * @param model the embedding model whose vectors are drawn, or null for the lake's default
      */
-    public record Options(int maxPoints, String trainsetTag) {
+    public record Options(int maxPoints, String trainsetTag, String model) {
         public Options {
             if (maxPoints < 1) {
                 throw new IllegalArgumentException("max points must be >= 1, got " + maxPoints);
@@ -135,7 +133,7 @@ public record EmbeddingMap(List<Point> points, String model, int dimension, doub
 
         /** @return 20,000 points, the newest training set */
         public static Options defaults() {
-            return new Options(20_000, null);
+            return new Options(20_000, null, null);
         }
 
         /** @return a builder starting from {@link #defaults()} */
@@ -147,6 +145,7 @@ public record EmbeddingMap(List<Point> points, String model, int dimension, doub
         public static final class Builder {
             private int maxPoints = 20_000;
             private String trainsetTag;
+            private String model;
 
             public Builder maxPoints(int n) {
                 this.maxPoints = n;
@@ -158,8 +157,14 @@ public record EmbeddingMap(List<Point> points, String model, int dimension, doub
                 return this;
             }
 
+            /** @param id the embedding model id, or null for the lake's default */
+            public Builder model(String id) {
+                this.model = id;
+                return this;
+            }
+
             public Options build() {
-                return new Options(maxPoints, trainsetTag);
+                return new Options(maxPoints, trainsetTag, model);
             }
         }
     }
@@ -247,74 +252,31 @@ public record EmbeddingMap(List<Point> points, String model, int dimension, doub
         }
         try (LakeTable t = lake.table("episodes")) {
             long total = t.countRows();
-            Field emb = t.schema().getFields().stream().filter(f -> f.getName().equals("embedding")).findFirst()
-                    .orElse(null);
-            if (emb == null) {
+            if (lake.models().isEmpty() && options.model() == null) {
                 return new EmbeddingMap(List.of(), null, 0, new double[2], 0, total, 1, from, false);
             }
-            long with = t.countRows("embedding IS NOT NULL");
-            long stride = Math.max(1, (with + options.maxPoints() - 1) / options.maxPoints());
-            boolean hasModel = t.schema().getFields().stream().anyMatch(f -> f.getName().equals("embedding_model"));
-            List<String> cols = new ArrayList<>(List.of("episode_id", "scene", "outcome", "embedding"));
-            if (hasModel) {
-                cols.add("embedding_model");
+            EmbeddingModel m = lake.models().resolve(options.model(), lake.location());
+            if (t.schema().getFields().stream().noneMatch(f -> f.getName().equals(m.column()))) {
+                return new EmbeddingMap(List.of(), m.id(), 0, new double[2], 0, total, 1, from, false);
             }
-            List<Input> inputs = new ArrayList<>();
-            Map<String, Integer> models = new TreeMap<>();
-            long[] seen = {0};
-            t.scan(ScanRequest.builder().columns(cols).filter("embedding IS NOT NULL").batchSize(1024).build(), b -> {
+            long with = t.countRows(m.column() + " IS NOT NULL");
+            long stride = Math.max(1, (with + options.maxPoints() - 1) / options.maxPoints());
+            Map<String, String[]> labels = new HashMap<>();
+            t.scan(ScanRequest.builder().columns("episode_id", "scene", "outcome").build(), b -> {
                 for (int i = 0; i < b.getRowCount(); i++) {
-                    long k = seen[0]++;
-                    if (k % stride != 0) {
-                        continue;
-                    }
-                    float[] e = vector(b.getVector("embedding"), i);
-                    if (e == null || e.length == 0) {
-                        continue;
-                    }
-                    inputs.add(new Input(str(b, "episode_id", i), str(b, "scene", i), str(b, "outcome", i), e));
-                    if (hasModel) {
-                        String m = str(b, "embedding_model", i);
-                        if (!m.isEmpty()) {
-                            models.merge(m, 1, Integer::sum);
-                        }
-                    }
+                    labels.put(str(b, "episode_id", i), new String[] {str(b, "scene", i), str(b, "outcome", i)});
                 }
             });
-            String model = models.isEmpty() ? null : String.join(", ", models.keySet());
-            return project(inputs, mined, model, with, total, stride, from);
+            List<Input> inputs = new ArrayList<>();
+            long[] seen = {0};
+            t.scanVectors(m.column(), "episode_id", null, (id, v) -> {
+                if (seen[0]++ % stride == 0) {
+                    String[] l = labels.getOrDefault(id, new String[] {"", ""});
+                    inputs.add(new Input(id, l[0], l[1], v));
+                }
+            });
+            return project(inputs, mined, m.id(), with, total, stride, from);
         }
-    }
-
-    /** @return row i of a list&lt;float32|float64&gt; or fixed_size_list column as float32, null when null */
-    static float[] vector(FieldVector v, int i) {
-        if (v.isNull(i)) {
-            return null;
-        }
-        FieldVector data;
-        int start;
-        int end;
-        if (v instanceof ListVector l) {
-            data = (FieldVector) l.getDataVector();
-            start = l.getElementStartIndex(i);
-            end = l.getElementEndIndex(i);
-        } else if (v instanceof FixedSizeListVector f) {
-            data = (FieldVector) f.getDataVector();
-            start = i * f.getListSize();
-            end = start + f.getListSize();
-        } else {
-            throw new IllegalArgumentException("episodes.embedding is " + v.getField().getType()
-                    + ", expected a list of float32");
-        }
-        float[] out = new float[end - start];
-        for (int j = start; j < end; j++) {
-            if (data.isNull(j)) {
-                return null;
-            }
-            out[j - start] = data instanceof Float4Vector f4 ? f4.get(j)
-                    : data instanceof Float8Vector f8 ? (float) f8.get(j) : Float.NaN;
-        }
-        return out;
     }
 
     private static String str(VectorSchemaRoot b, String col, int i) {

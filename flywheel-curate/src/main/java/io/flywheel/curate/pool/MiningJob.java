@@ -2,6 +2,7 @@ package io.flywheel.curate.pool;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,27 +15,35 @@ import java.util.Set;
 
 import io.flywheel.error.NotFoundException;
 import io.flywheel.curate.ExactSearch;
-import io.flywheel.curate.KnnQuery;
 import io.flywheel.curate.PcaWhitening;
-import io.flywheel.curate.ScalarIndex;
-import io.flywheel.curate.VectorIndexOptions;
-import io.flywheel.curate.VectorSearch;
-import io.flywheel.curate.VectorTable;
 import io.flywheel.curate.trainset.EpisodeInfo;
 import io.flywheel.curate.trainset.MinedEpisode;
+import io.flywheel.lake.IndexChoice;
 import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.LocalFiles;
+import io.flywheel.lake.ScalarIndex;
+import io.flywheel.lake.TableRef;
+import io.flywheel.lake.TableSchemas;
+import io.flywheel.lake.VectorHit;
+import io.flywheel.lake.VectorIndexOptions;
+import io.flywheel.lake.VectorPool;
+import io.flywheel.lake.VectorQuery;
 
 /**
  * Failure-driven mining: for each query episode embedding, the k nearest episodes of the pool by
- * cosine distance, through a Lance vector index over the pool.
+ * cosine distance, through a Lance vector index.
  *
- * <p>The pool is written to the lake table {@code mining_pool} on every run (id, scalar columns
- * for the prefilter, embedding as FixedSizeList&lt;float32&gt;[D]) and indexed by
- * {@link VectorSearch#choose}: a flat, exact scan below {@link VectorIndexOptions#DEFAULT_FLAT_BELOW_ROWS}
- * rows, else IVF-PQ (sqrt(n) partitions) searched with nprobes and a refine factor that re-ranks
- * the candidates by exact distance, with a bitmap index on each prefilter column
- * ({@link #POOL_SCALAR_INDEXES}). The prefilter, applied before the search, keeps episodes whose
+ * <p>Where the vectors are stored, the lake's own column is searched: the model's {@code episodes.emb_<key>}
+ * ({@link EpisodeVectors#read}) at the version the vectors were read, through its IVF-PQ index (which enrich builds
+ * from {@link VectorIndexOptions#DEFAULT_FLAT_BELOW_ROWS} episode vectors and refreshes after appends) or flat below
+ * that, with the lake's storage options (local or S3). Derived vectors (chosen cameras and phases, or whitened) are
+ * written to a scratch pool ({@link VectorPool}: id, scalar columns for the prefilter, embedding as
+ * fixed_size_list&lt;float32, D&gt;) in the run's scratch folder and indexed by {@link IndexChoice#choose}: a flat,
+ * exact scan below {@link VectorIndexOptions#DEFAULT_FLAT_BELOW_ROWS} rows, else IVF-PQ (sqrt(n) partitions), with a
+ * bitmap index on each prefilter column ({@link #POOL_SCALAR_INDEXES}). Either index is searched with nprobes and a
+ * refine factor that re-ranks the candidates by exact distance; a prefilter that keeps fewer rows than the flat
+ * threshold is searched exactly. The prefilter, applied before the search, keeps episodes whose
  * quality status is not {@code fail}, whose outcome is not a failure, that are not a near-duplicate of
  * another episode (the latest dedup), optionally of one robot or task; the queries themselves are
  * never results.
@@ -56,9 +65,6 @@ import io.flywheel.lake.LocalFiles;
  * out; k neighbours of each failure alone are mostly its own scene's episodes.
  */
 public final class MiningJob {
-    /** File name of the pool table inside a local lake's folder. */
-    public static final String POOL_TABLE = "mining_pool.lance";
-
     /**
      * The scalar indexes the pool table gets, one bitmap index per prefilter column (all low-cardinality
      * strings: quality status, failed, duplicate, robot id, task), so that the prefilter is answered from
@@ -95,9 +101,11 @@ public final class MiningJob {
      *     every frame; needs {@code cameras} ({@code episodes.embedding} has no phases)
      * @param joint whether the queries are searched as one joint query (their normalised mean) for k &times; queries
      *     neighbours, each listed under the query it is nearest to; else k neighbours per query
+     * @param model the embedding model whose vectors are mined, or null for the lake's default (the model registered
+     *     last)
      */
     public record Options(int k, String robot, String task, int nprobes, int refineFactor, List<String> cameras,
-                          boolean whiten, double whitenEpsilon, List<String> phases, boolean joint) {
+                          boolean whiten, double whitenEpsilon, List<String> phases, boolean joint, String model) {
         public Options {
             if (k < 1) {
                 throw new IllegalArgumentException("k must be >= 1, got " + k);
@@ -135,6 +143,7 @@ public final class MiningJob {
             private double whitenEpsilon = PcaWhitening.DEFAULT_EPSILON;
             private List<String> phases = List.of();
             private boolean joint;
+            private String model;
 
             private Builder(int k) {
                 this.k = k;
@@ -200,12 +209,19 @@ public final class MiningJob {
                 return this;
             }
 
+            /** @param model the embedding model id to mine with, or null for the lake's default */
+            public Builder model(String model) {
+                this.model = model;
+                return this;
+            }
+
             /**
              * @throws IllegalArgumentException when k &lt; 1, epsilon is not positive, a phase is unknown (naming the
              *     valid ones) or repeats, or phases are given without cameras
              */
             public Options build() {
-                return new Options(k, robot, task, nprobes, refineFactor, cameras, whiten, whitenEpsilon, phases, joint);
+                return new Options(k, robot, task, nprobes, refineFactor, cameras, whiten, whitenEpsilon, phases, joint,
+                        model);
             }
         }
     }
@@ -215,15 +231,15 @@ public final class MiningJob {
      * @param neighbours every query's neighbours, by query then rank; distances are cosine distances,
      *     in the whitened space when {@code whitening} is not null; with a joint query, the k &times; queries episodes
      *     nearest to the joint query, each under the query it is nearest to, ranked by the distance to that query
-     * @param index the index the pool was searched with
-     * @param poolSize episodes in the mining pool table (before the prefilter)
+     * @param index the index the pool was searched with (the lake column's, or the scratch pool's)
+     * @param poolSize episodes with a vector that are not queries (before the prefilter)
      * @param poolPassing pool episodes that pass the prefilter: the ones the search can return
      * @param lineage what produced it: queries, model, vectors (cameras, whitening), k, index, filter, source versions
      * @param episodesWithVectors episodes of the lake with a vector (queries included)
      * @param episodesWithoutVectors episodes of the lake left out for want of embeddings
      * @param whitening the transform the pool and queries went through, or null without whitening
      */
-    public record Result(List<Query> queries, List<MinedEpisode> neighbours, VectorSearch.IndexChoice index,
+    public record Result(List<Query> queries, List<MinedEpisode> neighbours, IndexChoice index,
                          long poolSize, long poolPassing, Map<String, Object> lineage, int episodesWithVectors, int episodesWithoutVectors,
                          PcaWhitening whitening) {}
 
@@ -231,12 +247,12 @@ public final class MiningJob {
      * The episode vectors the options ask for.
      *
      * @return {@link EpisodeVectors#read} when {@code o.cameras()} is empty, else {@link EpisodeVectors#fromCameras}
-     *     with {@code o.phases()}
+     *     with {@code o.phases()}, of {@code o.model()}
      * @throws IllegalArgumentException as those do
      */
     public static EpisodeVectors vectors(Lake lake, Options o) {
-        return o.cameras().isEmpty() ? EpisodeVectors.read(lake)
-                : EpisodeVectors.fromCameras(lake, o.cameras(), o.phases());
+        return o.cameras().isEmpty() ? EpisodeVectors.read(lake, o.model())
+                : EpisodeVectors.fromCameras(lake, o.cameras(), o.phases(), o.model());
     }
 
     /** @return queries for every episode of the lake whose outcome is a failure (with an embedding) */
@@ -265,9 +281,10 @@ public final class MiningJob {
     }
 
     /**
-     * Runs the queries. With {@code o.whiten()}, a {@link PcaWhitening} is fitted on the pool vectors
-     * that pass the prefilter, and every pool vector and query goes through it before the pool table
-     * is written and searched.
+     * Runs the queries: on the lake's column when {@code ev} was read from one ({@link EpisodeVectors#column()}) and
+     * nothing is whitened, else on a scratch pool of the vectors. With {@code o.whiten()}, a {@link PcaWhitening} is
+     * fitted on the pool vectors that pass the prefilter, and every pool vector and query goes through it before the
+     * pool is written and searched.
      *
      * @param ev the episode vectors, built as {@code o} says ({@link #vectors})
      * @throws IllegalArgumentException when there are no queries, a query's dimension differs from the pool's,
@@ -334,42 +351,52 @@ public final class MiningJob {
             }
             searched = w;
         }
-        String uri = poolUri(lake);
-        long rows = writePool(uri, ev, poolRows, poolVectors);
-        List<MinedEpisode> out = new ArrayList<>();
-        VectorSearch.IndexChoice choice;
+        Map<String, float[]> byId = new HashMap<>();
+        for (int j = 0; j < poolRows.size(); j++) {
+            byId.put(ev.infos().get(poolRows.get(j)).episodeId(), poolVectors[j]);
+        }
+        long rows = poolRows.size();
+        boolean inLake = ev.column() != null && !o.whiten();
+        List<MinedEpisode> out;
+        IndexChoice choice;
         String searchNote;
-        try (VectorSearch vs = VectorSearch.open(uri)) {
-            VectorIndexOptions.Builder ib = VectorIndexOptions.builder().replace(true);
-            if (rows > 0) { // an empty pool has nothing to index
-                POOL_SCALAR_INDEXES.forEach(ib::scalarIndex);
+        String searchedTable;
+        String prefilter;
+        List<String> scalarIndexes = List.of();
+        if (inLake) {
+            // the lake's own column and its index: the vectors are stored, nothing to write
+            String sql = lakeFilter(ev, queries, o);
+            prefilter = describeFilter(sql);
+            try (LakeTable t = lake.table(TableSchemas.EPISODES, TableRef.version(ev.episodesVersion()))) {
+                choice = lakeChoice(t, ev.column(), ev.vectors()[0].length);
+                boolean exact = exact(choice, passing);
+                searchNote = note(choice, exact, passing);
+                searchedTable = "episodes." + ev.column() + " (the lake's column, version " + t.version() + ")";
+                out = search(searched, byId, o, q -> t.nearest(q.column(ev.column()).idColumn("episode_id").filter(sql)
+                        .exact(exact).build()));
             }
-            choice = vs.buildIndex(ib.build());
-            // IVF probes the partitions nearest the query; a prefilter that leaves few rows (one robot of a large
-            // fleet) may leave none there, and recall collapses (BENCHMARKS.md, prefiltered search). An exact
-            // search over that few rows is cheap, so it is used below the flat threshold.
-            boolean exact = choice.kind() == VectorSearch.Kind.FLAT || passing < VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS;
-            searchNote = exact && choice.kind() != VectorSearch.Kind.FLAT ? "exact search over the " + passing
-                    + " rows passing the prefilter (fewer than " + VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS + "; the "
-                    + choice.kind() + " index is kept for wider filters)" : choice.kind() + " (" + choice.reason() + ")";
-            if (o.joint()) {
-                List<VectorSearch.Hit> hits = vs.knn(KnnQuery.builder(jointVector(searched)).k(o.k() * searched.size())
-                        .filter(filter.toString()).nprobes(o.nprobes()).refineFactor(o.refineFactor())
-                        .exact(exact).build());
-                Map<String, float[]> byId = new HashMap<>();
-                for (int j = 0; j < poolRows.size(); j++) {
-                    byId.put(ev.infos().get(poolRows.get(j)).episodeId(), poolVectors[j]);
+        } else {
+            prefilter = filter.toString();
+            Path dir = scratchFolder();
+            try (VectorPool pool = writePool(dir.resolve("pool.lance"), ev, poolRows, poolVectors)) {
+                VectorIndexOptions.Builder ib = VectorIndexOptions.builder().replace(true);
+                if (rows > 0) { // an empty pool has nothing to index
+                    POOL_SCALAR_INDEXES.forEach(ib::scalarIndex);
+                    scalarIndexes = POOL_SCALAR_INDEXES.stream().map(ScalarIndex::indexName).toList();
                 }
-                out.addAll(attribute(searched, hits, byId));
-            } else {
-                for (Query q : searched) {
-                    List<VectorSearch.Hit> hits = vs.knn(KnnQuery.builder(q.vector()).k(o.k()).filter(filter.toString())
-                            .nprobes(o.nprobes()).refineFactor(o.refineFactor())
-                            .exact(exact).build());
-                    int rank = 1;
-                    for (VectorSearch.Hit h : hits) {
-                        out.add(new MinedEpisode(h.id(), q.id(), h.distance(), rank++));
-                    }
+                choice = pool.buildIndex(ib.build());
+                boolean exact = exact(choice, passing);
+                searchNote = note(choice, exact, passing);
+                searchedTable = "a scratch pool of " + rows + " vectors (" + (o.whiten() ? "PCA-whitened"
+                        : !ev.cameras().isEmpty() ? "from cameras " + String.join(", ", ev.cameras())
+                        : "not a column of the lake") + ")";
+                String sql = filter.toString();
+                out = search(searched, byId, o, q -> pool.nearest(q.filter(sql).exact(exact).build()));
+            } finally {
+                try {
+                    LocalFiles.deleteTree(dir);
+                } catch (IOException e) {
+                    // the run's scratch folder is removed when the run ends
                 }
             }
         }
@@ -378,8 +405,10 @@ public final class MiningJob {
         lineage.put("query_sources", queries.stream().map(Query::source).distinct().toList());
         lineage.put("embedding_model", ev.model());
         lineage.put("embedding_sha256", ev.sha256());
-        lineage.put("episode_vectors", ev.cameras().isEmpty() ? "episodes.embedding"
-                : "frames.images.embedding: mean over cameras of per-camera mean"
+        String col = ev.column() != null ? ev.column() : lake.models().get(ev.model()).map(m -> m.column())
+                .orElse("emb_?");
+        lineage.put("episode_vectors", ev.cameras().isEmpty() ? "episodes." + col
+                : "frames." + col + ": mean over cameras of per-camera mean"
                 + (ev.phases().isEmpty() ? "" : " over the frames of phases " + String.join(", ", ev.phases())));
         lineage.put("cameras", ev.cameras());
         lineage.put("phases", ev.phases());
@@ -394,10 +423,10 @@ public final class MiningJob {
         lineage.put("k", o.k());
         lineage.put("query_mode", o.joint() ? "joint: one search with the normalised mean of the " + queries.size()
                 + " query vectors for k x queries neighbours, each listed under its nearest query" : "k neighbours per query");
-        lineage.put("prefilter", filter.toString());
+        lineage.put("prefilter", prefilter);
+        lineage.put("searched", searchedTable);
         lineage.put("index", searchNote);
-        lineage.put("scalar_indexes", rows > 0 ? POOL_SCALAR_INDEXES.stream().map(ScalarIndex::indexName).toList()
-                : List.of());
+        lineage.put("scalar_indexes", scalarIndexes);
         lineage.put("nprobes", o.nprobes());
         lineage.put("refine_factor", o.refineFactor());
         Map<String, Object> sources = new LinkedHashMap<>();
@@ -443,10 +472,10 @@ public final class MiningJob {
      * Lists each hit of the joint query under the query it is nearest to (cosine distance, ties to the earlier query),
      * grouped by query in query order and ranked within each query by that distance.
      */
-    static List<MinedEpisode> attribute(List<Query> queries, List<VectorSearch.Hit> hits, Map<String, float[]> vectors) {
+    static List<MinedEpisode> attribute(List<Query> queries, List<VectorHit> hits, Map<String, float[]> vectors) {
         List<List<MinedEpisode>> per = new ArrayList<>();
         queries.forEach(q -> per.add(new ArrayList<>()));
-        for (VectorSearch.Hit h : hits) {
+        for (VectorHit h : hits) {
             float[] v = vectors.get(h.id());
             int best = 0;
             double bestDistance = Double.POSITIVE_INFINITY;
@@ -485,21 +514,102 @@ public final class MiningJob {
         return phases.isEmpty() ? "every frame" : "the frames of phases " + phases;
     }
 
-    private static String poolUri(Lake lake) {
-        if (lake.location().matches("^[a-zA-Z][a-zA-Z0-9+.-]*://.*")) {
-            throw new IllegalArgumentException("mining needs a local lake for its pool table for now; " + lake.location()
-                    + " is remote");
-        }
-        return Path.of(lake.location(), POOL_TABLE).toString();
+    /** A search of one query (its builder carries vector, k, nprobes, refine factor); the caller adds the rest. */
+    @FunctionalInterface
+    private interface Searcher {
+        List<VectorHit> nearest(VectorQuery.Builder query);
     }
 
-    /** Rewrites the pool table: the given rows of {@code ev} (every episode with a vector except the queries). */
-    private static long writePool(String uri, EpisodeVectors ev, List<Integer> rows, float[][] vectors) {
-        try {
-            LocalFiles.deleteTree(Path.of(uri));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove the old mining pool " + uri + ": " + e.getMessage(), e);
+    /** Runs the queries, jointly or one by one. */
+    private static List<MinedEpisode> search(List<Query> searched, Map<String, float[]> byId, Options o, Searcher s) {
+        List<MinedEpisode> out = new ArrayList<>();
+        if (o.joint()) {
+            List<VectorHit> hits = s.nearest(VectorQuery.builder(jointVector(searched)).k(o.k() * searched.size())
+                    .nprobes(o.nprobes()).refineFactor(o.refineFactor()));
+            out.addAll(attribute(searched, hits, byId));
+        } else {
+            for (Query q : searched) {
+                List<VectorHit> hits = s.nearest(VectorQuery.builder(q.vector()).k(o.k()).nprobes(o.nprobes())
+                        .refineFactor(o.refineFactor()));
+                int rank = 1;
+                for (VectorHit h : hits) {
+                    out.add(new MinedEpisode(h.id(), q.id(), h.distance(), rank++));
+                }
+            }
         }
+        return out;
+    }
+
+    /**
+     * IVF probes the partitions nearest the query; a prefilter that leaves few rows (one robot of a large fleet) may
+     * leave none there, and recall collapses (BENCHMARKS.md, prefiltered search). An exact search over that few rows is
+     * cheap, so it is used below the flat threshold.
+     */
+    private static boolean exact(IndexChoice choice, long passing) {
+        return choice.kind() == IndexChoice.Kind.FLAT || passing < VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS;
+    }
+
+    private static String note(IndexChoice choice, boolean exact, long passing) {
+        return exact && choice.kind() != IndexChoice.Kind.FLAT ? "exact search over the " + passing
+                + " rows passing the prefilter (fewer than " + VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS + "; the "
+                + choice.kind() + " index is kept for wider filters)" : choice.kind() + " (" + choice.reason() + ")";
+    }
+
+    /** @return how the lake's column is searched: through its IVF-PQ index when it has one, else flat */
+    private static IndexChoice lakeChoice(LakeTable t, String column, int dim) {
+        long vectors = t.countRows(column + " IS NOT NULL");
+        return t.vectorIndex(column).map(i -> new IndexChoice(IndexChoice.Kind.IVF_PQ, column, vectors, dim, 0, 0,
+                "the lake's index " + i.name() + " on episodes." + column + ", " + i.rowsIndexed() + " rows indexed"
+                        + (i.rowsUnindexed() > 0 ? ", " + i.rowsUnindexed() + " newer rows scanned flat" : "")))
+                .orElse(new IndexChoice(IndexChoice.Kind.FLAT, column, vectors, dim, 0, 0, vectors
+                        + " episode vectors and no index on episodes." + column + " (enrich builds one from "
+                        + VectorIndexOptions.DEFAULT_FLAT_BELOW_ROWS + "): a flat exact scan"));
+    }
+
+    /**
+     * The prefilter of {@link #run} on the lake's episodes table, the same rows as {@link #passesPrefilter}: quality
+     * status not {@code fail} (null passes), outcome not a failure, not a near-duplicate of another episode, not a
+     * query, optionally of one robot or task.
+     */
+    static String lakeFilter(EpisodeVectors ev, List<Query> queries, Options o) {
+        StringBuilder f = new StringBuilder("(quality_status IS NULL OR quality_status <> 'fail')"
+                + " AND (outcome IS NULL OR outcome NOT LIKE 'failure%')");
+        java.util.TreeSet<String> excluded = new java.util.TreeSet<>();
+        queries.forEach(q -> excluded.add(q.id()));
+        for (EpisodeInfo e : ev.infos()) {
+            if (e.duplicate()) {
+                excluded.add(e.episodeId());
+            }
+        }
+        if (!excluded.isEmpty()) {
+            f.append(" AND NOT (").append(io.flywheel.lake.Sql.in("episode_id", new ArrayList<>(excluded))).append(")");
+        }
+        if (o.robot() != null) {
+            f.append(" AND robot_id = ").append(io.flywheel.lake.Sql.quote(o.robot()));
+        }
+        if (o.task() != null) {
+            f.append(" AND task = ").append(io.flywheel.lake.Sql.quote(o.task()));
+        }
+        return f.toString();
+    }
+
+    /** @return the filter with a long id list shortened to its count, for the lineage */
+    private static String describeFilter(String sql) {
+        return sql.replaceAll("episode_id IN \\(('[^']*(''[^']*)*'(, )?){6,}\\)", "episode_id IN (<ids: near-duplicates"
+                + " and queries>)");
+    }
+
+    private static Path scratchFolder() {
+        try {
+            return Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "mining-pool");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a scratch folder for the mining pool in "
+                    + System.getProperty("java.io.tmpdir") + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes the pool: the given rows of {@code ev} (every episode with a vector except the queries). */
+    private static VectorPool writePool(Path dir, EpisodeVectors ev, List<Integer> rows, float[][] vectors) {
         int n = rows.size();
         int dim = ev.vectors()[0].length;
         String[] ids = new String[n];
@@ -525,6 +635,6 @@ public final class MiningJob {
         scalars.put("duplicate", dup);
         scalars.put("robot_id", robot);
         scalars.put("task", task);
-        return VectorTable.write(uri, ids, scalars, flat, dim);
+        return VectorPool.create(dir, ids, scalars, flat, dim);
     }
 }

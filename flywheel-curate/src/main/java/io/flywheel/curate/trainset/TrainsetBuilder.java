@@ -287,7 +287,7 @@ public final class TrainsetBuilder {
                         ((BigIntVector) out.getVector("sample_index")).setSafe(o, next[0]++);
                         ((IntVector) out.getVector("episode_index")).setSafe(o, episode[in[0]++]);
                         for (String c : frameColumns) {
-                            out.getVector(c).copyFromSafe(r, o, batch.getVector(c));
+                            io.flywheel.lake.ArrowCopy.copy(batch.getVector(c), r, out.getVector(c), o);
                         }
                         if (outRows[0] == ROWS_PER_BATCH) {
                             out.setRowCount(outRows[0]);

@@ -111,15 +111,23 @@ class CurationJobTest {
             MiningJob.Result r = MiningJob.run(lake, ev, List.of(MiningJob.episode(ev, q1), MiningJob.episode(ev, q2)),
                     MiningJob.Options.k(5));
             assertEquals("FLAT", r.index().kind().name());
+            assertEquals("emb_mobilenet_v2_block10_gap", ev.column());
             assertEquals(23, r.poolSize()); // the two queries are not in the pool
-            // every prefilter column of the pool table has its bitmap index (the search above used them)
-            try (io.flywheel.curate.VectorSearch pool = io.flywheel.curate.VectorSearch.open(
-                    lakeDir.resolve(MiningJob.POOL_TABLE).toString())) {
-                assertEquals(Map.of("quality_status_bitmap", "BITMAP", "failed_bitmap", "BITMAP", "duplicate_bitmap",
-                        "BITMAP", "robot_id_bitmap", "BITMAP", "task_bitmap", "BITMAP"), pool.indexTypes());
-            }
+            assertTrue(r.lineage().get("searched").toString().startsWith("episodes.emb_mobilenet_v2_block10_gap (the"
+                    + " lake's column"), r.lineage().toString());
+            assertEquals(List.of(), r.lineage().get("scalar_indexes"), "the lake's column: nothing written");
+            // the same vectors given as a scratch pool (not a lake column): the same neighbours, and every prefilter
+            // column of the pool has its bitmap index
+            EpisodeVectors given = new EpisodeVectors(ev.infos(), ev.vectors(), ev.model(), ev.sha256(),
+                    ev.episodesVersion());
+            MiningJob.Result p = MiningJob.run(lake, given, List.of(MiningJob.episode(given, q1),
+                    MiningJob.episode(given, q2)), MiningJob.Options.k(5));
             assertEquals(List.of("quality_status_bitmap", "failed_bitmap", "duplicate_bitmap", "robot_id_bitmap",
-                    "task_bitmap"), r.lineage().get("scalar_indexes"));
+                    "task_bitmap"), p.lineage().get("scalar_indexes"));
+            assertTrue(p.lineage().get("searched").toString().startsWith("a scratch pool of 23 vectors"),
+                    p.lineage().toString());
+            assertEquals(r.neighbours().stream().map(MinedEpisode::episodeId).toList(),
+                    p.neighbours().stream().map(MinedEpisode::episodeId).toList());
             ExactSearch exact = ExactSearch.of(ev.vectors());
             for (String q : List.of(q1, q2)) {
                 List<MinedEpisode> got = r.neighbours().stream().filter(m -> m.queryEpisodeId().equals(q)).toList();

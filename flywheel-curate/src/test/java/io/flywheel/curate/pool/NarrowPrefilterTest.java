@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.flywheel.curate.ExactSearch;
 import io.flywheel.curate.Neighbour;
-import io.flywheel.curate.VectorIndexOptions;
+import io.flywheel.lake.VectorIndexOptions;
 import io.flywheel.curate.trainset.EpisodeInfo;
 import io.flywheel.curate.trainset.MinedEpisode;
 import io.flywheel.lake.Lake;
