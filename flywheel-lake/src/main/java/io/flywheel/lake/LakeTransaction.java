@@ -108,9 +108,11 @@ public final class LakeTransaction {
      * Updates the named columns of existing episodes (matched by episode_id) to the values in {@code rows}; every
      * other column of those rows, and every other row, keeps its bytes.
      *
-     * @param columns columns of {@code episodes} to write (not {@code episode_id})
+     * @param columns columns of {@code episodes} to write (not {@code episode_id}); a model's columns
+     *     ({@link TableSchemas#episodeModelColumns}) are written from the rows' {@link EpisodeRow#embeddings()}
      * @param rows the new values; only the named columns are read from them
-     * @throws IllegalArgumentException when a column is not in the table or is the key
+     * @throws IllegalArgumentException when a column is not in the table or is the key (a model column the table's
+     *     schema lacks: at commit, when the update is staged against the table's schema)
      */
     public LakeTransaction updateEpisodes(List<String> columns, List<EpisodeRow> rows) {
         return add(new PendingChange.UpdateColumns<>(Codecs.EPISODES, columns, rows));
