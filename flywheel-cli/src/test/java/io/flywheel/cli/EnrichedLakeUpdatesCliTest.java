@@ -35,6 +35,8 @@ import io.flywheel.testkit.SharedData;
  */
 class EnrichedLakeUpdatesCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The reference model's id: its file name. */
+    private static final String M = "mobilenet_v2_block10_gap";
 
     @Test
     void qcApplyThenALabelUpdateThenDedupKeepEveryEmbeddingByteIdentical(@TempDir Path tmp) throws Exception {
@@ -45,9 +47,9 @@ class EnrichedLakeUpdatesCliTest {
         Map<String, EpisodeRow> episodesBefore = episodes(lake);
         Map<String, FrameRow> framesBefore = frames(lake);
         long embedded = framesBefore.values().stream().flatMap(f -> f.enrichment().stream())
-                .filter(e -> e != null && e.embedding() != null).count();
+                .filter(e -> e != null && e.embedding(M) != null).count();
         assertTrue(embedded > 100, "the reference model embedded the keyframes: " + embedded);
-        assertEquals(25, episodesBefore.values().stream().filter(e -> e.embedding() != null).count());
+        assertEquals(25, episodesBefore.values().stream().filter(e -> e.embedding(M) != null).count());
 
         // 1. quality rules that fail every episode (each lasts 9 x 200 ms = 1.8 s), applied
         Path strict = tmp.resolve("strict.yaml");
@@ -76,8 +78,8 @@ class EnrichedLakeUpdatesCliTest {
         assertEquals(episodesBefore.keySet(), after.keySet());
         for (EpisodeRow b : episodesBefore.values()) {
             EpisodeRow a = after.get(b.episodeId());
-            assertArrayEquals(b.embedding(), a.embedding(), b.episodeId() + ": episode embedding");
-            assertEquals(b.embeddingModel(), a.embeddingModel());
+            assertArrayEquals(b.embedding(M), a.embedding(M), b.episodeId() + ": episode embedding");
+            assertEquals(b.embeddings(), a.embeddings(), "every model's vector and commit time");
             assertEquals(b.enrichedAtNs(), a.enrichedAtNs(), "enrichment state");
             assertEquals(b.enrichmentJson(), a.enrichmentJson());
             assertEquals("fail", a.qualityStatus(), "qc --apply's status");
@@ -94,7 +96,7 @@ class EnrichedLakeUpdatesCliTest {
             for (int k = 0; k < b.enrichment().size(); k++) {
                 ImageEnrichment x = b.enrichment().get(k);
                 ImageEnrichment y = a.enrichment().get(k);
-                assertArrayEquals(x.embedding(), y.embedding(), e.getKey() + " camera " + k + ": frame embedding");
+                assertArrayEquals(x.embedding(M), y.embedding(M), e.getKey() + " camera " + k + ": frame embedding");
                 assertArrayEquals(x.hotJpeg(), y.hotJpeg(), e.getKey() + " camera " + k + ": hot copy");
                 assertEquals(x.phash(), y.phash());
             }
