@@ -131,7 +131,7 @@ final class CommitProtocol {
                         -1, -1, head.seq());
             }
         }
-        for (String key : tx.properties().keySet()) {
+        for (String key : tx.guardedProperties()) {
             String was = tx.base().properties().get(key);
             String now = head.properties().get(key);
             if (!java.util.Objects.equals(was, now)) {

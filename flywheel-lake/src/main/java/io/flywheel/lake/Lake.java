@@ -477,7 +477,7 @@ public final class Lake implements AutoCloseable, RowSink {
                 begin("model").summary("model", id + " -> " + m.column())
                         .addColumns(TableSchemas.EPISODES, TableSchemas.episodeModelFields(m))
                         .addColumns(TableSchemas.FRAMES, List.of(TableSchemas.frameModelField(m)))
-                        .property(EmbeddingModels.PROPERTY, models.with(m).toJson()).commit();
+                        .propertyIfUnchanged(EmbeddingModels.PROPERTY, models.with(m).toJson()).commit();
                 return m;
             } catch (CommitConflictException e) {
                 if (attempt >= 5) {

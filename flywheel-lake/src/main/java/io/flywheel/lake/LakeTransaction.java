@@ -33,7 +33,8 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  *       {@link Lake#registerModel}).</li>
  *   <li>{@link #indexVectors}: the vector index of an embedding column, built or refreshed.</li>
  *   <li>{@link #tag}: a lake tag pinning tables at their versions in this commit (immutable once committed).</li>
- *   <li>{@link #property}: a lake property.</li>
+ *   <li>{@link #property}: a lake property ({@link #propertyIfUnchanged}: only if no commit changed it since the
+ *       base).</li>
  * </ul>
  *
  * <h2>Concurrency</h2>
@@ -51,6 +52,7 @@ public final class LakeTransaction {
     private final Map<String, PendingChange> changes = new LinkedHashMap<>();
     private final Map<String, Map<String, Long>> tags = new LinkedHashMap<>();
     private final Map<String, String> properties = new LinkedHashMap<>();
+    private final Set<String> guarded = new java.util.LinkedHashSet<>();
     private final Map<String, String> summary = new LinkedHashMap<>();
     private boolean committed;
 
@@ -227,6 +229,17 @@ public final class LakeTransaction {
         return this;
     }
 
+    /**
+     * Sets a lake property computed from its value in {@link #base()} (compare and set): when a commit since the base
+     * changed it, this transaction fails with {@link CommitConflictException} instead of overwriting that change (a
+     * registry such as {@link EmbeddingModels#PROPERTY}, where two writers adding entries would otherwise drop one).
+     */
+    public LakeTransaction propertyIfUnchanged(String key, String value) {
+        property(key, value);
+        guarded.add(key);
+        return this;
+    }
+
     /** Sets a line of this commit's summary (shown by {@code flywheel lake log}); not kept in later snapshots. */
     public LakeTransaction summary(String key, String value) {
         check();
@@ -268,6 +281,11 @@ public final class LakeTransaction {
 
     Map<String, String> properties() {
         return properties;
+    }
+
+    /** @return the properties set with {@link #propertyIfUnchanged} */
+    Set<String> guardedProperties() {
+        return guarded;
     }
 
     Map<String, String> summaryLines() {

@@ -103,9 +103,9 @@ final class SchemaV3 {
                     counts[1] = stageFrames(lake, models, episodeModel, file, alloc);
                     open.add(addRewrite(tx, TableSchemas.FRAMES, file, alloc));
                 }
-                tx.property(Lake.SCHEMA_VERSION, "4").property("migrated_from_schema_version", from);
+                tx.propertyIfUnchanged(Lake.SCHEMA_VERSION, "4").property("migrated_from_schema_version", from);
                 if (!models.isEmpty()) {
-                    tx.property(EmbeddingModels.PROPERTY, models.toJson());
+                    tx.propertyIfUnchanged(EmbeddingModels.PROPERTY, models.toJson());
                 }
                 CommitResult r = tx.commit();
                 return new Result(models, counts[0], counts[1], r.snapshot());

@@ -155,6 +155,43 @@ class ConcurrentWritersTest {
         assertTrue(c.getMessage().contains("episodes") && c.getMessage().contains("quality_status"), c.getMessage());
     }
 
+    /**
+     * Two writers registering different embedding models at once: their columns commute, the registry property does
+     * not (a later writer would drop the other's entry), so the later one conflicts on it and registers again on top;
+     * both models end registered with their columns.
+     */
+    @Test
+    void twoModelsRegisteredAtOnceAreBothKept() throws Exception {
+        Path lakeDir = dir.resolve("lake");
+        try (Lake lake = Lake.init(lakeDir)) {
+            Fixtures.ingest(lake, 0, K);
+        }
+        java.util.function.Consumer<String> staged = bothStagedOnce();
+        java.util.concurrent.atomic.AtomicInteger begun = new java.util.concurrent.atomic.AtomicInteger();
+        CommitHooks.listen(step -> {
+            if (step.equals("begin")) {
+                begun.incrementAndGet();
+            }
+            staged.accept(step);
+        });
+        List<Object> outcomes = runTwo(lakeDir, lake -> lake.registerModel("a", 2, ""),
+                lake -> lake.registerModel("b", 3, ""));
+        CommitHooks.listen(null);
+        assertTrue(outcomes.stream().allMatch(o -> o instanceof EmbeddingModel), outcomes.toString());
+        assertEquals(3, begun.get(), "the later registration conflicted on the registry and ran again");
+        try (Lake lake = Lake.open(lakeDir); LakeTable e = lake.table("episodes"); LakeTable f = lake.table("frames")) {
+            assertEquals(List.of("a", "b"), lake.models().all().stream().map(EmbeddingModel::id).toList());
+            for (String c : List.of("emb_a", "emb_a_at_ns", "emb_b", "emb_b_at_ns")) {
+                assertNotNull(e.schema().findField(c), c);
+            }
+            assertNotNull(f.schema().findField("emb_a"));
+            assertNotNull(f.schema().findField("emb_b"));
+            long registrations = lake.history().stream().filter(s -> lake.snapshot(s).operation().equals("model"))
+                    .count();
+            assertEquals(2, registrations, "one commit each, the conflicting attempt committed nothing");
+        }
+    }
+
     @Test
     void processesIngestingWhileAnotherAppendsEverySecondLoseAndDoubleNothing() throws Exception {
         Path lakeDir = dir.resolve("lake");
