@@ -47,7 +47,13 @@ final class ArrowRows {
     // ---------------------------------------------------------------- writing
 
     static VectorSchemaRoot rawFiles(List<RawFileRow> rows, BufferAllocator alloc) {
-        VectorSchemaRoot root = VectorSchemaRoot.create(TableSchemas.rawFiles(), alloc);
+        return rawFiles(rows, TableSchemas.rawFiles(), EmbeddingModels.none(), alloc);
+    }
+
+    /** Raw files rows in a root of {@code schema}: the table's, or a projection of it (only its columns written). */
+    static VectorSchemaRoot rawFiles(List<RawFileRow> rows, Schema schema, EmbeddingModels models,
+            BufferAllocator alloc) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema, alloc);
         try {
             root.allocateNew();
             for (int i = 0; i < rows.size(); i++) {
@@ -69,11 +75,6 @@ final class ArrowRows {
             root.close();
             throw e;
         }
-    }
-
-    static VectorSchemaRoot rawFiles(List<RawFileRow> rows, Schema schema, EmbeddingModels models,
-            BufferAllocator alloc) {
-        return rawFiles(rows, alloc);
     }
 
     /** Episodes rows in a root of the episodes schema without model columns. */
@@ -188,41 +189,56 @@ final class ArrowRows {
             action = (ListVector) root.getVector("action");
             gripper = (Float8Vector) root.getVector("gripper");
             images = (ListVector) root.getVector("images");
-            img = (StructVector) images.getDataVector();
-            imgTopic = (VarCharVector) img.getChild("topic");
-            imgUri = (VarCharVector) img.getChild("raw_uri");
-            imgChunkOffset = (BigIntVector) img.getChild("chunk_offset");
-            imgOffset = (BigIntVector) img.getChild("offset");
-            imgLength = (BigIntVector) img.getChild("length");
-            imgCompression = (VarCharVector) img.getChild("compression");
-            imgResidual = (BigIntVector) img.getChild("residual_ns");
+            img = images == null ? null : (StructVector) images.getDataVector();
+            imgTopic = img == null ? null : (VarCharVector) img.getChild("topic");
+            imgUri = img == null ? null : (VarCharVector) img.getChild("raw_uri");
+            imgChunkOffset = img == null ? null : (BigIntVector) img.getChild("chunk_offset");
+            imgOffset = img == null ? null : (BigIntVector) img.getChild("offset");
+            imgLength = img == null ? null : (BigIntVector) img.getChild("length");
+            imgCompression = img == null ? null : (VarCharVector) img.getChild("compression");
+            imgResidual = img == null ? null : (BigIntVector) img.getChild("residual_ns");
             streams = (ListVector) root.getVector("streams");
-            stm = (StructVector) streams.getDataVector();
-            stmName = (VarCharVector) stm.getChild("stream");
-            stmMatched = (BitVector) stm.getChild("matched");
-            stmResidual = (BigIntVector) stm.getChild("residual_ns");
+            stm = streams == null ? null : (StructVector) streams.getDataVector();
+            stmName = stm == null ? null : (VarCharVector) stm.getChild("stream");
+            stmMatched = stm == null ? null : (BitVector) stm.getChild("matched");
+            stmResidual = stm == null ? null : (BigIntVector) stm.getChild("residual_ns");
             flags = (ListVector) root.getVector("flags");
-            imgFormat = (VarCharVector) img.getChild("format");
-            imgWidth = (IntVector) img.getChild("width");
-            imgHeight = (IntVector) img.getChild("height");
+            imgFormat = img == null ? null : (VarCharVector) img.getChild("format");
+            imgWidth = img == null ? null : (IntVector) img.getChild("width");
+            imgHeight = img == null ? null : (IntVector) img.getChild("height");
             gripperState = (VarCharVector) root.getVector("gripper_state");
             phase = (VarCharVector) root.getVector("phase");
         }
 
+        /** Writes row i: every column of the root (a projection's absent columns are null fields, skipped). */
         void row(int i, FrameRow r) {
             str(episodeId, i, r.episodeId());
-            frameIndex.setSafe(i, r.frameIndex());
-            timestamp.setSafe(i, r.timestampNs());
-            f64List(state, i, r.state());
-            f64List(action, i, r.action());
-            if (r.gripper() == null) {
+            if (frameIndex != null) {
+                frameIndex.setSafe(i, r.frameIndex());
+            }
+            if (timestamp != null) {
+                timestamp.setSafe(i, r.timestampNs());
+            }
+            if (state != null) {
+                f64List(state, i, r.state());
+            }
+            if (action != null) {
+                f64List(action, i, r.action());
+            }
+            if (gripper != null && r.gripper() == null) {
                 gripper.setNull(i);
-            } else {
+            } else if (gripper != null) {
                 gripper.setSafe(i, r.gripper());
             }
-            images(i, r.images(), r.enrichment());
-            streams(i, r.streams());
-            strList(i, r.flags());
+            if (images != null) {
+                images(i, r.images(), r.enrichment());
+            }
+            if (streams != null) {
+                streams(i, r.streams());
+            }
+            if (flags != null) {
+                strList(i, r.flags());
+            }
             str(gripperState, i, r.gripperState());
             str(phase, i, r.phase());
         }
@@ -276,6 +292,9 @@ final class ArrowRows {
         }
 
         private void str(VarCharVector v, int i, String s) {
+            if (v == null) {
+                return;
+            }
             if (s == null) {
                 v.setNull(i);
                 return;
@@ -317,7 +336,7 @@ final class ArrowRows {
 
     private static void episodeModels(VectorSchemaRoot root, List<EpisodeRow> rows, EmbeddingModels models) {
         Map<String, EmbeddingModel> cols = modelColumns(root.getSchema(), models);
-        for (int i = 0; i < rows.size(); i++) {
+        for (int i = 0; i < rows.size() && !projection(root, "episode_id"); i++) {
             for (String model : rows.get(i).embeddings().keySet()) {
                 if (models.get(model).map(m -> !cols.containsKey(m.column())).orElse(true)) {
                     throw new IllegalArgumentException("episode " + rows.get(i).episodeId() + " has an embedding of"
@@ -341,7 +360,7 @@ final class ArrowRows {
 
     private static void frameModels(VectorSchemaRoot root, List<FrameRow> rows, EmbeddingModels models) {
         Map<String, EmbeddingModel> cols = modelColumns(root.getSchema(), models);
-        for (FrameRow r : rows) {
+        for (FrameRow r : projection(root, "episode_id") ? List.<FrameRow>of() : rows) {
             for (ImageEnrichment e : r.enrichment()) {
                 for (String model : e == null ? java.util.Set.<String>of() : e.embeddings().keySet()) {
                     if (models.get(model).map(m -> !cols.containsKey(m.column())).orElse(true)) {
@@ -435,8 +454,19 @@ final class ArrowRows {
         }
     }
 
+    /**
+     * @return whether the root holds only some of its table's columns (an update's: the key column is absent), whose
+     *     absent columns are not written
+     */
+    private static boolean projection(VectorSchemaRoot root, String keyColumn) {
+        return root.getVector(keyColumn) == null;
+    }
+
     private static void str(VectorSchemaRoot root, String name, int i, String v) {
-        str(root.getVector(name), i, v);
+        FieldVector vec = root.getVector(name);
+        if (vec != null) {
+            str(vec, i, v);
+        }
     }
 
     private static void str(FieldVector vec, int i, String v) {
@@ -449,7 +479,10 @@ final class ArrowRows {
     }
 
     private static void i64(VectorSchemaRoot root, String name, int i, Long v) {
-        i64(root.getVector(name), i, v);
+        FieldVector vec = root.getVector(name);
+        if (vec != null) {
+            i64(vec, i, v);
+        }
     }
 
     private static void i64(FieldVector vec, int i, Long v) {
@@ -462,6 +495,9 @@ final class ArrowRows {
     }
 
     private static void strList(ListVector lv, int i, List<String> values) {
+        if (lv == null) {
+            return;
+        }
         if (values == null) {
             lv.setNull(i);
             return;

@@ -11,13 +11,12 @@ final class Codecs {
     private Codecs() {}
 
     static final PendingChange.Codec<RawFileRow> RAW_FILES = new PendingChange.Codec<>(TableSchemas.RAW_FILES,
-            List.of("sha256"), "sha256", ArrowRows::rawFiles, RawFileRow::sha256, r -> List.of(r.sha256()));
+            "sha256", ArrowRows::rawFiles, RawFileRow::sha256);
 
     static final PendingChange.Codec<EpisodeRow> EPISODES = new PendingChange.Codec<>(TableSchemas.EPISODES,
-            List.of("episode_id"), "episode_id", ArrowRows::episodes, EpisodeRow::episodeId,
-            r -> List.of(r.episodeId()));
+            "episode_id", ArrowRows::episodes, EpisodeRow::episodeId);
 
     static final PendingChange.Codec<FrameRow> FRAMES = new PendingChange.Codec<>(TableSchemas.FRAMES,
             List.of("episode_id", "frame_index"), "episode_id", ArrowRows::frames, FrameRow::episodeId,
-            r -> List.of(r.episodeId(), r.frameIndex()));
+            r -> List.of(r.episodeId(), r.frameIndex()), "frame_index", FrameRow::frameIndex);
 }

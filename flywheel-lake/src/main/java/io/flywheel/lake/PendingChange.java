@@ -124,7 +124,14 @@ abstract class PendingChange {
      * identifies them.
      */
     record Codec<R>(String table, List<String> keyColumns, String partitionColumn, Encoder<R> toArrow,
-                    Function<R, String> partitionKey, Function<R, List<Object>> rowKey) {}
+                    Function<R, String> partitionKey, Function<R, List<Object>> rowKey, String secondaryColumn,
+                    java.util.function.ToIntFunction<R> secondaryKey) {
+        /** A codec whose rows are identified by their partition key alone. */
+        Codec(String table, String partitionColumn, Encoder<R> toArrow, Function<R, String> partitionKey) {
+            this(table, List.of(partitionColumn), partitionColumn, toArrow, partitionKey,
+                    r -> List.of(partitionKey.apply(r)), null, r -> -1);
+        }
+    }
 
     /** Rows into a root of the table's schema, model columns filled from the rows' embeddings. */
     @FunctionalInterface
@@ -277,22 +284,18 @@ abstract class PendingChange {
                 }
             }
             EmbeddingModels models = models(lake);
-            Map<List<Object>, Integer> wanted = new HashMap<>();
+            Map<String, Map<Integer, Integer>> wanted = new HashMap<>(); // partition key -> secondary key -> row
             for (int i = 0; i < rows.size(); i++) {
-                if (wanted.put(codec.rowKey().apply(rows.get(i)), i) != null) {
-                    throw new BadInputException("update of " + table + ": row " + codec.rowKey().apply(rows.get(i))
+                R r = rows.get(i);
+                Map<Integer, Integer> g = wanted.computeIfAbsent(codec.partitionKey().apply(r), k -> new HashMap<>());
+                if (g.put(codec.secondaryKey().applyAsInt(r), i) != null) {
+                    throw new BadInputException("update of " + table + ": row " + codec.rowKey().apply(r)
                             + " is given twice");
                 }
             }
             long[] addrOf = new long[rows.size()];
             java.util.Arrays.fill(addrOf, -1);
-            String filter = Sql.in(codec.partitionColumn(), new ArrayList<>(keys()));
-            rowAddresses(base, codec.keyColumns(), filter, alloc, (addr, key) -> {
-                Integer i = wanted.get(key);
-                if (i != null) {
-                    addrOf[i] = addr;
-                }
-            });
+            locate(base, codec, wanted, addrOf);
             Map<Integer, List<Integer>> byFragment = new TreeMap<>();
             for (int i = 0; i < rows.size(); i++) {
                 if (addrOf[i] < 0) {
@@ -301,6 +304,11 @@ abstract class PendingChange {
                 }
                 byFragment.computeIfAbsent((int) (addrOf[i] >>> 32), f -> new ArrayList<>()).add(i);
             }
+            List<Field> projected = new ArrayList<>();
+            for (String c : columns) {
+                projected.add(schema.findField(c));
+            }
+            Schema partSchema = new Schema(projected);
             Map<Integer, FragmentMetadata> basis = new LinkedHashMap<>();
             List<FragmentMetadata> updated = new ArrayList<>();
             Set<Long> fields = new java.util.TreeSet<>();
@@ -314,9 +322,8 @@ abstract class PendingChange {
                     addrs[j] = addrOf[e.getValue().get(j)];
                 }
                 FragmentUpdateResult r;
-                try (VectorSchemaRoot full = codec.toArrow().encode(sub, schema, models, alloc);
-                        VectorSchemaRoot part = project(full, addrs, alloc);
-                        ArrowArrayStream stream = ArrowArrayStream.allocateNew(alloc)) {
+                try (VectorSchemaRoot part = withAddresses(codec.toArrow().encode(sub, partSchema, models, alloc),
+                        addrs, alloc); ArrowArrayStream stream = ArrowArrayStream.allocateNew(alloc)) {
                     Data.exportArrayStream(alloc, new RootReader(part, alloc), stream);
                     r = f.updateColumns(stream, ROW_ADDR, ROW_ADDR);
                 }
@@ -330,32 +337,62 @@ abstract class PendingChange {
             return new Staged(op, List.of(), null, false, basis, 0, rows.size(), 0);
         }
 
-        /** @return {@code _rowaddr} then the updated columns, copied from {@code full} with their schema's fields */
-        private VectorSchemaRoot project(VectorSchemaRoot full, long[] addrs, BufferAllocator alloc) {
-            List<Field> fields = new ArrayList<>();
-            fields.add(new Field(ROW_ADDR, org.apache.arrow.vector.types.pojo.FieldType.notNullable(
-                    new ArrowType.Int(64, false)), null));
-            for (String c : columns) {
-                fields.add(full.getSchema().findField(c));
+        /**
+         * @param cols the updated columns only (the encoder writes nothing else)
+         * @return {@code _rowaddr} then those columns' vectors, as they are (no copy)
+         */
+        private static VectorSchemaRoot withAddresses(VectorSchemaRoot cols, long[] addrs, BufferAllocator alloc) {
+            UInt8Vector a = new UInt8Vector(new Field(ROW_ADDR, org.apache.arrow.vector.types.pojo.FieldType
+                    .notNullable(new ArrowType.Int(64, false)), null), alloc);
+            a.allocateNew(addrs.length);
+            for (int i = 0; i < addrs.length; i++) {
+                a.set(i, addrs[i]);
             }
-            VectorSchemaRoot part = VectorSchemaRoot.create(new Schema(fields), alloc);
-            try {
-                part.allocateNew();
-                UInt8Vector a = (UInt8Vector) part.getVector(ROW_ADDR);
-                for (int i = 0; i < addrs.length; i++) {
-                    a.setSafe(i, addrs[i]);
+            a.setValueCount(addrs.length);
+            List<FieldVector> vectors = new ArrayList<>();
+            vectors.add(a);
+            vectors.addAll(cols.getFieldVectors());
+            List<Field> fields = new ArrayList<>();
+            fields.add(a.getField());
+            fields.addAll(cols.getSchema().getFields()); // the table's fields as given: a list vector's own view of
+                                                         // its field names its child "$data$", Lance's "item"
+            return new VectorSchemaRoot(fields, vectors, addrs.length);
+        }
+
+        /**
+         * Finds the row address of every wanted row: one scan of the key columns of the rows whose partition key is
+         * wanted. Rows of one partition are contiguous in a scan, so the partition's key string is decoded once per
+         * run of rows, not per row.
+         */
+        private static <R> void locate(Dataset base, Codec<R> codec, Map<String, Map<Integer, Integer>> wanted,
+                long[] addrOf) throws Exception {
+            String filter = Sql.in(codec.partitionColumn(), new ArrayList<>(wanted.keySet()));
+            ScanOptions o = new ScanOptions.Builder().columns(codec.keyColumns()).filter(filter).withRowAddress(true)
+                    .build();
+            try (LanceScanner sc = base.newScan(o); ArrowReader r = sc.scanBatches()) {
+                byte[] last = null;
+                Map<Integer, Integer> group = null;
+                while (r.loadNextBatch()) {
+                    VectorSchemaRoot b = r.getVectorSchemaRoot();
+                    UInt8Vector addr = (UInt8Vector) b.getVector(ROW_ADDR);
+                    org.apache.arrow.vector.VarCharVector part =
+                            (org.apache.arrow.vector.VarCharVector) b.getVector(codec.partitionColumn());
+                    org.apache.arrow.vector.IntVector second = codec.secondaryColumn() == null ? null
+                            : (org.apache.arrow.vector.IntVector) b.getVector(codec.secondaryColumn());
+                    for (int i = 0; i < b.getRowCount(); i++) {
+                        byte[] key = part.get(i);
+                        if (last == null || !java.util.Arrays.equals(key, last)) {
+                            last = key;
+                            group = wanted.get(new String(key, java.nio.charset.StandardCharsets.UTF_8));
+                        }
+                        if (group != null) {
+                            Integer row = group.get(second == null ? -1 : second.get(i));
+                            if (row != null) {
+                                addrOf[row] = addr.get(i);
+                            }
+                        }
+                    }
                 }
-                for (String c : columns) {
-                    // full holds exactly these rows in this order: its vectors move over (no per-value copy, which
-                    // Arrow Java cannot do for fixed-size lists)
-                    full.getVector(c).makeTransferPair(part.getVector(c)).transfer();
-                    part.getVector(c).setValueCount(addrs.length);
-                }
-                part.setRowCount(addrs.length);
-                return part;
-            } catch (RuntimeException e) {
-                part.close();
-                throw e;
             }
         }
     }
