@@ -36,8 +36,9 @@ import io.flywheel.error.FlywheelException;
  * version that has no Lance tag (a lineage version nothing tags) lowers the floor: Lance then keeps every version from
  * it on ({@code before_version}), which keeps more than needed, never less. Lance removes data files that no kept
  * version references, and files that no version references only when they are older than 7 days (they may be a
- * writer's staged files). The non-dry run holds the lake's commit lock, so the newest commit and the tags cannot move
- * meanwhile.
+ * writer's staged files); it looks only at files written before the oldest version it keeps, so an old tag keeps the
+ * files written after it until the tag's version goes too. The non-dry run holds the lake's commit lock, so the
+ * newest commit and the tags cannot move meanwhile.
  */
 final class Cleaner {
     private Cleaner() {}
@@ -155,20 +156,29 @@ final class Cleaner {
     }
 
     /**
-     * @return {data files, bytes} that the versions in {@code doomed} reference and no other version does (the
-     *     sizes their fragment metadata records)
+     * The data files a cleanup would remove, as Lance decides: those that the versions in {@code doomed} reference and
+     * no kept version does, and that are older than the oldest kept version (Lance lists only files written before
+     * its oldest retained manifest, so a file written after it stays even when nothing references it any more).
+     *
+     * @return {data files, bytes} (the sizes their fragment metadata records)
      */
     private static long[] onlyReferencedBy(Dataset ds, List<Version> versions, Set<Long> doomed) {
         if (doomed.isEmpty()) {
             return new long[] {0, 0};
         }
         Map<String, Long> doomedFiles = new HashMap<>();
+        Map<String, Long> firstSeen = new HashMap<>();
         Set<String> keptFiles = new HashSet<>();
+        long oldestKept = Long.MAX_VALUE;
         for (Version v : versions) {
             boolean d = doomed.contains(v.getId());
+            if (!d) {
+                oldestKept = Math.min(oldestKept, v.getId());
+            }
             try (Dataset at = ds.checkoutVersion(v.getId())) {
                 for (org.lance.Fragment f : at.getFragments()) {
                     for (org.lance.fragment.DataFile file : f.metadata().getFiles()) {
+                        firstSeen.merge(file.getPath(), v.getId(), Math::min);
                         if (d) {
                             Long size = file.getFileSizeBytes();
                             doomedFiles.put(file.getPath(), size == null ? 0 : size);
@@ -182,7 +192,7 @@ final class Cleaner {
         long files = 0;
         long bytes = 0;
         for (Map.Entry<String, Long> e : doomedFiles.entrySet()) {
-            if (!keptFiles.contains(e.getKey())) {
+            if (!keptFiles.contains(e.getKey()) && firstSeen.get(e.getKey()) < oldestKept) {
                 files++;
                 bytes += e.getValue();
             }
