@@ -162,6 +162,16 @@ class LakeMaintenanceCliTest {
         assertEquals(0, CliRun.of("trainset", "build", lake, "--tag", "train-v2", "--ratio", "0.5", "--seed", "4",
                 "--rate-hz", "0").exitCode());
         assertEquals(0, CliRun.of("lake", "compact", lake).exitCode());
+        try (Lake l = Lake.open(lake)) {
+            for (String tag : List.of("train-v1", "train-v2")) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> sources = (Map<String, Object>) io.flywheel.curate.trainset.Trainsets.open(l, tag)
+                        .lineage().get("source_versions");
+                Map<String, Long> pinned = l.snapshot().tag(tag);
+                sources.forEach((t, v) -> assertEquals(((Number) v).longValue(), pinned.get(t),
+                        tag + ": the set's tag pins its lineage's " + t + " version"));
+            }
+        }
         Map<String, Long> rowsBefore = tagRows(lake);
         Map<String, Long> samples = new HashMap<>();
         for (String tag : List.of("train-v1", "train-v2")) {

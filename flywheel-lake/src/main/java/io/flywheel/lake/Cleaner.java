@@ -126,7 +126,7 @@ final class Cleaner {
                     stats.getTransactionFilesRemoved(), stats.getBytesRemoved());
         } catch (FlywheelException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw Lake.failure("cleanup of table " + lake.tableUri(table) + " (lake commit " + head.seq() + ", version "
                     + committed + ")" + (dryRun ? "" : " failed; what it removed was old versions only"), e);
         }

@@ -86,7 +86,7 @@ final class Compactor {
             return TableLayout.of(ds, policy.targetRowsPerFragment());
         } catch (io.flywheel.error.FlywheelException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw Lake.failure("cannot read the fragments of table " + lake.tableUri(table) + " at version " + version, e);
         }
     }
@@ -96,7 +96,7 @@ final class Compactor {
             return !IndexRefreshChange.stale(ds).isEmpty();
         } catch (io.flywheel.error.FlywheelException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             throw Lake.failure("cannot read the indexes of table " + lake.tableUri(table) + " at version " + version, e);
         }
     }

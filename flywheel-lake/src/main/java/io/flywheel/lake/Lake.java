@@ -50,6 +50,13 @@ import io.flywheel.rows.RowSink;
  * A Lake reads the snapshot it opened ({@link #snapshot()}) until {@link #refresh()} or its own commits move it on.
  * {@link #table} opens a table at the snapshot's version, a version number, or a lake tag.
  *
+ * <h2>Maintenance</h2>
+ * {@link #versions()} names the newest commit's table versions and each table's Lance versions; {@link #log} lists
+ * the commits. {@link #compact} rewrites small fragments (Lance compaction, as a lake transaction through the commit
+ * protocol) and refreshes indexes; the {@link MaintenanceRoutine} does the same after a commit that takes a table past
+ * N commits since its last compaction. {@link #cleanup} removes old versions that no lake commit, tag or training-set
+ * lineage needs.
+ *
  * <p>A Lake owns one Arrow {@link RootAllocator}; close the lake after every {@link LakeTable} opened from it.
  * Thread-safe: threads may share a Lake, each committing its own transactions.
  */

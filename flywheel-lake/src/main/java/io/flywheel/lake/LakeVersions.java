@@ -96,7 +96,7 @@ public record LakeVersions(long commitSeq, long committedAtNs, String operation,
                         ds.countRows(), fragments, bytes, ds.listIndexes()));
             } catch (FlywheelException ex) {
                 throw ex;
-            } catch (RuntimeException ex) {
+            } catch (Exception ex) {
                 throw Lake.failure("cannot read the versions of table " + lake.tableUri(t) + " (version " + committed
                         + " in lake commit " + head.seq() + ")", ex);
             }
