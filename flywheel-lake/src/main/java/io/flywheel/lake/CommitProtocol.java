@@ -360,8 +360,8 @@ final class CommitProtocol {
 
     /** @return why the two changes conflict, or null when they commute */
     static String conflict(PendingChange w, LakeSnapshot.TableChange x) {
-        if (w.kind.equals("compact") || w.kind.equals("index")) {
-            return null; // ours only rewrites fragments or indexes: its basis check stages it again where needed
+        if (w.kind.equals("compact")) {
+            return null; // ours only rewrites fragments: its basis check (fragments, schema) stages it again if needed
         }
         switch (x.kind()) {
             case "rollback", "compact", "index":
