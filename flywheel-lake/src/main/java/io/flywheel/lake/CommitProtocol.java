@@ -166,7 +166,7 @@ final class CommitProtocol {
             boolean stale = false;
             for (PendingChange c : changes) {
                 PendingChange.Staged s = staged.get(c.table);
-                if (c.dependsOnFragments() && !basisHolds(s, latest.get(c.table))) {
+                if (c.dependsOnFragments() && !c.basisHolds(s, latest.get(c.table))) {
                     staged.remove(c.table);
                     if (s.operation() != null) {
                         s.operation().release();
@@ -210,8 +210,10 @@ final class CommitProtocol {
             CommitHooks.at("tagged");
             Map<String, String> props = new TreeMap<>(head.properties());
             props.putAll(tx.properties());
+            MaintenanceRoutine.countCommits(props, records);
             LakeSnapshot next = new LakeSnapshot(seq, head.seq(), txnId, tx.operation(), System.currentTimeMillis()
-                    * 1_000_000L, ManagementFactory.getRuntimeMXBean().getName(), versions, tags, props, records);
+                    * 1_000_000L, ManagementFactory.getRuntimeMXBean().getName(), versions, tags, props, records,
+                    tx.summaryLines());
             if (!lake.log().publish(next)) {
                 return Optional.empty(); // another writer took this sequence number (its lock lease ran out)
             }
@@ -270,7 +272,7 @@ final class CommitProtocol {
                 if (after.version() == before) {
                     return before; // nothing to commit (an index that is current): the table keeps its version
                 }
-                if (after.version() != before + 1) {
+                if (!c.ownsDirectVersions(after, before)) {
                     throw new ConflictException("table " + lake.tableUri(c.table) + " is at version " + after.version()
                             + " after a " + c.kind + " on version " + before + " (expected " + (before + 1)
                             + "): written outside the lake's commit protocol; nothing of this transaction is committed");
@@ -304,7 +306,8 @@ final class CommitProtocol {
         }
     }
 
-    private static boolean basisHolds(PendingChange.Staged s, Dataset latest) {
+    /** @return whether the fragments a change was staged against are unchanged in {@code latest} */
+    static boolean basisHolds(PendingChange.Staged s, Dataset latest) {
         if (s.basis().isEmpty()) {
             return true;
         }
@@ -357,6 +360,9 @@ final class CommitProtocol {
 
     /** @return why the two changes conflict, or null when they commute */
     static String conflict(PendingChange w, LakeSnapshot.TableChange x) {
+        if (w.kind.equals("compact")) {
+            return null; // ours only rewrites fragments: its basis check (fragments, schema) stages it again if needed
+        }
         switch (x.kind()) {
             case "rollback", "compact", "index":
                 return null;
@@ -412,7 +418,8 @@ final class CommitProtocol {
         return 1;
     }
 
-    private static Duration lockTimeout() {
+    /** @return how long a writer waits for the commit lock ({@code -Dflywheel.lake.lock-timeout-s}, default 600) */
+    static Duration lockTimeout() {
         return Duration.ofSeconds(Long.getLong("flywheel.lake.lock-timeout-s", 600));
     }
 

@@ -50,6 +50,13 @@ import io.flywheel.rows.RowSink;
  * A Lake reads the snapshot it opened ({@link #snapshot()}) until {@link #refresh()} or its own commits move it on.
  * {@link #table} opens a table at the snapshot's version, a version number, or a lake tag.
  *
+ * <h2>Maintenance</h2>
+ * {@link #versions()} names the newest commit's table versions and each table's Lance versions; {@link #log} lists
+ * the commits. {@link #compact} rewrites small fragments (Lance compaction, as a lake transaction through the commit
+ * protocol) and refreshes indexes; the {@link MaintenanceRoutine} does the same after a commit that takes a table past
+ * N commits since its last compaction. {@link #cleanup} removes old versions that no lake commit, tag or training-set
+ * lineage needs.
+ *
  * <p>A Lake owns one Arrow {@link RootAllocator}; close the lake after every {@link LakeTable} opened from it.
  * Thread-safe: threads may share a Lake, each committing its own transactions.
  */
@@ -384,6 +391,64 @@ public final class Lake implements AutoCloseable, RowSink {
      */
     public List<String> commitPointFiles() {
         return List.of(META + "/" + CommitLog.HEAD, META + "/" + CommitLog.key(snapshot.seq()));
+    }
+
+    /**
+     * @param limit at most this many commits, &ge; 1
+     * @return the lake's commits, newest first
+     * @throws IllegalArgumentException when {@code limit} is below 1
+     * @throws BadInputException naming the file when a commit point is damaged
+     */
+    public List<LakeSnapshot> log(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("the log limit must be >= 1, got " + limit);
+        }
+        List<Long> seqs = log.seqs();
+        List<LakeSnapshot> out = new ArrayList<>();
+        for (int i = seqs.size() - 1; i >= 0 && out.size() < limit; i--) {
+            out.add(log.read(seqs.get(i)));
+        }
+        return out;
+    }
+
+    /**
+     * The newest lake commit and the table versions it names (readers outside Flywheel open these versions for a
+     * consistent set of tables), then per table: its Lance versions, tags, rows, fragments and data size. Moves this
+     * lake's reads to the newest commit.
+     *
+     * @throws StorageUnavailableException naming the table when one cannot be read
+     */
+    public LakeVersions versions() {
+        return LakeVersions.of(this);
+    }
+
+    /**
+     * Compacts tables (Lance compaction under the policy) and then refreshes their indexes where they miss rows, as
+     * lake transactions ({@code compact}, then {@code index}) through the commit protocol: the rewrites are written
+     * before the commit lock is taken and committed under it, on top of whatever other writers committed meanwhile.
+     * Every row and value is kept. Moves this lake's reads to the newest commit.
+     *
+     * @param policy when and how to compact
+     * @param tables the tables to look at, or none for every table
+     * @return what was done per table
+     * @throws NotFoundException naming the lake's tables when one of {@code tables} is not among them
+     * @throws io.flywheel.error.ConflictException when concurrent commits kept changing the fragments to rewrite
+     */
+    public CompactionResult compact(CompactionPolicy policy, List<String> tables) {
+        return Compactor.run(this, tables, policy);
+    }
+
+    /**
+     * Removes table versions older than the request's age, and the files only they reference, keeping every version
+     * the newest lake commit names (and later ones), every version a lake tag pins and every version a training set's
+     * lineage names (see {@link Cleaner}). Old lake commit points stay readable as history; opening a table at a
+     * version they name that was removed fails. Holds the commit lock while it removes (not for a dry run).
+     *
+     * @return what was removed per table (for a dry run, what would be)
+     * @throws StorageUnavailableException naming the table when Lance's cleanup fails
+     */
+    public CleanupResult cleanup(CleanupRequest request) {
+        return Cleaner.run(this, request);
     }
 
     /** @return the lake properties of the current snapshot: schema_version, created_at_ns, ... */

@@ -28,10 +28,13 @@ import io.flywheel.error.NotFoundException;
  * @param tags lake tags: tag name to the versions of the tables it pins (a training set's tag pins its tables)
  * @param properties lake properties: {@code flywheel.schema_version}, {@code created_at_ns}, ...
  * @param changes what the transaction changed, table by table
+ * @param summary the transaction's summary lines ({@link LakeTransaction#summary}: e.g. {@code recording}, {@code tag}),
+ *     in the order they were set; empty for a commit point written before summaries were kept. Not carried into later
+ *     snapshots.
  */
 public record LakeSnapshot(long seq, long parentSeq, String txnId, String operation, long committedAtNs, String writer,
         Map<String, Long> tables, Map<String, Map<String, Long>> tags, Map<String, String> properties,
-        List<TableChange> changes) {
+        List<TableChange> changes, Map<String, String> summary) {
     public LakeSnapshot {
         tables = Collections.unmodifiableMap(new TreeMap<>(tables));
         TreeMap<String, Map<String, Long>> t = new TreeMap<>();
@@ -39,6 +42,14 @@ public record LakeSnapshot(long seq, long parentSeq, String txnId, String operat
         tags = Collections.unmodifiableMap(t);
         properties = Collections.unmodifiableMap(new TreeMap<>(properties));
         changes = List.copyOf(changes);
+        summary = summary == null ? Map.of() : Collections.unmodifiableMap(new java.util.LinkedHashMap<>(summary));
+    }
+
+    /** A snapshot without summary lines (as commit points were written before they were kept). */
+    public LakeSnapshot(long seq, long parentSeq, String txnId, String operation, long committedAtNs, String writer,
+            Map<String, Long> tables, Map<String, Map<String, Long>> tags, Map<String, String> properties,
+            List<TableChange> changes) {
+        this(seq, parentSeq, txnId, operation, committedAtNs, writer, tables, tags, properties, changes, Map.of());
     }
 
     /**

@@ -256,7 +256,9 @@ public final class LakeTransaction {
      * Commits every change, tag and property in one lake commit. Call once.
      *
      * @return the new snapshot and per-table versions and row counts; an empty transaction commits nothing and returns
-     *     the base snapshot
+     *     the base snapshot. When the commit made a table due for the {@link MaintenanceRoutine}, the routine runs
+     *     after it, in this thread (the commit stands whatever happens to the routine), and the result says what it
+     *     did ({@link CommitResult#maintenance()}).
      * @throws CommitConflictException when a concurrent commit does not commute with this one (nothing of this
      *     transaction is visible)
      * @throws io.flywheel.error.StorageUnavailableException when the storage fails (nothing of this transaction is
@@ -265,7 +267,9 @@ public final class LakeTransaction {
     public CommitResult commit() {
         check();
         committed = true;
-        return new CommitProtocol(lake, this).run();
+        CommitResult done = new CommitProtocol(lake, this).run();
+        CompactionResult maintenance = MaintenanceRoutine.afterCommit(lake, operation, done);
+        return maintenance == null ? done : done.withMaintenance(maintenance);
     }
 
     // ------------------------------------------------------------------ used by the protocol
@@ -292,7 +296,8 @@ public final class LakeTransaction {
         return summary;
     }
 
-    private LakeTransaction add(PendingChange c) {
+    /** Adds a change (one per table); package-private so that the maintenance changes and tests add theirs. */
+    LakeTransaction add(PendingChange c) {
         check();
         if (changes.containsKey(c.table)) {
             throw new IllegalStateException("table " + c.table + " already has a " + changes.get(c.table).kind

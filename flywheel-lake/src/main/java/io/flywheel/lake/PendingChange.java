@@ -66,6 +66,28 @@ abstract class PendingChange {
     }
 
     /**
+     * Whether a change that {@link #dependsOnFragments()} may still commit what it staged: by default, when the
+     * fragments it was computed from are unchanged in the table's latest version.
+     *
+     * @param staged what was staged
+     * @param latest the table at its latest version, under the commit lock (null when it does not exist)
+     */
+    boolean basisHolds(Staged staged, Dataset latest) {
+        return CommitProtocol.basisHolds(staged, latest);
+    }
+
+    /**
+     * For a change Lance commits itself ({@link Staged#direct}): whether the versions after {@code before} are the
+     * ones its call made. By default exactly one; a writer outside the lake's protocol shows as more.
+     *
+     * @param after the table at its latest version after the call
+     * @param before the version the call was made on
+     */
+    boolean ownsDirectVersions(Dataset after, long before) {
+        return after.version() == before + 1;
+    }
+
+    /**
      * Writes the change's data files.
      *
      * @param lake the lake (table URIs, storage options)
