@@ -1,5 +1,6 @@
 package io.flywheel.lake;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,6 +78,7 @@ public final class Lake implements AutoCloseable, RowSink {
     private final CommitLog log;
     private final CommitLock lock;
     private volatile LakeSnapshot snapshot;
+    private boolean created;
 
     private Lake(String root, StorageConfig storage) {
         this.root = root;
@@ -88,33 +90,59 @@ public final class Lake implements AutoCloseable, RowSink {
         this.lock = isRemote(root) ? new S3CommitLock(meta) : new LocalCommitLock(Path.of(root, META, "commit.lock"));
     }
 
-    /** Options for opening or creating a lake. */
-    public record Options(StorageConfig storage, Path configFile, Map<String, String> environment) {
+    /**
+     * Options for opening or creating a lake.
+     *
+     * @param storage explicit storage options (win over the config file and the environment)
+     * @param configFile a {@code flywheel.yaml} to read storage options from, or null to look it up (inside a local
+     *     lake, then {@code FLYWHEEL_CONFIG})
+     * @param environment the variables read for {@code FLYWHEEL_CONFIG} and the {@code AWS_*} settings
+     * @param existOk for {@link #init}: open a lake that already exists at the location, changing nothing, instead of
+     *     refusing it (ignored by {@link #open})
+     */
+    public record Options(StorageConfig storage, Path configFile, Map<String, String> environment, boolean existOk) {
         /** @return defaults: no explicit storage options, config file looked up, the process environment */
         public static Options defaults() {
-            return new Options(StorageConfig.none(), null, System.getenv());
+            return new Options(StorageConfig.none(), null, System.getenv(), false);
         }
 
         public Options withStorage(StorageConfig s) {
-            return new Options(s, configFile, environment);
+            return new Options(s, configFile, environment, existOk);
         }
 
         public Options withConfigFile(Path f) {
-            return new Options(storage, f, environment);
+            return new Options(storage, f, environment, existOk);
         }
 
         public Options withEnvironment(Map<String, String> env) {
-            return new Options(storage, configFile, env);
+            return new Options(storage, configFile, env, existOk);
+        }
+
+        /** @return these options with {@link #existOk} set */
+        public Options withExistOk(boolean ok) {
+            return new Options(storage, configFile, environment, ok);
         }
     }
 
     /**
-     * Creates a lake: the three ingest tables, empty, and commit point 1 naming them.
+     * Creates a lake: the three ingest tables, empty, and commit point 1 naming them. The lake-init policy, the same
+     * for every caller:
+     * <ul>
+     *   <li>a location that holds a lake (of any schema version) is refused, naming it; with
+     *       {@link Options#existOk()} it is opened instead and nothing is written ({@link #created()} is false);</li>
+     *   <li>a local folder that holds other files is refused, naming a few of them: hidden entries and the lake's own
+     *       names ({@code _lake}, {@code flywheel.yaml}, {@code <table>.lance}) do not count (see {@code InitFolder});
+     *       a local path that is a file is refused;</li>
+     *   <li>a missing local folder is created; an {@code s3://} prefix is not checked for other objects.</li>
+     * </ul>
      *
      * @param location local directory (created if missing) or {@code s3://bucket/prefix}
-     * @param options storage options
+     * @param options storage options, and whether an existing lake is opened
      * @return the open lake
-     * @throws BadInputException when a lake already exists there (naming it), or the location is a file
+     * @throws BadInputException when a lake already exists there (naming it) and {@code existOk} is not set, the
+     *     location is a file, or a local folder holds other files (naming the folder and a few of them)
+     * @throws LakeFormatException with {@code existOk}, when the existing lake has another schema version (as
+     *     {@link #open})
      * @throws StorageUnavailableException when the storage cannot be written
      */
     public static Lake init(String location, Options options) {
@@ -123,33 +151,9 @@ public final class Lake implements AutoCloseable, RowSink {
             throw new BadInputException("cannot init lake at " + root + ": it is a file, not a folder");
         }
         Lake lake = new Lake(root, storageFor(root, options));
+        boolean made;
         try {
-            if (lake.log.latest().isPresent() || lake.exists(LEGACY_CATALOG)) {
-                throw new BadInputException("a lake already exists at " + root + " (" + lake.meta.describe("commits/")
-                        + "); refusing to init over it");
-            }
-            if (!isRemote(root)) {
-                Files.createDirectories(Path.of(root));
-            }
-            Map<String, Long> versions = new TreeMap<>();
-            List<LakeSnapshot.TableChange> changes = new ArrayList<>();
-            for (String t : TableSchemas.CORE_TABLES) {
-                long v = lake.createEmpty(t, TableSchemas.of(t));
-                versions.put(t, v);
-                changes.add(new LakeSnapshot.TableChange(t, "create", 0, v, 0, 0, 0, List.of(), List.of()));
-            }
-            Map<String, String> props = new TreeMap<>();
-            props.put(SCHEMA_VERSION, Integer.toString(TableSchemas.SCHEMA_VERSION));
-            props.put("created_at_ns", Long.toString(System.currentTimeMillis() * 1_000_000L));
-            LakeSnapshot first = new LakeSnapshot(1, 0, java.util.UUID.randomUUID().toString(), "init",
-                    System.currentTimeMillis() * 1_000_000L,
-                    java.lang.management.ManagementFactory.getRuntimeMXBean().getName(), versions, Map.of(), props,
-                    changes);
-            if (!lake.log.publish(first)) {
-                throw new BadInputException("a lake already exists at " + root + " (created by a concurrent init)");
-            }
-            lake.snapshot = first;
-            return lake;
+            made = lake.create(options.existOk());
         } catch (FlywheelException e) {
             lake.close();
             throw e;
@@ -157,6 +161,53 @@ public final class Lake implements AutoCloseable, RowSink {
             lake.close();
             throw new StorageUnavailableException("cannot init lake at " + root + ": " + e.getMessage(), e);
         }
+        if (!made) { // existOk, and a lake is there (or a concurrent init committed first): open it
+            lake.close();
+            return open(location, options);
+        }
+        return lake;
+    }
+
+    /**
+     * Creates the tables and commit point 1 (see {@link #init}).
+     *
+     * @return true when this call created the lake; false when one exists and {@code existOk} is set
+     */
+    private boolean create(boolean existOk) throws IOException {
+        if (log.latest().isPresent() || exists(LEGACY_CATALOG)) {
+            if (existOk) {
+                return false;
+            }
+            throw new BadInputException("a lake already exists at " + root + " (" + meta.describe("commits/")
+                    + "); refusing to init over it");
+        }
+        if (!isRemote(root)) {
+            InitFolder.requireOwnFolder(Path.of(root));
+            Files.createDirectories(Path.of(root));
+        }
+        Map<String, Long> versions = new TreeMap<>();
+        List<LakeSnapshot.TableChange> changes = new ArrayList<>();
+        for (String t : TableSchemas.CORE_TABLES) {
+            long v = createEmpty(t, TableSchemas.of(t));
+            versions.put(t, v);
+            changes.add(new LakeSnapshot.TableChange(t, "create", 0, v, 0, 0, 0, List.of(), List.of()));
+        }
+        Map<String, String> props = new TreeMap<>();
+        props.put(SCHEMA_VERSION, Integer.toString(TableSchemas.SCHEMA_VERSION));
+        props.put("created_at_ns", Long.toString(System.currentTimeMillis() * 1_000_000L));
+        LakeSnapshot first = new LakeSnapshot(1, 0, java.util.UUID.randomUUID().toString(), "init",
+                System.currentTimeMillis() * 1_000_000L,
+                java.lang.management.ManagementFactory.getRuntimeMXBean().getName(), versions, Map.of(), props,
+                changes);
+        if (!log.publish(first)) {
+            if (existOk) {
+                return false;
+            }
+            throw new BadInputException("a lake already exists at " + root + " (created by a concurrent init)");
+        }
+        snapshot = first;
+        created = true;
+        return true;
     }
 
     /** {@link #init(String, Options)} with {@link Options#defaults()}. */
@@ -167,6 +218,14 @@ public final class Lake implements AutoCloseable, RowSink {
     /** {@link #init(String)} for a local directory. */
     public static Lake init(Path dir) {
         return init(dir.toString());
+    }
+
+    /**
+     * @return whether this handle created the lake ({@link #init} found none there); false for a lake opened, also by
+     *     {@link #init} with {@link Options#existOk()}
+     */
+    public boolean created() {
+        return created;
     }
 
     /**
