@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 
 import io.flywheel.curate.PcaWhitening;
 import io.flywheel.curate.pool.EpisodeVectors;
+import io.flywheel.curate.pool.MinedNeighboursFile;
 import io.flywheel.curate.pool.MiningJob;
 import io.flywheel.curate.trainset.MinedEpisode;
 import io.flywheel.enrich.EnrichJob;
@@ -148,29 +149,20 @@ final class MineCommand implements Callable<Integer> {
             r = MiningJob.run(l, ev, queries, options);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
-        Map<String, Object> file = new LinkedHashMap<>();
-        List<Map<String, Object>> list = new ArrayList<>();
-        for (MinedEpisode m : r.neighbours()) {
-            Map<String, Object> x = new LinkedHashMap<>();
-            x.put("episode_id", m.episodeId());
-            x.put("query_episode_id", m.queryEpisodeId());
-            x.put("distance", m.distance());
-            x.put("rank", m.rank());
-            list.add(x);
-        }
-        file.put("neighbours", list);
         Map<String, Object> lineage = new LinkedHashMap<>(r.lineage());
         lineage.put("mine_command_line", "flywheel mine " + lake + (failures ? " --failures" : "") + " -k " + k
                 + (cameras.isEmpty() ? "" : " --cameras " + String.join(",", cameras))
                 + (phases.isEmpty() ? "" : " --phases " + String.join(",", phases))
                 + (whiten ? " --whiten --whiten-epsilon " + options.whitenEpsilon() : "") + (joint ? " --joint" : ""));
-        file.put("lineage", lineage);
+        MinedNeighboursFile.Contents mined = new MinedNeighboursFile.Contents(r.neighbours(), lineage);
         if (out != null) {
-            if (out.toAbsolutePath().getParent() != null) {
-                Files.createDirectories(out.toAbsolutePath().getParent());
+            try {
+                MinedNeighboursFile.write(out, mined);
+            } catch (BadInputException e) {
+                throw new BadInputException("--out " + e.getMessage(), e);
             }
-            Files.writeString(out, Json.MAPPER.writeValueAsString(file));
         }
+        Map<String, Object> file = mined.toJson();
         if (json) {
             file.put("index", r.index().kind().name());
             file.put("pool_size", r.poolSize());

@@ -13,8 +13,8 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 
-import com.fasterxml.jackson.databind.JsonNode;
 
+import io.flywheel.curate.pool.MinedNeighboursFile;
 import io.flywheel.curate.trainset.CompositionChart;
 import io.flywheel.curate.trainset.EpisodeInfo;
 import io.flywheel.curate.trainset.MinedEpisode;
@@ -24,6 +24,7 @@ import io.flywheel.curate.trainset.TrainsetDiff;
 import io.flywheel.curate.trainset.TrainsetEpisode;
 import io.flywheel.curate.trainset.TrainsetSpec;
 import io.flywheel.curate.trainset.Trainsets;
+import io.flywheel.error.BadInputException;
 import io.flywheel.lake.Lake;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -90,8 +91,12 @@ final class TrainsetCommand implements Runnable {
                     "--rate-hz must be >= 0 Hz (0: every frame), got " + rateHz);
             Usage.check(spec, "--tag", b::build); // the tag's form, before any file or lake is read
             if (mined != null) {
-                JsonNode n = Json.readFile("--mined", mined, "the neighbours file `flywheel mine --out` writes");
-                MinedFile m = MinedFile.read(mined, n);
+                MinedNeighboursFile.Contents m;
+                try {
+                    m = MinedNeighboursFile.read(mined);
+                } catch (BadInputException e) {
+                    throw new BadInputException("--mined " + e.getMessage(), e);
+                }
                 b.mined(m.neighbours());
                 m.lineage().forEach(b::lineage);
             }
@@ -131,43 +136,6 @@ final class TrainsetCommand implements Runnable {
                 System.err.printf(Locale.ROOT, "trainset: %d/%d episodes expanded, %.1f episodes/s, ETA %.0fs%n", done,
                         total, rate, rate > 0 ? (total - done) / rate : 0);
             };
-        }
-    }
-
-    /** The neighbours file of {@code trainset build --mined}. */
-    record MinedFile(List<MinedEpisode> neighbours, Map<String, Object> lineage) {
-        /**
-         * @throws io.flywheel.error.BadInputException naming the file (and the neighbour) when it is not a neighbours
-         *     file
-         */
-        static MinedFile read(Path file, JsonNode n) {
-            JsonNode list = n == null ? null : n.isArray() ? n : n.get("neighbours");
-            if (list == null || !list.isArray()) {
-                throw new io.flywheel.error.BadInputException("--mined " + file + ": expected a JSON list of neighbours"
-                        + " or an object with 'neighbours'; write it with `flywheel mine --out`");
-            }
-            List<MinedEpisode> out = new ArrayList<>();
-            for (int i = 0; i < list.size(); i++) {
-                JsonNode e = list.get(i);
-                for (String k : List.of("episode_id", "query_episode_id", "distance", "rank")) {
-                    if (e.get(k) == null || e.get(k).isNull()) {
-                        throw new io.flywheel.error.BadInputException("--mined " + file + ": neighbour " + i
-                                + " has no '" + k + "'");
-                    }
-                }
-                if (!e.get("distance").isNumber() || !e.get("rank").canConvertToInt() || e.get("rank").asInt() < 1) {
-                    throw new io.flywheel.error.BadInputException("--mined " + file + ": neighbour " + i + ": expected a"
-                            + " number 'distance' and a 'rank' >= 1, got " + e.get("distance") + " and " + e.get("rank"));
-                }
-                out.add(new MinedEpisode(e.get("episode_id").asText(), e.get("query_episode_id").asText(),
-                        e.get("distance").asDouble(), e.get("rank").asInt()));
-            }
-            Map<String, Object> lineage = new LinkedHashMap<>();
-            if (!n.isArray() && n.get("lineage") != null) {
-                n.get("lineage").fields().forEachRemaining(f -> lineage.put(f.getKey(),
-                        Json.MAPPER.convertValue(f.getValue(), Object.class)));
-            }
-            return new MinedFile(out, lineage);
         }
     }
 
