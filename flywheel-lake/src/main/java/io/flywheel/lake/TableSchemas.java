@@ -103,6 +103,69 @@ public final class TableSchemas {
     public static final String EPISODES = "episodes";
     public static final String FRAMES = "frames";
 
+    // Column names, declared once: the schemas below, the stages, the command line and the console name columns
+    // with these. Columns of raw_files:
+    public static final String URI = "uri";
+    public static final String BYTES = "bytes";
+    public static final String SHA256 = "sha256";
+    public static final String FORMAT = "format";
+    public static final String RECORDED_AT_NS = "recorded_at_ns";
+    public static final String TOPICS = "topics";
+    public static final String INGEST_STATUS = "ingest_status";
+    public static final String INGESTED_AT_NS = "ingested_at_ns";
+    // columns of episodes (recording_id and robot_id also of raw_files; episode_id also of frames):
+    public static final String EPISODE_ID = "episode_id";
+    public static final String RECORDING_ID = "recording_id";
+    public static final String ROBOT_ID = "robot_id";
+    public static final String TASK = "task";
+    public static final String SCENE = "scene";
+    public static final String OPERATOR = "operator";
+    public static final String OUTCOME = "outcome";
+    public static final String START_NS = "start_ns";
+    public static final String END_NS = "end_ns";
+    public static final String DURATION_NS = "duration_ns";
+    public static final String MASTER_TOPIC = "master_topic";
+    public static final String FRAME_COUNT = "frame_count";
+    public static final String QUALITY_STATUS = "quality_status";
+    public static final String QUALITY_FLAGS = "quality_flags";
+    public static final String QUALITY_METRICS = "quality_metrics";
+    public static final String METADATA = "metadata";
+    public static final String ENRICHED_AT_NS = "enriched_at_ns";
+    public static final String ENRICHMENT = "enrichment";
+    // columns of frames:
+    public static final String FRAME_INDEX = "frame_index";
+    public static final String TIMESTAMP_NS = "timestamp_ns";
+    public static final String STATE = "state";
+    public static final String ACTION = "action";
+    public static final String GRIPPER = "gripper";
+    public static final String IMAGES = "images";
+    public static final String STREAMS = "streams";
+    public static final String FLAGS = "flags";
+    public static final String GRIPPER_STATE = "gripper_state";
+    public static final String PHASE = "phase";
+    // fields of one camera's struct in frames.images:
+    public static final String IMAGE_TOPIC = "topic";
+    public static final String IMAGE_RAW_URI = "raw_uri";
+    public static final String IMAGE_CHUNK_OFFSET = "chunk_offset";
+    public static final String IMAGE_OFFSET = "offset";
+    public static final String IMAGE_LENGTH = "length";
+    public static final String IMAGE_COMPRESSION = "compression";
+    public static final String IMAGE_RESIDUAL_NS = "residual_ns";
+    public static final String IMAGE_FORMAT = "format";
+    public static final String IMAGE_WIDTH = "width";
+    public static final String IMAGE_HEIGHT = "height";
+    public static final String IMAGE_SHARPNESS = "sharpness";
+    public static final String IMAGE_BLURRY = "blurry";
+    public static final String IMAGE_MEAN_ABS_DIFF = "mean_abs_diff";
+    public static final String IMAGE_IS_STATIC = "is_static";
+    public static final String IMAGE_PHASH = "phash";
+    public static final String IMAGE_HOT_JPEG = "hot_jpeg";
+    public static final String IMAGE_DECODE_ERROR = "decode_error";
+    // fields of one stream's struct in frames.streams:
+    public static final String STREAM_NAME = "stream";
+    public static final String STREAM_MATCHED = "matched";
+    public static final String STREAM_RESIDUAL_NS = "residual_ns";
+
     /** The columns of {@code episodes} that quality rules write: status, fired rules, metrics and rule results. */
     public static final List<String> QUALITY_COLUMNS = List.of("quality_status", "quality_flags", "quality_metrics");
 
