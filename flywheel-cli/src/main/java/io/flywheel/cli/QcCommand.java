@@ -5,22 +5,22 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
-import io.flywheel.rows.EpisodeRow;
+import io.flywheel.curate.SourceFiles;
+import io.flywheel.curate.quality.QualityReevaluation;
+import io.flywheel.curate.quality.StoredQuality;
 import io.flywheel.lake.Lake;
-import io.flywheel.lake.LakeTable;
-import io.flywheel.lake.ScanRequest;
+import io.flywheel.rows.EpisodeRow;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code flywheel qc report LAKE}: the quality status and flags stored on {@code episodes}; with {@code --rules}, the
- * stored episode metrics re-evaluated with another rule file (no re-ingest), and with {@code --apply} the new
- * status and flags committed to {@code episodes} as a new version.
+ * {@code flywheel qc report LAKE}: the quality status and flags stored on {@code episodes} ({@link StoredQuality});
+ * with {@code --rules}, the stored episode metrics re-evaluated with another rule file (no re-ingest), and with
+ * {@code --apply} the new status and flags committed to {@code episodes} as a new version
+ * ({@link QualityReevaluation}).
  */
 @Command(name = "qc", mixinStandardHelpOptions = true, description = "Quality rules over episodes.",
         subcommands = {QcCommand.Report.class})
@@ -58,43 +58,31 @@ final class QcCommand implements Runnable {
         @picocli.CommandLine.Mixin
         JsonOutput jsonOutput;
 
-        private String lake;
         private boolean json;
 
         @Override
         public Integer call() throws java.io.IOException {
             Usage.require(spec, !apply || rules != null, "--apply needs --rules: it commits a re-evaluation");
-            Usage.require(spec, status == null || status.matches("pass|warn|fail"),
+            Usage.require(spec, status == null || StoredQuality.STATUSES.contains(status),
                     "--status '" + status + "': expected pass, warn or fail");
-            lake = location.uri();
             json = jsonOutput.enabled();
             if (rules != null) {
                 return reevaluate(io.flywheel.quality.RuleSet.load(rules));
             }
-            List<EpisodeRow> rows;
-            try (Lake l = location.open(); LakeTable t = l.table("episodes")) {
-                ScanRequest.Builder b = ScanRequest.builder();
-                if (status != null) {
-                    b.filter("quality_status = '" + status + "'");
-                }
-                rows = new ArrayList<>(t.episodes(b.build()));
+            StoredQuality stored;
+            try (Lake l = location.open()) {
+                stored = StoredQuality.read(l, status);
             }
-            rows.sort((a, b) -> a.episodeId().compareTo(b.episodeId()));
-            Map<String, Long> byStatus = new TreeMap<>();
-            Map<String, Long> byRule = new TreeMap<>();
-            for (EpisodeRow r : rows) {
-                byStatus.merge(r.qualityStatus(), 1L, Long::sum);
-                for (String f : r.qualityFlags() == null ? List.<String>of() : r.qualityFlags()) {
-                    byRule.merge(f, 1L, Long::sum);
-                }
-            }
+            List<EpisodeRow> rows = stored.episodes();
+            Map<String, Long> byStatus = stored.byStatus();
+            Map<String, Long> byRule = stored.byRule();
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 List<Map<String, Object>> eps = new ArrayList<>();
                 for (EpisodeRow r : rows) {
                     Map<String, Object> e = new LinkedHashMap<>();
                     e.put("episode_id", r.episodeId());
-                    e.put("source_files", sourceFiles(r));
+                    e.put("source_files", SourceFiles.names(r.metadataJson()));
                     e.put("robot_id", r.robotId());
                     e.put("task", r.task());
                     e.put("status", r.qualityStatus());
@@ -111,7 +99,7 @@ final class QcCommand implements Runnable {
             }
             List<String[]> cells = new ArrayList<>();
             for (EpisodeRow r : rows) {
-                List<String> files = sourceFiles(r);
+                List<String> files = SourceFiles.names(r.metadataJson());
                 cells.add(new String[] {r.episodeId(),
                         files.isEmpty() ? "-" : files.get(0) + (files.size() > 1 ? " +" + (files.size() - 1) : ""),
                         r.robotId() == null || r.robotId().isEmpty() ? "-" : r.robotId(), shorten(r.task(), 40)});
@@ -137,95 +125,25 @@ final class QcCommand implements Runnable {
             return 0;
         }
 
-        /** Reads the stored metrics (written by the ingest with Jackson's default, camelCase field names). */
-        private static final com.fasterxml.jackson.databind.ObjectMapper METRICS = new com.fasterxml.jackson.databind.ObjectMapper()
-                .configure(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
-
-        /**
-         * One episode re-evaluated.
-         *
-         * @param episodeId the episode
-         * @param sourceFiles its raw file names
-         * @param oldStatus status stored in the lake
-         * @param status status under the new rules
-         * @param oldFlags flags stored
-         * @param flags flags under the new rules
-         * @param changed status or flags differ
-         * @param messages one line per rule that fired under the new rules (the rule's message with the value)
-         */
-        record Reevaluated(String episodeId, List<String> sourceFiles, String oldStatus, String status,
-                           List<String> oldFlags, List<String> flags, boolean changed, List<String> messages) {}
-
-        private int reevaluate(io.flywheel.quality.RuleSet ruleSet) throws java.io.IOException {
-            List<Reevaluated> out = new ArrayList<>();
-            List<EpisodeRow> updated = new ArrayList<>();
-            Map<String, Long> byStatus = new TreeMap<>();
-            Map<String, Long> transitions = new TreeMap<>();
-            Long fromVersion = null;
+        private int reevaluate(io.flywheel.quality.RuleSet ruleSet) {
+            QualityReevaluation q;
             Long toVersion = null;
-            boolean anyChanged = false;
             try (Lake l = location.open()) {
-                List<EpisodeRow> rows;
-                try (LakeTable t = l.table("episodes")) {
-                    rows = new ArrayList<>(t.episodes(ScanRequest.all()));
-                    fromVersion = t.version();
-                }
-                rows.sort((a, b) -> a.episodeId().compareTo(b.episodeId()));
-                for (EpisodeRow r : rows) {
-                    JsonNode stored;
-                    io.flywheel.quality.EpisodeMetrics m;
-                    try {
-                        stored = METRICS.readTree(r.qualityMetricsJson() == null ? "" : r.qualityMetricsJson());
-                        if (stored == null || !stored.has("metrics")) {
-                            throw new IllegalStateException("no \"metrics\" object");
-                        }
-                        m = METRICS.treeToValue(stored.get("metrics"), io.flywheel.quality.EpisodeMetrics.class);
-                    } catch (java.io.IOException | RuntimeException e) {
-                        throw new io.flywheel.error.BadInputException(lake + ": episode " + r.episodeId()
-                                + ": stored quality_metrics cannot be read as episode metrics (" + e.getMessage().lines().findFirst().orElse("")
-                                + "); re-ingest it", e);
-                    }
-                    io.flywheel.quality.QualityReport q = ruleSet.evaluate(m);
-                    String status = q.status().name().toLowerCase(Locale.ROOT);
-                    List<String> oldFlags = r.qualityFlags() == null ? List.of() : r.qualityFlags();
-                    boolean changed = !status.equals(r.qualityStatus()) || !q.flags().equals(oldFlags);
-                    anyChanged |= changed;
-                    List<String> msgs = new ArrayList<>();
-                    for (io.flywheel.quality.RuleResult rr : q.results()) {
-                        if (rr.outcome() == io.flywheel.quality.RuleResult.Outcome.FAIL) {
-                            msgs.add(rr.message());
-                        }
-                    }
-                    byStatus.merge(status, 1L, Long::sum);
-                    if (!status.equals(r.qualityStatus())) {
-                        transitions.merge(r.qualityStatus() + " -> " + status, 1L, Long::sum);
-                    }
-                    Reevaluated e = new Reevaluated(r.episodeId(), sourceFiles(r), r.qualityStatus(), status, oldFlags,
-                            q.flags(), changed, msgs);
-                    if (this.status == null || this.status.equals(status)) {
-                        out.add(e);
-                    }
-                    Map<String, Object> qm = new LinkedHashMap<>();
-                    qm.put("metrics", stored.get("metrics"));
-                    qm.put("results", q.results());
-                    qm.put("rules", ruleSet.source());
-                    updated.add(new EpisodeRow(r.episodeId(), r.recordingId(), r.robotId(), r.task(), r.scene(),
-                            r.operator(), r.outcome(), r.startNs(), r.endNs(), r.durationNs(), r.masterTopic(),
-                            r.frameCount(), status, q.flags(), METRICS.writeValueAsString(qm), r.metadataJson()));
-                }
-                // a rule file that changes no episode's status or flags commits nothing (no empty version)
-                if (apply && anyChanged) {
-                    // column-scoped: only the quality columns are written; embeddings, enrichment and labels keep
-                    // their bytes
-                    toVersion = l.begin("qc").summary("rules", ruleSet.source())
-                            .updateEpisodes(io.flywheel.lake.TableSchemas.QUALITY_COLUMNS, updated).commit()
-                            .table("episodes").toVersion();
+                q = QualityReevaluation.evaluate(l, ruleSet);
+                if (apply) {
+                    OptionalLong v = q.commit(l); // nothing when no episode changes (no empty version)
+                    toVersion = v.isPresent() ? v.getAsLong() : null;
                 }
             }
-            long changed = out.stream().filter(Reevaluated::changed).count();
+            long fromVersion = q.episodesVersion();
+            Map<String, Long> byStatus = q.byStatus();
+            Map<String, Long> transitions = q.statusChanges();
+            List<QualityReevaluation.Episode> out = q.episodes().stream()
+                    .filter(e -> this.status == null || this.status.equals(e.status())).toList();
+            long changed = out.stream().filter(QualityReevaluation.Episode::changed).count();
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
-                m.put("rules", ruleSet.source());
+                m.put("rules", q.rules());
                 m.put("episodes", out);
                 m.put("by_status", byStatus);
                 m.put("status_changes", transitions);
@@ -238,14 +156,14 @@ final class QcCommand implements Runnable {
             }
             int w = Math.max(7, out.stream().mapToInt(e -> e.episodeId().length()).max().orElse(7));
             System.out.printf(Locale.ROOT, "%-" + w + "s  %-6s    %-6s  %s%n", "episode", "stored", "new", "new flags");
-            for (Reevaluated e : out) {
+            for (QualityReevaluation.Episode e : out) {
                 System.out.printf(Locale.ROOT, "%-" + w + "s  %-6s -> %-6s  %s%s%n", e.episodeId(), e.oldStatus(), e.status(),
                         String.join(", ", e.flags()), e.changed() ? "" : "  (unchanged)");
                 for (String msg : e.messages()) {
                     System.out.println("    " + msg);
                 }
             }
-            System.out.println(rows(out.size()) + " re-evaluated with " + ruleSet.source() + ": " + changed
+            System.out.println(rows(out.size()) + " re-evaluated with " + q.rules() + ": " + changed
                     + " changed; status changes " + transitions + "; now " + byStatus + "; "
                     + (!apply ? "read-only (--apply commits it)" : toVersion == null
                     ? "nothing to commit (episodes stay at version " + fromVersion + ")"
@@ -255,26 +173,6 @@ final class QcCommand implements Runnable {
 
         private static String rows(int n) {
             return n + " episode(s)";
-        }
-
-        /** @return the file names (no folder) of the episode's {@code source_files} metadata, in order; empty if none */
-        static List<String> sourceFiles(EpisodeRow r) {
-            if (r.metadataJson() == null || r.metadataJson().isEmpty()) {
-                return List.of();
-            }
-            JsonNode files;
-            try {
-                files = Json.MAPPER.readTree(r.metadataJson()).path("source_files");
-            } catch (java.io.IOException e) {
-                return List.of();
-            }
-            List<String> out = new ArrayList<>();
-            for (JsonNode f : files) {
-                String u = f.asText();
-                String path = u.startsWith("file:") ? java.net.URI.create(u).getPath() : u;
-                out.add(path.substring(path.lastIndexOf('/') + 1));
-            }
-            return out;
         }
 
         private static String shorten(String s, int max) {
