@@ -41,6 +41,10 @@ import io.flywheel.align.MissPolicy;
 import io.flywheel.align.StreamAlignment;
 import io.flywheel.align.StreamPolicy;
 import io.flywheel.align.TopicStream;
+import io.flywheel.curate.SourceFiles;
+import io.flywheel.curate.align.ResidualDistribution;
+import io.flywheel.curate.align.StreamReport;
+import io.flywheel.curate.align.StreamResiduals;
 import io.flywheel.curate.map.EmbeddingMap;
 import io.flywheel.curate.trainset.CompositionChart;
 import io.flywheel.curate.trainset.EpisodeInfo;
@@ -49,17 +53,13 @@ import io.flywheel.curate.trainset.Trainset;
 import io.flywheel.curate.trainset.TrainsetDiff;
 import io.flywheel.curate.trainset.TrainsetEpisode;
 import io.flywheel.curate.trainset.Trainsets;
-import io.flywheel.ingest.Episode;
-import io.flywheel.ingest.Ingest;
 import io.flywheel.ingest.LocatorReader;
 import io.flywheel.ingest.RawLocator;
-import io.flywheel.ingest.Recording;
-import io.flywheel.ingest.StreamData;
-import io.flywheel.ingest.StreamRole;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
 import io.flywheel.lake.Sql;
+import io.flywheel.lake.TableSchemas;
 
 /**
  * What the console shows, as plain values for JSON (maps with snake_case keys, lists, numbers,
@@ -284,34 +284,30 @@ public final class ConsoleApi {
                             }
                         }
                     });
-            Map<String, List<Long>> residuals = new TreeMap<>();
-            Map<String, long[]> counts = new TreeMap<>();
-            f.scan(ScanRequest.builder().columns("streams").filter(episodeFilter(id)).build(), b -> {
-                ListVector streams = (ListVector) b.getVector("streams");
+            StreamResiduals acc = new StreamResiduals(null);
+            f.scan(ScanRequest.builder().columns(TableSchemas.STREAMS).filter(episodeFilter(id)).build(), b -> {
+                ListVector streams = (ListVector) b.getVector(TableSchemas.STREAMS);
                 StructVector s = (StructVector) streams.getDataVector();
                 for (int i = 0; i < b.getRowCount(); i++) {
                     for (int j = streams.getElementStartIndex(i); j < streams.getElementEndIndex(i); j++) {
-                        String name = (String) ArrowJson.value(s.getChild("stream"), j);
-                        boolean matched = Boolean.TRUE.equals(ArrowJson.value(s.getChild("matched"), j));
-                        Object r = ArrowJson.value(s.getChild("residual_ns"), j);
-                        counts.computeIfAbsent(name, k -> new long[2])[matched ? 0 : 1]++;
-                        if (matched && r instanceof Long res) {
-                            residuals.computeIfAbsent(name, k -> new ArrayList<>()).add(Math.abs(res));
-                        }
+                        Object r = ArrowJson.value(s.getChild(TableSchemas.STREAM_RESIDUAL_NS), j);
+                        acc.add((String) ArrowJson.value(s.getChild(TableSchemas.STREAM_NAME), j),
+                                Boolean.TRUE.equals(ArrowJson.value(s.getChild(TableSchemas.STREAM_MATCHED), j)),
+                                r instanceof Long res ? res : null);
                     }
                 }
             });
             List<Map<String, Object>> stats = new ArrayList<>();
-            for (Map.Entry<String, long[]> e : counts.entrySet()) {
-                long[] r = residuals.getOrDefault(e.getKey(), List.of()).stream().mapToLong(Long::longValue).sorted()
-                        .toArray();
+            List<StreamReport> reports = new ArrayList<>(acc.reports());
+            reports.sort((a, b) -> a.stream().compareTo(b.stream()));
+            for (StreamReport r : reports) {
                 Map<String, Object> s = new LinkedHashMap<>();
-                s.put("stream", e.getKey());
-                s.put("matched", e.getValue()[0]);
-                s.put("unmatched", e.getValue()[1]);
-                s.put("p50_ms", pct(r, 50));
-                s.put("p99_ms", pct(r, 99));
-                s.put("max_ms", r.length == 0 ? null : r[r.length - 1] / 1e6);
+                s.put("stream", r.stream());
+                s.put("matched", r.matched());
+                s.put("unmatched", r.unmatched());
+                s.put("p50_ms", r.p50Ms());
+                s.put("p99_ms", r.p99Ms());
+                s.put("max_ms", r.maxMs());
                 stats.add(s);
             }
             m.put("residuals", stats);
@@ -579,15 +575,15 @@ public final class ConsoleApi {
         for (int m = from; m < to; m++) {
             masterTimes.add(mt[m] - t0);
         }
-        long[] rs = residuals.stream().mapToLong(Long::longValue).sorted().toArray();
+        ResidualDistribution rs = ResidualDistribution.of(residuals.stream().mapToLong(Long::longValue).toArray());
         Map<String, Object> summary = new LinkedHashMap<>();
         summary.put("frames", masterFrames);
         summary.put("matched", matched);
         summary.put("unmatched", unmatched);
         summary.put("dropped", a.droppedFrames());
-        summary.put("p50_ms", pct(rs, 50));
-        summary.put("p99_ms", pct(rs, 99));
-        summary.put("max_ms", rs.length == 0 ? null : rs[rs.length - 1] / 1e6);
+        summary.put("p50_ms", rs.p50Ms());
+        summary.put("p99_ms", rs.p99Ms());
+        summary.put("max_ms", rs.maxMs());
         Map<String, Object> pol = new LinkedHashMap<>();
         pol.put("method", r.method().name().toLowerCase(Locale.ROOT));
         pol.put("tolerance_ms", r.toleranceNs() / 1e6);
@@ -615,54 +611,35 @@ public final class ConsoleApi {
         if (cached != null) {
             return cached;
         }
-        Map<String, Object> meta;
+        String metadata;
         String masterTopic;
-        try (LakeTable t = lake.table("episodes")) {
-            List<Object[]> rows = new ArrayList<>();
-            t.scan(ScanRequest.builder().columns("episode_id", "master_topic", "metadata")
-                    .filter("episode_id = " + Sql.quote(id)).limit(1).build(), b -> {
+        try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
+            List<String[]> rows = new ArrayList<>();
+            t.scan(ScanRequest.builder().columns(TableSchemas.EPISODE_ID, TableSchemas.MASTER_TOPIC, TableSchemas.METADATA)
+                    .filter(episodeFilter(id)).limit(1).build(), b -> {
                         for (int i = 0; i < b.getRowCount(); i++) {
-                            rows.add(new Object[] {ArrowJson.str(b, "master_topic", i), ArrowJson.str(b, "metadata", i)});
+                            rows.add(new String[] {ArrowJson.str(b, TableSchemas.MASTER_TOPIC, i),
+                                    ArrowJson.str(b, TableSchemas.METADATA, i)});
                         }
                     });
             if (rows.isEmpty()) {
                 throw ApiException.notFound("no episode '" + id + "' in " + lake.location());
             }
-            masterTopic = (String) rows.get(0)[0];
-            meta = parse(rows.get(0)[1]);
+            masterTopic = rows.get(0)[0];
+            metadata = rows.get(0)[1];
         }
-        Object files = meta.get("source_files");
-        if (!(files instanceof List<?> list) || list.isEmpty()) {
-            throw new ApiException(422, "episode '" + id + "' has no source_files in its metadata");
+        List<String> files = SourceFiles.uris(metadata);
+        io.flywheel.curate.align.EpisodeStreams raw;
+        try {
+            raw = io.flywheel.curate.align.EpisodeStreams.read(id, files, this::rawFile);
+        } catch (io.flywheel.error.BadInputException e) { // no source files, or they no longer hold the episode
+            throw new ApiException(422, e.getMessage());
         }
-        Path first = rawFile(list.get(0).toString());
-        for (Object f : list) {
-            rawFile(f.toString());
-        }
-        Recording rec = Ingest.read(list.size() > 1 ? first.getParent() : first);
-        Episode ep = rec.episodes().stream().filter(e -> e.episodeId().equals(id)).findFirst().orElseThrow(
-                () -> new ApiException(422, "the raw files of episode '" + id + "' no longer hold it"));
-        Map<String, TopicStream> out = new LinkedHashMap<>();
-        Map<String, String> roles = new LinkedHashMap<>();
-        for (StreamData s : ep.streams()) {
-            boolean numeric = s.values() != null && s.values().length > 0 && s.values()[0] != null;
-            if (s.size() == 0 || !(s.role() == StreamRole.CAMERA || numeric && (s.role() == StreamRole.STATE
-                    || s.role() == StreamRole.ACTION || s.role() == StreamRole.GRIPPER))) {
-                continue;
-            }
-            int[] usable = s.timestamps().resolved().usable();
-            if (usable.length == 0) {
-                continue;
-            }
-            out.put(s.topic(), TopicStream.builder(s.topic()).timestamps(s.timestamps().resolved().usableTimesNs())
-                    .payload(usable).sortIfNeeded(true).build());
-            roles.put(s.topic(), s.role().name().toLowerCase(Locale.ROOT));
-        }
-        if (!out.containsKey(masterTopic)) {
+        if (!raw.streams().containsKey(masterTopic)) {
             throw new ApiException(422, "episode '" + id + "' is aligned to '" + masterTopic
                     + "', which is not a stream of its raw files (a fixed-rate master clock): nothing to pair");
         }
-        EpisodeStreams es = new EpisodeStreams(masterTopic, out, roles);
+        EpisodeStreams es = new EpisodeStreams(masterTopic, raw.streams(), raw.roles());
         streamsCache.put(id, es);
         return es;
     }
@@ -875,14 +852,6 @@ public final class ConsoleApi {
         } catch (IOException e) {
             return new LinkedHashMap<>(Map.of("unparsed", s));
         }
-    }
-
-    private static Double pct(long[] sorted, int p) {
-        if (sorted.length == 0) {
-            return null;
-        }
-        int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
-        return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e6;
     }
 
     private static Map<String, String> orderedMap(String... kv) {

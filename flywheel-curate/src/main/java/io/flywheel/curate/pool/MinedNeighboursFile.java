@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 
+import io.flywheel.curate.JsonFiles;
 import io.flywheel.curate.trainset.MinedEpisode;
 import io.flywheel.error.BadInputException;
 
@@ -161,12 +162,7 @@ public final class MinedNeighboursFile {
             }
             return new Contents(neighbours, lineage);
         } catch (JsonProcessingException e) {
-            JsonLocation at = e.getLocation();
-            String why = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
-            int cut = why.indexOf(" (start marker at");
-            why = (cut >= 0 ? why.substring(0, cut) : why).lines().findFirst().orElse("");
-            throw new BadInputException(file + ": not JSON at line " + (at == null ? "?" : at.getLineNr())
-                    + ", column " + (at == null ? "?" : at.getColumnNr()) + ": " + why + "; expected " + EXPECTED, e);
+            throw JsonFiles.notJson(file, e, EXPECTED);
         }
     }
 

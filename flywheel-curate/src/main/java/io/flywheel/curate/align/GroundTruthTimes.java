@@ -1,4 +1,4 @@
-package io.flywheel.cli;
+package io.flywheel.curate.align;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -7,28 +7,37 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.flywheel.curate.JsonFiles;
 import io.flywheel.error.BadInputException;
 import io.flywheel.rows.EpisodeRow;
 
 /**
- * A simulated fleet's {@code ground_truth.json}, read for {@code align report --truth}: per episode
- * file and per stream, the true time of message k is {@code nominal_start_ns + k * period_ns +
- * deviation_ns[k]}, and the device stamps it {@code clock_offset_ns} later (plus jitter).
+ * The true message times of a simulated fleet, from its {@code ground_truth.json} ({@code io.flywheel.sim.GroundTruth}
+ * writes it): per episode file and per stream, the true time of message k is {@code nominal_start_ns + k * period_ns
+ * + deviation_ns[k]}, and the device stamps it {@code clock_offset_ns} later (plus jitter). Read for the true-error
+ * columns of the alignment report. Only the fields used are read and checked; the rest of the file may change.
  */
-final class Truth {
+public final class GroundTruthTimes {
+    /** What the file is, for messages. */
+    public static final String EXPECTED = "a simulator's ground_truth.json";
+
     private final Map<String, Episode> byFile = new HashMap<>();
 
+    private GroundTruthTimes() {}
+
     /** One episode's streams. */
-    static final class Episode {
+    public static final class Episode {
         private final Map<String, JsonNode> streams = new HashMap<>();
+
+        private Episode() {}
 
         /**
          * @param topic the stream
-         * @param stampNs a message's stamp (the time the lake holds for it)
-         * @return the true time of that message: the stream's message whose stamp it must be, found as
-         *     the nearest true time to {@code stampNs - clock_offset_ns}; null for an unknown topic
+         * @param stampNs a message's stamp (the time the lake holds for it), int64 ns
+         * @return the true time of that message, int64 ns: the stream's message whose stamp it must be, found as the
+         *     nearest true time to {@code stampNs - clock_offset_ns}; null for a topic the episode does not have
          */
-        Long trueTime(String topic, long stampNs) {
+        public Long trueTime(String topic, long stampNs) {
             JsonNode s = streams.get(topic);
             if (s == null) {
                 return null;
@@ -58,18 +67,27 @@ final class Truth {
      * @throws IOException when the file cannot be read ({@link java.nio.file.NoSuchFileException} when it is missing)
      * @throws BadInputException naming the file (and the line and column, or the episode) when it is not JSON or not
      *     a simulator's ground truth: an object with "episodes", each with a "file" and its "cameras" (by name, each
-     *     with "topic",
-     *     "nominal_start_ns", "period_ns", "clock_offset_ns", "count"), optionally "joint_states" and "commands"
+     *     with "topic", "nominal_start_ns", "period_ns" &gt; 0, "clock_offset_ns", "count"), optionally
+     *     "joint_states" and "commands" with the same fields
      */
-    static Truth load(Path file) throws IOException {
-        JsonNode root = Json.readFile("--truth", file, "a simulator's ground_truth.json");
+    public static GroundTruthTimes read(Path file) throws IOException {
+        return of(file.toString(), JsonFiles.read(file, EXPECTED));
+    }
+
+    /**
+     * @param source the file name, for messages
+     * @param root the file's JSON tree
+     * @return its streams per episode file
+     * @throws BadInputException naming the source (and the episode) as {@link #read}
+     */
+    public static GroundTruthTimes of(String source, JsonNode root) {
         if (root == null || !root.path("episodes").isArray()) {
-            throw new BadInputException("--truth " + file + ": not a simulator ground_truth.json (no \"episodes\" list)");
+            throw new BadInputException(source + ": not a simulator ground_truth.json (no \"episodes\" list)");
         }
-        Truth t = new Truth();
+        GroundTruthTimes t = new GroundTruthTimes();
         int i = 0;
         for (JsonNode e : root.get("episodes")) {
-            String where = "--truth " + file + ": episode " + i++;
+            String where = source + ": episode " + i++;
             if (!e.path("file").isTextual() || !e.path("cameras").isObject()) {
                 throw new BadInputException(where + ": expected \"file\" (text) and \"cameras\" (an object: camera"
                         + " name to stream)");
@@ -102,8 +120,12 @@ final class Truth {
         return s.get("topic").asText();
     }
 
-    /** @return the ground truth of the lake episode whose source file ends with a ground-truth file path, or null */
-    Episode episode(EpisodeRow row) {
+    /**
+     * @param row a lake episode
+     * @return the ground truth of the episode whose source file path ends with a ground-truth episode's file, or null
+     *     when none does
+     */
+    public Episode episode(EpisodeRow row) {
         if (row == null || row.metadataJson() == null) {
             return null;
         }
