@@ -46,12 +46,14 @@ import io.flywheel.curate.align.ResidualDistribution;
 import io.flywheel.curate.align.StreamReport;
 import io.flywheel.curate.align.StreamResiduals;
 import io.flywheel.curate.map.EmbeddingMap;
+import io.flywheel.curate.pool.DedupTables;
 import io.flywheel.curate.trainset.CompositionChart;
 import io.flywheel.curate.trainset.EpisodeInfo;
 import io.flywheel.curate.trainset.MinedEpisode;
 import io.flywheel.curate.trainset.Trainset;
 import io.flywheel.curate.trainset.TrainsetDiff;
 import io.flywheel.curate.trainset.TrainsetEpisode;
+import io.flywheel.curate.trainset.TrainsetTables;
 import io.flywheel.curate.trainset.Trainsets;
 import io.flywheel.ingest.LocatorReader;
 import io.flywheel.ingest.RawLocator;
@@ -80,14 +82,17 @@ public final class ConsoleApi {
     static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9._/~:@+-]{1,300}");
 
     /** Filters of the episodes table: request parameter to column. */
-    public static final Map<String, String> FILTERS = orderedMap("robot", "robot_id", "task", "task", "scene", "scene",
-            "operator", "operator", "outcome", "outcome", "quality", "quality_status");
+    public static final Map<String, String> FILTERS = orderedMap("robot", TableSchemas.ROBOT_ID, "task", TableSchemas.TASK,
+            "scene", TableSchemas.SCENE, "operator", TableSchemas.OPERATOR, "outcome", TableSchemas.OUTCOME, "quality",
+            TableSchemas.QUALITY_STATUS);
     /** Columns the episodes table can be sorted by (when present). */
-    public static final List<String> SORTABLE = List.of("episode_id", "robot_id", "task", "scene", "outcome",
-            "duration_ns", "frame_count", "quality_status", "start_ns", "duplicate_of");
-    private static final List<String> LIST_COLUMNS = List.of("episode_id", "robot_id", "task", "scene", "operator",
-            "outcome", "start_ns", "duration_ns", "frame_count", "quality_status", "quality_flags", "duplicate_of",
-            "enriched_at_ns");
+    public static final List<String> SORTABLE = List.of(TableSchemas.EPISODE_ID, TableSchemas.ROBOT_ID, TableSchemas.TASK,
+            TableSchemas.SCENE, TableSchemas.OUTCOME, TableSchemas.DURATION_NS, TableSchemas.FRAME_COUNT,
+            TableSchemas.QUALITY_STATUS, TableSchemas.START_NS, DedupTables.DUPLICATE_OF);
+    private static final List<String> LIST_COLUMNS = List.of(TableSchemas.EPISODE_ID, TableSchemas.ROBOT_ID,
+            TableSchemas.TASK, TableSchemas.SCENE, TableSchemas.OPERATOR, TableSchemas.OUTCOME, TableSchemas.START_NS,
+            TableSchemas.DURATION_NS, TableSchemas.FRAME_COUNT, TableSchemas.QUALITY_STATUS, TableSchemas.QUALITY_FLAGS,
+            DedupTables.DUPLICATE_OF, TableSchemas.ENRICHED_AT_NS);
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -126,7 +131,7 @@ public final class ConsoleApi {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("lake", lake.location());
         Map<String, Object> tables = new LinkedHashMap<>();
-        for (String t : List.of("raw_files", "episodes", "frames")) {
+        for (String t : TableSchemas.CORE_TABLES) {
             try (LakeTable table = lake.table(t)) {
                 tables.put(t, Map.of("version", table.version(), "rows", table.countRows()));
             }
@@ -136,13 +141,13 @@ public final class ConsoleApi {
         m.put("enriched", !lake.models().isEmpty());
         m.put("embedding_models", lake.models().all().stream().map(io.flywheel.lake.EmbeddingModel::id).toList());
         m.put("deduplicated", cols.contains("duplicate_of")
-                || lake.hasTable(io.flywheel.curate.pool.DedupTables.EPISODE_GROUPS));
+                || lake.hasTable(DedupTables.EPISODE_GROUPS));
         m.put("trainsets", Trainsets.list(lake).size());
         return m;
     }
 
     private Set<String> episodeColumns() {
-        try (LakeTable t = lake.table("episodes")) {
+        try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
             return names(t.schema().getFields());
         }
     }
@@ -165,9 +170,9 @@ public final class ConsoleApi {
      * @throws ApiException 400 for an unknown sort column or a bad limit/offset
      */
     public Map<String, Object> episodes(EpisodeQuery q) {
-        try (LakeTable t = lake.table("episodes")) {
+        try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
             Set<String> have = names(t.schema().getFields());
-            String sort = q.sort() == null ? "episode_id" : q.sort();
+            String sort = q.sort() == null ? TableSchemas.EPISODE_ID : q.sort();
             if (!SORTABLE.contains(sort) || !have.contains(sort)) {
                 throw ApiException.badRequest("sort: unknown column '" + sort + "'; expected one of "
                         + SORTABLE.stream().filter(have::contains).toList());
@@ -178,8 +183,8 @@ public final class ConsoleApi {
             List<Map<String, Object>> rows = new ArrayList<>();
             ScanRequest.Builder page = ScanRequest.builder().columns(cols).limit(q.limit()).offset(q.offset())
                     .orderBy(q.descending() ? ScanRequest.SortKey.desc(sort) : ScanRequest.SortKey.asc(sort));
-            if (!sort.equals("episode_id")) { // a stable order among equal values
-                page.orderBy(ScanRequest.SortKey.asc("episode_id"));
+            if (!sort.equals(TableSchemas.EPISODE_ID)) { // a stable order among equal values
+                page.orderBy(ScanRequest.SortKey.asc(TableSchemas.EPISODE_ID));
             }
             if (filter != null) {
                 page.filter(filter);
@@ -191,15 +196,15 @@ public final class ConsoleApi {
                     }
                 });
             }
-            if (!have.contains("duplicate_of") && lake.hasTable(io.flywheel.curate.pool.DedupTables.EPISODE_GROUPS)) {
+            if (!have.contains(DedupTables.DUPLICATE_OF) && lake.hasTable(DedupTables.EPISODE_GROUPS)) {
                 // the latest dedup keeps its groups in episode_groups: look up this page's episodes only
-                Map<String, String> reps = io.flywheel.curate.pool.DedupTables.representatives(lake,
-                        rows.stream().map(r -> String.valueOf(r.get("episode_id"))).toList());
+                Map<String, String> reps = DedupTables.representatives(lake,
+                        rows.stream().map(r -> String.valueOf(r.get(TableSchemas.EPISODE_ID))).toList());
                 for (Map<String, Object> r : rows) {
-                    r.put("duplicate_of", reps.get(String.valueOf(r.get("episode_id"))));
+                    r.put(DedupTables.DUPLICATE_OF, reps.get(String.valueOf(r.get(TableSchemas.EPISODE_ID))));
                 }
                 cols = new ArrayList<>(cols);
-                cols.add("duplicate_of");
+                cols.add(DedupTables.DUPLICATE_OF);
             }
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("total", total);
@@ -234,7 +239,7 @@ public final class ConsoleApi {
             List<String> cols = t.schema().getFields().stream().map(Field::getName)
                     .filter(c -> !modelColumns.contains(c)).toList();
             List<Map<String, Object>> rows = new ArrayList<>();
-            t.scan(ScanRequest.builder().columns(cols).filter("episode_id = " + Sql.quote(id)).limit(1).build(),
+            t.scan(ScanRequest.builder().columns(cols).filter(episodeFilter(id)).limit(1).build(),
                     b -> {
                         for (int i = 0; i < b.getRowCount(); i++) {
                             rows.add(ArrowJson.row(b, i));
@@ -261,25 +266,26 @@ public final class ConsoleApi {
             m.put("enriched", m.get("enriched_at_ns") != null);
             m.put("enrichment_columns", hasEmb || m.containsKey("enriched_at_ns"));
         }
-        Object qm = m.remove("quality_metrics");
+        Object qm = m.remove(TableSchemas.QUALITY_METRICS);
         Map<String, Object> quality = parse(qm);
         m.put("quality_results", quality.getOrDefault("results", List.of()));
         m.put("quality_metrics", quality.getOrDefault("metrics", Map.of()));
-        m.put("metadata", parse(m.get("metadata")));
+        m.put(TableSchemas.METADATA, parse(m.get(TableSchemas.METADATA)));
         // cameras and per-stream residuals from the frames table (two projected scans of this episode)
         List<Map<String, Object>> cameras = new ArrayList<>();
-        try (LakeTable f = lake.table("frames")) {
-            f.scan(ScanRequest.builder().columns("frame_index", "images").filter(episodeFilter(id) + " AND frame_index = 0")
+        try (LakeTable f = lake.table(TableSchemas.FRAMES)) {
+            f.scan(ScanRequest.builder().columns(TableSchemas.FRAME_INDEX, TableSchemas.IMAGES)
+                    .filter(episodeFilter(id) + " AND " + TableSchemas.FRAME_INDEX + " = 0")
                     .limit(1).build(), b -> {
                         if (b.getRowCount() > 0) {
-                            ListVector images = (ListVector) b.getVector("images");
+                            ListVector images = (ListVector) b.getVector(TableSchemas.IMAGES);
                             StructVector s = (StructVector) images.getDataVector();
                             for (int j = images.getElementStartIndex(0); j < images.getElementEndIndex(0); j++) {
                                 Map<String, Object> c = new LinkedHashMap<>();
                                 c.put("index", j - images.getElementStartIndex(0));
-                                c.put("topic", ArrowJson.value(s.getChild("topic"), j));
-                                c.put("format", s.getChild("format") == null ? null : ArrowJson.value(s.getChild("format"), j));
-                                c.put("hot_copy", s.getChild("hot_jpeg") != null && !s.getChild("hot_jpeg").isNull(j));
+                                c.put("topic", ArrowJson.value(s.getChild(TableSchemas.IMAGE_TOPIC), j));
+                                c.put("format", s.getChild(TableSchemas.IMAGE_FORMAT) == null ? null : ArrowJson.value(s.getChild(TableSchemas.IMAGE_FORMAT), j));
+                                c.put("hot_copy", s.getChild(TableSchemas.IMAGE_HOT_JPEG) != null && !s.getChild(TableSchemas.IMAGE_HOT_JPEG).isNull(j));
                                 cameras.add(c);
                             }
                         }
@@ -327,27 +333,28 @@ public final class ConsoleApi {
      * @throws ApiException 404 when the episode has no frames
      */
     public Map<String, Object> frames(String id, long offset, int limit) {
-        try (LakeTable f = lake.table("frames")) {
+        try (LakeTable f = lake.table(TableSchemas.FRAMES)) {
             Set<String> have = names(f.schema().getFields());
             long count = f.countRows(episodeFilter(id));
             if (count == 0) {
                 throw ApiException.notFound("no frames of episode '" + id + "' in " + lake.location());
             }
-            List<String> cols = new ArrayList<>(List.of("frame_index", "timestamp_ns", "state", "action", "gripper",
+            List<String> cols = new ArrayList<>(List.of(TableSchemas.FRAME_INDEX, TableSchemas.TIMESTAMP_NS, TableSchemas.STATE,
+                    TableSchemas.ACTION, TableSchemas.GRIPPER,
                     "streams", "flags"));
-            for (String c : List.of("gripper_state", "phase")) {
+            for (String c : List.of(TableSchemas.GRIPPER_STATE, TableSchemas.PHASE)) {
                 if (have.contains(c)) {
                     cols.add(c);
                 }
             }
             List<Map<String, Object>> rows = new ArrayList<>();
-            f.scan(ScanRequest.builder().columns(cols).filter(episodeFilter(id) + " AND frame_index >= " + offset
-                    + " AND frame_index < " + (offset + limit)).build(), b -> {
+            f.scan(ScanRequest.builder().columns(cols).filter(episodeFilter(id) + " AND " + TableSchemas.FRAME_INDEX + " >= " + offset
+                    + " AND " + TableSchemas.FRAME_INDEX + " < " + (offset + limit)).build(), b -> {
                         for (int i = 0; i < b.getRowCount(); i++) {
                             rows.add(ArrowJson.row(b, i));
                         }
                     });
-            rows.sort((a, b) -> Integer.compare((Integer) a.get("frame_index"), (Integer) b.get("frame_index")));
+            rows.sort((a, b) -> Integer.compare((Integer) a.get(TableSchemas.FRAME_INDEX), (Integer) b.get(TableSchemas.FRAME_INDEX)));
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("episode_id", id);
             m.put("frame_count", count);
@@ -381,13 +388,14 @@ public final class ConsoleApi {
      */
     public Image image(String id, int frame, int camera, int thumbnailWidth) throws IOException {
         Object[] found = new Object[2];
-        try (LakeTable f = lake.table("frames")) {
-            f.scan(ScanRequest.builder().columns("images").filter(episodeFilter(id) + " AND frame_index = " + frame)
+        try (LakeTable f = lake.table(TableSchemas.FRAMES)) {
+            f.scan(ScanRequest.builder().columns(TableSchemas.IMAGES)
+                    .filter(episodeFilter(id) + " AND " + TableSchemas.FRAME_INDEX + " = " + frame)
                     .limit(1).build(), b -> {
                         if (b.getRowCount() == 0) {
                             return;
                         }
-                        ListVector images = (ListVector) b.getVector("images");
+                        ListVector images = (ListVector) b.getVector(TableSchemas.IMAGES);
                         StructVector s = (StructVector) images.getDataVector();
                         int start = images.getElementStartIndex(0);
                         int n = images.getElementEndIndex(0) - start;
@@ -396,16 +404,16 @@ public final class ConsoleApi {
                             return;
                         }
                         int j = start + camera;
-                        byte[] hot = ArrowJson.binary(s.getChild("hot_jpeg"), j);
+                        byte[] hot = ArrowJson.binary(s.getChild(TableSchemas.IMAGE_HOT_JPEG), j);
                         if (hot != null) {
                             found[0] = hot;
                             return;
                         }
-                        found[1] = RawLocator.fromStored((String) ArrowJson.value(s.getChild("raw_uri"), j),
-                                (Long) ArrowJson.value(s.getChild("chunk_offset"), j),
-                                (Long) ArrowJson.value(s.getChild("offset"), j),
-                                (Long) ArrowJson.value(s.getChild("length"), j),
-                                (String) ArrowJson.value(s.getChild("compression"), j));
+                        found[1] = RawLocator.fromStored((String) ArrowJson.value(s.getChild(TableSchemas.IMAGE_RAW_URI), j),
+                                (Long) ArrowJson.value(s.getChild(TableSchemas.IMAGE_CHUNK_OFFSET), j),
+                                (Long) ArrowJson.value(s.getChild(TableSchemas.IMAGE_OFFSET), j),
+                                (Long) ArrowJson.value(s.getChild(TableSchemas.IMAGE_LENGTH), j),
+                                (String) ArrowJson.value(s.getChild(TableSchemas.IMAGE_COMPRESSION), j));
                     });
         }
         if (found[0] instanceof Integer n) {
@@ -443,8 +451,8 @@ public final class ConsoleApi {
     Path rawFile(String uri) {
         if (!registeredRaw.contains(uri)) {
             long n;
-            try (LakeTable t = lake.table("raw_files")) {
-                n = t.countRows("uri = " + Sql.quote(uri));
+            try (LakeTable t = lake.table(TableSchemas.RAW_FILES)) {
+                n = t.countRows(TableSchemas.URI + " = " + Sql.quote(uri));
             }
             if (n == 0) {
                 throw new ApiException(403, "raw file " + uri + " is not registered in the lake's raw_files table");
@@ -678,7 +686,7 @@ public final class ConsoleApi {
     /** @return the map, cached per episodes and trainsets version */
     public EmbeddingMap embeddingMap(String trainsetTag) {
         String key;
-        try (LakeTable e = lake.table("episodes")) {
+        try (LakeTable e = lake.table(TableSchemas.EPISODES)) {
             key = e.version() + "/" + trainsetsVersion() + "/" + trainsetTag;
         }
         EmbeddingMap em = mapCache.get(key);
@@ -698,10 +706,10 @@ public final class ConsoleApi {
     }
 
     private long trainsetsVersion() {
-        if (!lake.hasTable("trainsets")) {
+        if (!lake.hasTable(TrainsetTables.TRAINSETS)) {
             return 0;
         }
-        try (LakeTable t = lake.table("trainsets")) {
+        try (LakeTable t = lake.table(TrainsetTables.TRAINSETS)) {
             return t.version();
         }
     }
@@ -838,7 +846,7 @@ public final class ConsoleApi {
     // ------------------------------------------------------------------ helpers
 
     static String episodeFilter(String id) {
-        return "episode_id = " + Sql.quote(id);
+        return TableSchemas.EPISODE_ID + " = " + Sql.quote(id);
     }
 
     @SuppressWarnings("unchecked")

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.flywheel.lake.Sql;
+import io.flywheel.lake.TableSchemas;
 
 /**
  * One page of the episodes table: which rows, in which order.
@@ -50,10 +51,10 @@ public record EpisodeQuery(long offset, int limit, String sort, boolean descendi
         filters.forEach((k, v) -> parts.add(ConsoleApi.FILTERS.get(k) + " = " + Sql.quote(v)));
         if (text != null) {
             String like = Sql.quote("%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%");
-            parts.add("(episode_id LIKE " + like + " OR task LIKE " + like + ")");
+            parts.add("(" + TableSchemas.EPISODE_ID + " LIKE " + like + " OR " + TableSchemas.TASK + " LIKE " + like + ")");
         }
         if (flag != null) {
-            parts.add("array_has(quality_flags, " + Sql.quote(flag) + ")");
+            parts.add("array_has(" + TableSchemas.QUALITY_FLAGS + ", " + Sql.quote(flag) + ")");
         }
         return parts.isEmpty() ? null : String.join(" AND ", parts);
     }

@@ -12,6 +12,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
+import io.flywheel.curate.pool.DedupTables;
+import io.flywheel.lake.TableSchemas;
+
 /**
  * The console's HTML pages, rendered on the server from {@link ConsoleApi} values: the episodes
  * table (paging, filters and sorting as links and a GET form, so it works without script), the
@@ -22,11 +25,11 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 final class Pages {
     private static final ObjectMapper PRETTY = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final List<String[]> EPISODE_COLUMNS = List.of(
-            new String[] {"episode_id", "episode"}, new String[] {"robot_id", "robot"}, new String[] {"task", "task"},
-            new String[] {"scene", "scene"}, new String[] {"outcome", "outcome"},
-            new String[] {"duration_ns", "duration s"}, new String[] {"frame_count", "frames"},
-            new String[] {"quality_status", "QC"}, new String[] {"quality_flags", "QC flags"},
-            new String[] {"duplicate_of", "duplicate group"});
+            new String[] {TableSchemas.EPISODE_ID, "episode"}, new String[] {TableSchemas.ROBOT_ID, "robot"},
+            new String[] {TableSchemas.TASK, "task"}, new String[] {TableSchemas.SCENE, "scene"},
+            new String[] {TableSchemas.OUTCOME, "outcome"}, new String[] {TableSchemas.DURATION_NS, "duration s"},
+            new String[] {TableSchemas.FRAME_COUNT, "frames"}, new String[] {TableSchemas.QUALITY_STATUS, "QC"},
+            new String[] {TableSchemas.QUALITY_FLAGS, "QC flags"}, new String[] {DedupTables.DUPLICATE_OF, "duplicate group"});
 
     private final ConsoleApi api;
 
@@ -124,7 +127,7 @@ final class Pages {
         }
         b.append("</tr></thead><tbody>\n");
         for (Map<String, Object> r : rows) {
-            String id = (String) r.get("episode_id");
+            String id = (String) r.get(TableSchemas.EPISODE_ID);
             b.append("<tr data-episode=\"").append(esc(id)).append("\">");
             for (String[] c : EPISODE_COLUMNS) {
                 if (!have.contains(c[0])) {
@@ -133,14 +136,14 @@ final class Pages {
                 Object v = r.get(c[0]);
                 b.append("<td class=\"c-").append(c[0]).append("\">");
                 switch (c[0]) {
-                    case "episode_id" -> b.append("<a href=\"/episodes/").append(esc(url(id))).append("\">").append(esc(id))
+                    case TableSchemas.EPISODE_ID -> b.append("<a href=\"/episodes/").append(esc(url(id))).append("\">").append(esc(id))
                             .append("</a>");
-                    case "duration_ns" -> b.append(v == null ? "" : String.format(Locale.ROOT, "%.2f", ((Long) v) / 1e9));
-                    case "quality_status" -> b.append("<span class=\"qc qc-").append(esc(v)).append("\">").append(esc(v))
+                    case TableSchemas.DURATION_NS -> b.append(v == null ? "" : String.format(Locale.ROOT, "%.2f", ((Long) v) / 1e9));
+                    case TableSchemas.QUALITY_STATUS -> b.append("<span class=\"qc qc-").append(esc(v)).append("\">").append(esc(v))
                             .append("</span>");
-                    case "quality_flags" -> b.append(v instanceof List<?> l ? esc(String.join(", ",
+                    case TableSchemas.QUALITY_FLAGS -> b.append(v instanceof List<?> l ? esc(String.join(", ",
                             l.stream().map(String::valueOf).toList())) : "");
-                    case "duplicate_of" -> b.append(v == null || v.equals(id) ? "" : "<a href=\"/episodes/" + esc(url(v.toString()))
+                    case DedupTables.DUPLICATE_OF -> b.append(v == null || v.equals(id) ? "" : "<a href=\"/episodes/" + esc(url(v.toString()))
                             + "\">" + esc(v) + "</a>");
                     default -> b.append(esc(v));
                 }
@@ -198,19 +201,20 @@ final class Pages {
                 .append("/align\">Alignment view</a> &middot; <a href=\"/api/episodes/").append(esc(url(id)))
                 .append("\">JSON</a></p>\n");
         b.append("<table class=\"facts\" id=\"facts\">");
-        for (String k : List.of("robot_id", "task", "scene", "operator", "outcome", "frame_count", "master_topic",
-                "quality_status", "recording_id", "duplicate_of", "embedding_model")) {
+        for (String k : List.of(TableSchemas.ROBOT_ID, TableSchemas.TASK, TableSchemas.SCENE, TableSchemas.OPERATOR,
+                TableSchemas.OUTCOME, TableSchemas.FRAME_COUNT, TableSchemas.MASTER_TOPIC, TableSchemas.QUALITY_STATUS,
+                TableSchemas.RECORDING_ID, DedupTables.DUPLICATE_OF, "embedding_model")) {
             if (e.containsKey(k)) {
                 b.append("<tr><th>").append(esc(k)).append("</th><td class=\"f-").append(esc(k)).append("\">")
                         .append(esc(e.get(k))).append("</td></tr>");
             }
         }
-        Object start = e.get("start_ns");
+        Object start = e.get(TableSchemas.START_NS);
         if (start instanceof Long s) {
             b.append("<tr><th>start</th><td>").append(esc(Instant.ofEpochSecond(s / 1_000_000_000L, s % 1_000_000_000L)))
                     .append("</td></tr>");
         }
-        if (e.get("duration_ns") instanceof Long d) {
+        if (e.get(TableSchemas.DURATION_NS) instanceof Long d) {
             b.append("<tr><th>duration</th><td>").append(String.format(Locale.ROOT, "%.3f s", d / 1e9)).append("</td></tr>");
         }
         b.append("<tr><th>enrichment</th><td id=\"enrichment\">").append(Boolean.TRUE.equals(e.get("enriched"))

@@ -16,6 +16,7 @@ import org.apache.arrow.vector.VarCharVector;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
+import io.flywheel.lake.TableSchemas;
 
 /**
  * The near-duplicate tables a dedup run writes (each run overwrites them as a new version):
@@ -35,6 +36,21 @@ public final class DedupTables {
     public static final String EPISODE_GROUPS = "episode_groups";
     public static final String FRAME_GROUPS = "frame_groups";
 
+    // Column names (episode_id, frame_index and embedding_model as in episodes and frames):
+    public static final String REPRESENTATIVE_ID = "representative_id";
+    public static final String DISTANCE = "distance";
+    public static final String GROUP_SIZE = "group_size";
+    public static final String THRESHOLD = "threshold";
+    public static final String EMBEDDING_MODEL = "embedding_model";
+    public static final String REPRESENTATIVE_EPISODE_ID = "representative_episode_id";
+    public static final String REPRESENTATIVE_FRAME_INDEX = "representative_frame_index";
+    public static final String HAMMING = "hamming";
+    /**
+     * An episode's representative in the latest dedup, as listings show it next to the episodes columns (the console
+     * looks it up in {@code episode_groups}; an episodes column of this name, where a lake has one, is shown as is).
+     */
+    public static final String DUPLICATE_OF = "duplicate_of";
+
     private static Field f(String name, ArrowType t) {
         return new Field(name, FieldType.notNullable(t), null);
     }
@@ -43,12 +59,13 @@ public final class DedupTables {
     private static final ArrowType I32 = new ArrowType.Int(32, true);
     private static final ArrowType F64 = new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
 
-    static final Schema EPISODE_SCHEMA = new Schema(List.of(f("episode_id", UTF8), f("representative_id", UTF8),
-            f("distance", F64), f("group_size", I32), f("threshold", F64), f("embedding_model", UTF8)));
+    static final Schema EPISODE_SCHEMA = new Schema(List.of(f(TableSchemas.EPISODE_ID, UTF8),
+            f(REPRESENTATIVE_ID, UTF8), f(DISTANCE, F64), f(GROUP_SIZE, I32), f(THRESHOLD, F64),
+            f(EMBEDDING_MODEL, UTF8)));
 
-    static final Schema FRAME_SCHEMA = new Schema(List.of(f("episode_id", UTF8), f("frame_index", I32),
-            f("representative_episode_id", UTF8), f("representative_frame_index", I32), f("hamming", I32),
-            f("threshold", I32)));
+    static final Schema FRAME_SCHEMA = new Schema(List.of(f(TableSchemas.EPISODE_ID, UTF8),
+            f(TableSchemas.FRAME_INDEX, I32), f(REPRESENTATIVE_EPISODE_ID, UTF8), f(REPRESENTATIVE_FRAME_INDEX, I32),
+            f(HAMMING, I32), f(THRESHOLD, I32)));
 
     /** @return episode id to representative id, from the latest dedup (empty when none ran) */
     public static Map<String, String> representatives(Lake lake) {
@@ -64,14 +81,14 @@ public final class DedupTables {
         if (!lake.hasTable(EPISODE_GROUPS) || (episodeIds != null && episodeIds.isEmpty())) {
             return out;
         }
-        ScanRequest.Builder req = ScanRequest.builder().columns("episode_id", "representative_id");
+        ScanRequest.Builder req = ScanRequest.builder().columns(TableSchemas.EPISODE_ID, REPRESENTATIVE_ID);
         if (episodeIds != null) {
-            req.filter(io.flywheel.lake.Sql.in("episode_id", List.copyOf(episodeIds)));
+            req.filter(io.flywheel.lake.Sql.in(TableSchemas.EPISODE_ID, List.copyOf(episodeIds)));
         }
         try (LakeTable t = lake.table(EPISODE_GROUPS)) {
             t.scan(req.build(), b -> {
-                VarCharVector id = (VarCharVector) b.getVector("episode_id");
-                VarCharVector rep = (VarCharVector) b.getVector("representative_id");
+                VarCharVector id = (VarCharVector) b.getVector(TableSchemas.EPISODE_ID);
+                VarCharVector rep = (VarCharVector) b.getVector(REPRESENTATIVE_ID);
                 for (int i = 0; i < b.getRowCount(); i++) {
                     out.put(new String(id.get(i), StandardCharsets.UTF_8), new String(rep.get(i), StandardCharsets.UTF_8));
                 }
@@ -87,9 +104,9 @@ public final class DedupTables {
         }
         double[] t = {Double.NaN};
         try (LakeTable table = lake.table(EPISODE_GROUPS)) {
-            table.scan(ScanRequest.builder().columns("threshold").limit(1).build(), b -> {
+            table.scan(ScanRequest.builder().columns(THRESHOLD).limit(1).build(), b -> {
                 if (b.getRowCount() > 0) {
-                    t[0] = ((org.apache.arrow.vector.Float8Vector) b.getVector("threshold")).get(0);
+                    t[0] = ((org.apache.arrow.vector.Float8Vector) b.getVector(THRESHOLD)).get(0);
                 }
             });
         }
