@@ -167,19 +167,19 @@ public final class TableSchemas {
     public static final String STREAM_RESIDUAL_NS = "residual_ns";
 
     /** The columns of {@code episodes} that quality rules write: status, fired rules, metrics and rule results. */
-    public static final List<String> QUALITY_COLUMNS = List.of("quality_status", "quality_flags", "quality_metrics");
+    public static final List<String> QUALITY_COLUMNS = List.of(QUALITY_STATUS, QUALITY_FLAGS, QUALITY_METRICS);
 
     /**
      * The columns of {@code episodes} that enrich writes for the image metrics and labels; each model's embedding is
      * written to its own two columns ({@link #episodeModelColumns}).
      */
-    public static final List<String> EPISODE_ENRICHMENT_COLUMNS = List.of("enriched_at_ns", "enrichment");
+    public static final List<String> EPISODE_ENRICHMENT_COLUMNS = List.of(ENRICHED_AT_NS, ENRICHMENT);
 
     /**
      * The columns of {@code frames} that enrich writes: {@code images} (each camera's locator keeps its values; its
      * size and enrichment fields are set) and the frame labels.
      */
-    public static final List<String> FRAME_ENRICHMENT_COLUMNS = List.of("images", "gripper_state", "phase");
+    public static final List<String> FRAME_ENRICHMENT_COLUMNS = List.of(IMAGES, GRIPPER_STATE, PHASE);
 
     /** @return the episodes columns of a model's embedding: {@code emb_<key>}, {@code emb_<key>_at_ns} */
     public static List<String> episodeModelColumns(EmbeddingModel m) {
@@ -264,7 +264,7 @@ public final class TableSchemas {
 
     /** The replace key of each table: rows with a key already present are replaced on write. */
     public static final Map<String, String> REPLACE_KEY =
-            Map.of(RAW_FILES, "sha256", EPISODES, "episode_id", FRAMES, "episode_id");
+            Map.of(RAW_FILES, SHA256, EPISODES, EPISODE_ID, FRAMES, EPISODE_ID);
 
     static final ArrowType UTF8 = ArrowType.Utf8.INSTANCE;
     static final ArrowType I64 = new ArrowType.Int(64, true);
@@ -288,80 +288,80 @@ public final class TableSchemas {
     }
 
     private static final Schema RAW_FILES_SCHEMA = new Schema(List.of(
-            field("uri", UTF8, false, "location of the raw file: absolute path or URI"),
-            field("bytes", I64, false, "file size, bytes"),
-            field("sha256", UTF8, false, "lower-case hex SHA-256 of the file content; idempotency key"),
-            field("format", UTF8, false, "mcap | ros1bag | rosbag2 | rlds"),
-            field("recording_id", UTF8, true, "recording this file belongs to (split recordings share it)"),
-            field("robot_id", UTF8, true, "robot identifier"),
-            field("recorded_at_ns", I64, true, "recording start, int64 ns since Unix epoch"),
-            field("topics", UTF8, true, "JSON summary of topics: name, type, message count"),
-            field("ingest_status", UTF8, true, "ok | partial | failed"),
-            field("ingested_at_ns", I64, true, "ingest commit time, int64 ns since Unix epoch")));
+            field(URI, UTF8, false, "location of the raw file: absolute path or URI"),
+            field(BYTES, I64, false, "file size, bytes"),
+            field(SHA256, UTF8, false, "lower-case hex SHA-256 of the file content; idempotency key"),
+            field(FORMAT, UTF8, false, "mcap | ros1bag | rosbag2 | rlds"),
+            field(RECORDING_ID, UTF8, true, "recording this file belongs to (split recordings share it)"),
+            field(ROBOT_ID, UTF8, true, "robot identifier"),
+            field(RECORDED_AT_NS, I64, true, "recording start, int64 ns since Unix epoch"),
+            field(TOPICS, UTF8, true, "JSON summary of topics: name, type, message count"),
+            field(INGEST_STATUS, UTF8, true, "ok | partial | failed"),
+            field(INGESTED_AT_NS, I64, true, "ingest commit time, int64 ns since Unix epoch")));
 
     private static final Schema EPISODES_SCHEMA = new Schema(List.of(
-            field("episode_id", UTF8, false, "episode identifier, deterministic from the content hash"),
-            field("recording_id", UTF8, true, "recording the episode comes from"),
-            field("robot_id", UTF8, true, "robot identifier"),
-            field("task", UTF8, true, "task text"),
-            field("scene", UTF8, true, "scene"),
-            field("operator", UTF8, true, "operator"),
-            field("outcome", UTF8, true, "success | failure | intervention | unknown"),
-            field("start_ns", I64, true, "first frame time, int64 ns since Unix epoch"),
-            field("end_ns", I64, true, "last frame time, int64 ns since Unix epoch"),
-            field("duration_ns", I64, true, "end_ns - start_ns, int64 ns"),
-            field("master_topic", UTF8, true, "master clock topic, or rate:<hz> for a fixed rate"),
-            field("frame_count", I64, true, "number of rows in frames for this episode"),
-            field("quality_status", UTF8, true, "pass | warn | fail; null before quality rules ran"),
-            list("quality_flags", field("item", UTF8, true, "flag"), "names of the quality rules that fired"),
-            field("quality_metrics", UTF8, true, "JSON object of episode metrics"),
-            field("metadata", UTF8, true, "JSON object: anything else"),
-            field("enriched_at_ns", I64, true, "when enrich committed this episode's image metrics and frame labels,"
+            field(EPISODE_ID, UTF8, false, "episode identifier, deterministic from the content hash"),
+            field(RECORDING_ID, UTF8, true, "recording the episode comes from"),
+            field(ROBOT_ID, UTF8, true, "robot identifier"),
+            field(TASK, UTF8, true, "task text"),
+            field(SCENE, UTF8, true, "scene"),
+            field(OPERATOR, UTF8, true, "operator"),
+            field(OUTCOME, UTF8, true, "success | failure | intervention | unknown"),
+            field(START_NS, I64, true, "first frame time, int64 ns since Unix epoch"),
+            field(END_NS, I64, true, "last frame time, int64 ns since Unix epoch"),
+            field(DURATION_NS, I64, true, "end_ns - start_ns, int64 ns"),
+            field(MASTER_TOPIC, UTF8, true, "master clock topic, or rate:<hz> for a fixed rate"),
+            field(FRAME_COUNT, I64, true, "number of rows in frames for this episode"),
+            field(QUALITY_STATUS, UTF8, true, "pass | warn | fail; null before quality rules ran"),
+            list(QUALITY_FLAGS, field("item", UTF8, true, "flag"), "names of the quality rules that fired"),
+            field(QUALITY_METRICS, UTF8, true, "JSON object of episode metrics"),
+            field(METADATA, UTF8, true, "JSON object: anything else"),
+            field(ENRICHED_AT_NS, I64, true, "when enrich committed this episode's image metrics and frame labels,"
                     + " int64 ns since Unix epoch; null = not enriched yet"),
-            field("enrichment", UTF8, true, "JSON object: enrich settings (thresholds, stride) and per-episode counts")));
+            field(ENRICHMENT, UTF8, true, "JSON object: enrich settings (thresholds, stride) and per-episode counts")));
 
     /** Struct fields of one camera image locator inside {@code frames.images}. */
     static final List<Field> IMAGE_FIELDS = List.of(
-            field("topic", UTF8, false, "camera topic"),
-            field("raw_uri", UTF8, false, "raw file holding the image message"),
-            field("chunk_offset", I64, false,
+            field(IMAGE_TOPIC, UTF8, false, "camera topic"),
+            field(IMAGE_RAW_URI, UTF8, false, "raw file holding the image message"),
+            field(IMAGE_CHUNK_OFFSET, I64, false,
                     "absolute file offset of the MCAP Chunk record; -1 when offset/length are a plain file range"),
-            field("offset", I64, false, "bytes: inside the decompressed chunk, or absolute file offset when plain"),
-            field("length", I64, false, "bytes of the message data"),
-            field("compression", UTF8, false, "chunk compression: empty, zstd, lz4 or bz2 (ROS 1 bag chunk);"
+            field(IMAGE_OFFSET, I64, false, "bytes: inside the decompressed chunk, or absolute file offset when plain"),
+            field(IMAGE_LENGTH, I64, false, "bytes of the message data"),
+            field(IMAGE_COMPRESSION, UTF8, false, "chunk compression: empty, zstd, lz4 or bz2 (ROS 1 bag chunk);"
                     + " then +base64 or +json:<field path> when the range holds base64 text or a JSON message"),
-            field("residual_ns", I64, true, "|image time - frame time|, int64 ns"),
-            field("format", UTF8, true, "image format: jpeg, png (CompressedImage format string) or a raw"
+            field(IMAGE_RESIDUAL_NS, I64, true, "|image time - frame time|, int64 ns"),
+            field(IMAGE_FORMAT, UTF8, true, "image format: jpeg, png (CompressedImage format string) or a raw"
                     + " sensor_msgs/Image encoding (rgb8, mono16, 16UC1, ...)"),
-            field("width", I32, true, "image width in pixels (raw images: from ingest; compressed: from enrich)"),
-            field("height", I32, true, "image height in pixels"),
-            field("sharpness", F64, true, "variance of the Laplacian of the grey image, grey levels^2 (enrich)"),
-            field("blurry", BOOL, true, "sharpness below the enrich blur threshold"),
-            field("mean_abs_diff", F64, true, "mean |grey - previous frame's grey| of 64-px thumbnails, grey levels"
+            field(IMAGE_WIDTH, I32, true, "image width in pixels (raw images: from ingest; compressed: from enrich)"),
+            field(IMAGE_HEIGHT, I32, true, "image height in pixels"),
+            field(IMAGE_SHARPNESS, F64, true, "variance of the Laplacian of the grey image, grey levels^2 (enrich)"),
+            field(IMAGE_BLURRY, BOOL, true, "sharpness below the enrich blur threshold"),
+            field(IMAGE_MEAN_ABS_DIFF, F64, true, "mean |grey - previous frame's grey| of 64-px thumbnails, grey levels"
                     + " 0..255; null for the first frame"),
-            field("is_static", BOOL, true, "mean_abs_diff below the enrich static threshold"),
-            field("phash", I64, true, "64-bit DCT perceptual hash (pHash), compare by Hamming distance"),
-            field("hot_jpeg", BINARY, true, "hot copy: JPEG at training resolution (longest side per enrich)"),
-            field("decode_error", UTF8, true, "why the image could not be read or decoded; null when it was"));
+            field(IMAGE_IS_STATIC, BOOL, true, "mean_abs_diff below the enrich static threshold"),
+            field(IMAGE_PHASH, I64, true, "64-bit DCT perceptual hash (pHash), compare by Hamming distance"),
+            field(IMAGE_HOT_JPEG, BINARY, true, "hot copy: JPEG at training resolution (longest side per enrich)"),
+            field(IMAGE_DECODE_ERROR, UTF8, true, "why the image could not be read or decoded; null when it was"));
 
     /** Struct fields of one stream match inside {@code frames.streams}. */
     static final List<Field> STREAM_FIELDS = List.of(
-            field("stream", UTF8, false, "stream (topic or role) name"),
-            field("matched", BOOL, false, "whether a message matched within tolerance"),
-            field("residual_ns", I64, true, "|message time - frame time|, int64 ns; null when unmatched"));
+            field(STREAM_NAME, UTF8, false, "stream (topic or role) name"),
+            field(STREAM_MATCHED, BOOL, false, "whether a message matched within tolerance"),
+            field(STREAM_RESIDUAL_NS, I64, true, "|message time - frame time|, int64 ns; null when unmatched"));
 
     private static final Schema FRAMES_SCHEMA = new Schema(List.of(
-            field("episode_id", UTF8, false, "episode identifier"),
-            field("frame_index", I32, false, "0-based frame position in the episode"),
-            field("timestamp_ns", I64, false, "master clock time, int64 ns since Unix epoch"),
-            list("state", field("item", F64, true, "value"), "aligned state vector (units per robot profile)"),
-            list("action", field("item", F64, true, "value"), "aligned action vector (units per robot profile)"),
-            field("gripper", F64, true, "aligned gripper value; null when unmatched"),
-            list("images", struct("item", IMAGE_FIELDS), "one image locator per camera"),
-            list("streams", struct("item", STREAM_FIELDS), "per-stream match and residual"),
-            list("flags", field("item", UTF8, true, "flag"), "frame flags, e.g. unmatched:<stream>"),
-            field("gripper_state", UTF8, true, "open | closing | closed | opening (enrich); null when unknown"),
-            field("phase", UTF8, true, String.join(" | ", PHASES) + " (enrich); null when unknown")));
+            field(EPISODE_ID, UTF8, false, "episode identifier"),
+            field(FRAME_INDEX, I32, false, "0-based frame position in the episode"),
+            field(TIMESTAMP_NS, I64, false, "master clock time, int64 ns since Unix epoch"),
+            list(STATE, field("item", F64, true, "value"), "aligned state vector (units per robot profile)"),
+            list(ACTION, field("item", F64, true, "value"), "aligned action vector (units per robot profile)"),
+            field(GRIPPER, F64, true, "aligned gripper value; null when unmatched"),
+            list(IMAGES, struct("item", IMAGE_FIELDS), "one image locator per camera"),
+            list(STREAMS, struct("item", STREAM_FIELDS), "per-stream match and residual"),
+            list(FLAGS, field("item", UTF8, true, "flag"), "frame flags, e.g. unmatched:<stream>"),
+            field(GRIPPER_STATE, UTF8, true, "open | closing | closed | opening (enrich); null when unknown"),
+            field(PHASE, UTF8, true, String.join(" | ", PHASES) + " (enrich); null when unknown")));
 
     /** @return the schema of raw_files */
     public static Schema rawFiles() {
