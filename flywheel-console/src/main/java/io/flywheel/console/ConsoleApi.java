@@ -140,7 +140,7 @@ public final class ConsoleApi {
         Set<String> cols = episodeColumns();
         m.put("enriched", !lake.models().isEmpty());
         m.put("embedding_models", lake.models().all().stream().map(io.flywheel.lake.EmbeddingModel::id).toList());
-        m.put("deduplicated", cols.contains("duplicate_of")
+        m.put("deduplicated", cols.contains(DedupTables.DUPLICATE_OF)
                 || lake.hasTable(DedupTables.EPISODE_GROUPS));
         m.put("trainsets", Trainsets.list(lake).size());
         return m;
@@ -229,7 +229,7 @@ public final class ConsoleApi {
      */
     public Map<String, Object> episode(String id) {
         Map<String, Object> m;
-        try (LakeTable t = lake.table("episodes")) {
+        try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
             io.flywheel.lake.EmbeddingModels models = lake.models();
             List<String> modelColumns = new ArrayList<>();
             for (io.flywheel.lake.EmbeddingModel em : models.all()) {
@@ -253,7 +253,7 @@ public final class ConsoleApi {
             List<String> embeddedBy = new ArrayList<>();
             for (io.flywheel.lake.EmbeddingModel em : models.all()) {
                 if (t.schema().getFields().stream().anyMatch(f -> f.getName().equals(em.embeddedAtColumn()))
-                        && t.countRows("episode_id = " + Sql.quote(id) + " AND " + em.embeddedAtColumn()
+                        && t.countRows(episodeFilter(id) + " AND " + em.embeddedAtColumn()
                                 + " IS NOT NULL") > 0) {
                     embeddedBy.add(em.id());
                 }
@@ -263,8 +263,8 @@ public final class ConsoleApi {
                 String dflt = models.resolve(null, lake.location()).id();
                 m.put("embedding_model", embeddedBy.contains(dflt) ? dflt : null);
             }
-            m.put("enriched", m.get("enriched_at_ns") != null);
-            m.put("enrichment_columns", hasEmb || m.containsKey("enriched_at_ns"));
+            m.put("enriched", m.get(TableSchemas.ENRICHED_AT_NS) != null);
+            m.put("enrichment_columns", hasEmb || m.containsKey(TableSchemas.ENRICHED_AT_NS));
         }
         Object qm = m.remove(TableSchemas.QUALITY_METRICS);
         Map<String, Object> quality = parse(qm);
