@@ -13,7 +13,6 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 
-
 import io.flywheel.curate.pool.MinedNeighboursFile;
 import io.flywheel.curate.trainset.CompositionChart;
 import io.flywheel.curate.trainset.EpisodeInfo;
