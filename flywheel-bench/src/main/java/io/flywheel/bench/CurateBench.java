@@ -334,7 +334,7 @@ public final class CurateBench {
             long b0 = System.nanoTime();
             long c0 = cpuNanos();
             TrainsetBuilder.Result r = TrainsetBuilder.build(lake, TrainsetSpec.builder("bench-v1").baseRatio(0.3).seed(1)
-                    .sampleRateHz(10).build(), scratch.resolve("trainset-scratch"), TrainsetBuilder.Progress.NONE);
+                    .sampleRateHz(10).build(), TrainsetBuilder.Progress.NONE);
             double buildSeconds = (System.nanoTime() - b0) / 1e9;
             double cpu = (cpuNanos() - c0) / 1e9;
             long expectedEpisodes = Math.round(0.3 * episodes);

@@ -16,11 +16,14 @@ import java.util.SplittableRandom;
 import java.util.function.Supplier;
 
 
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.filter2.compat.FilterCompat;
@@ -51,6 +54,7 @@ import io.flywheel.rows.EpisodeRow;
 import io.flywheel.rows.FrameRow;
 import io.flywheel.rows.ImageEnrichment;
 import io.flywheel.rows.ImageLocator;
+import io.flywheel.lake.ColumnView;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
@@ -94,7 +98,7 @@ public final class LoaderBench {
         Path lakeDir = dir.resolve("s3root/lakebucket");
         if (!Files.exists(dir.resolve("lake.done"))) {
             long t0 = System.nanoTime();
-            buildLake(lakeDir, rows, jpegs, dir.resolve("scratch"));
+            buildLake(lakeDir, rows, jpegs);
             Files.writeString(dir.resolve("lake.done"), "ok");
             emit(Map.of("step", "build_lake", "rows", rows, "seconds", (System.nanoTime() - t0) / 1e9));
         }
@@ -111,9 +115,13 @@ public final class LoaderBench {
         List<String> cols = TrainsetLoader.columns(LoaderOptions.builder().build());
         try (Lake lake = Lake.open(lakeDir); LakeTable t = lake.table(TrainsetTables.SAMPLES,
                 TableRef.version(Trainsets.open(lake, TAG).samplesVersion()));
-                TrainsetLoader get = TrainsetLoader.open(lake, TAG, LoaderOptions.builder().threads(1).build())) {
+                TrainsetLoader get = TrainsetLoader.open(lake, TAG, LoaderOptions.builder().threads(1).build());
+                RootAllocator alloc = new RootAllocator();
+                // the peer: Lance itself, on the same dataset version the loader reads (read-only)
+                org.lance.Dataset lance = org.lance.Dataset.open().allocator(alloc).uri(t.uri())
+                        .readOptions(new org.lance.ReadOptions.Builder().setVersion(t.version()).build()).build()) {
             if (PARTS.contains("latency") || PARTS.contains("cold")) {
-                latency(t, get, cols, jpegs, pqTuned, pqDefault, warmBatches, coldBatches);
+                latency(lance, get, cols, jpegs, pqTuned, pqDefault, warmBatches, coldBatches);
             }
             if (PARTS.contains("throughput")) {
                 throughput(lake);
@@ -128,7 +136,7 @@ public final class LoaderBench {
     static final java.util.Set<String> PARTS = java.util.Set.of(
             System.getenv().getOrDefault("LOADER_BENCH_PARTS", "latency,cold,throughput,s3").split(","));
 
-    static void latency(LakeTable t, TrainsetLoader get, List<String> cols, List<byte[]> jpegs, Path pqTuned,
+    static void latency(org.lance.Dataset t, TrainsetLoader get, List<String> cols, List<byte[]> jpegs, Path pqTuned,
             Path pqDefault, int warmBatches, int coldBatches) throws IOException {
         ParquetPeer tunedPeer = new ParquetPeer(pqTuned);
         ParquetPeer defaultPeer = new ParquetPeer(pqDefault);
@@ -366,25 +374,32 @@ public final class LoaderBench {
         return idx;
     }
 
-    static void lanceTake(LakeTable t, long[] idx, List<String> cols, List<byte[]> jpegs) {
+    /** Lance {@code take} of the loader's columns on the open dataset, read straight from its Arrow vectors. */
+    static void lanceTake(org.lance.Dataset t, long[] idx, List<String> cols, List<byte[]> jpegs) {
         long[] sorted = Arrays.stream(idx).distinct().sorted().toArray();
         int[] seen = {0};
-        t.take(sorted, cols, b -> {
-            BigIntVector si = (BigIntVector) b.getVector("sample_index");
-            ListVector state = (ListVector) b.getVector("state");
-            ListVector images = (ListVector) b.getVector("images");
-            VarBinaryVector hot = (VarBinaryVector) ((StructVector) images.getDataVector()).getChild("hot_jpeg");
-            for (int r = 0; r < b.getRowCount(); r++) {
-                long want = sorted[seen[0]++];
-                if (si.get(r) != want) {
-                    throw new IllegalStateException("lance take: row " + si.get(r) + " for " + want);
-                }
-                long src = (long) ((Float8Vector) state.getDataVector()).get(state.getElementStartIndex(r));
-                if (crc(hot.get(images.getElementStartIndex(r))) != crcs[(int) src]) {
-                    throw new IllegalStateException("lance take: wrong image in row " + want);
+        List<Long> ids = Arrays.stream(sorted).boxed().toList();
+        try (ArrowReader reader = t.take(ids, cols)) {
+            while (reader.loadNextBatch()) {
+                VectorSchemaRoot b = reader.getVectorSchemaRoot();
+                BigIntVector si = (BigIntVector) b.getVector("sample_index");
+                ListVector state = (ListVector) b.getVector("state");
+                ListVector images = (ListVector) b.getVector("images");
+                VarBinaryVector hot = (VarBinaryVector) ((StructVector) images.getDataVector()).getChild("hot_jpeg");
+                for (int r = 0; r < b.getRowCount(); r++) {
+                    long want = sorted[seen[0]++];
+                    if (si.get(r) != want) {
+                        throw new IllegalStateException("lance take: row " + si.get(r) + " for " + want);
+                    }
+                    long src = (long) ((Float8Vector) state.getDataVector()).get(state.getElementStartIndex(r));
+                    if (crc(hot.get(images.getElementStartIndex(r))) != crcs[(int) src]) {
+                        throw new IllegalStateException("lance take: wrong image in row " + want);
+                    }
                 }
             }
-        });
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         if (seen[0] != sorted.length) {
             throw new IllegalStateException("lance take: " + seen[0] + " rows for " + sorted.length);
         }
@@ -624,25 +639,25 @@ public final class LoaderBench {
             SimpleGroupFactory f = new SimpleGroupFactory(SCHEMA);
             long[] written = {0};
             t.scan(ScanRequest.builder().columns(List.of("sample_index", "state", "action", "images")).build(), b -> {
-                BigIntVector si = (BigIntVector) b.getVector("sample_index");
-                ListVector state = (ListVector) b.getVector("state");
-                ListVector action = (ListVector) b.getVector("action");
-                ListVector images = (ListVector) b.getVector("images");
-                VarBinaryVector hot = (VarBinaryVector) ((StructVector) images.getDataVector()).getChild("hot_jpeg");
-                for (int r = 0; r < b.getRowCount(); r++) {
-                    if (si.get(r) != written[0]++) {
-                        throw new IllegalStateException("trainset_samples scan: sample " + si.get(r) + " at row "
+                ColumnView si = b.column("sample_index");
+                ColumnView state = b.column("state");
+                ColumnView action = b.column("action");
+                ColumnView images = b.column("images");
+                ColumnView hot = images.items().field("hot_jpeg");
+                for (int r = 0; r < b.rowCount(); r++) {
+                    if (si.getLong(r) != written[0]++) {
+                        throw new IllegalStateException("trainset_samples scan: sample " + si.getLong(r) + " at row "
                                 + (written[0] - 1) + "; the Parquet peer needs row r = sample r");
                     }
-                    Group g = f.newGroup().append("sample_index", si.get(r));
-                    for (int i = state.getElementStartIndex(r); i < state.getElementEndIndex(r); i++) {
-                        g.add("state", ((Float8Vector) state.getDataVector()).get(i));
+                    Group g = f.newGroup().append("sample_index", si.getLong(r));
+                    for (double v : state.getDoubles(r)) {
+                        g.add("state", v);
                     }
-                    for (int i = action.getElementStartIndex(r); i < action.getElementEndIndex(r); i++) {
-                        g.add("action", ((Float8Vector) action.getDataVector()).get(i));
+                    for (double v : action.getDoubles(r)) {
+                        g.add("action", v);
                     }
                     g.add("image", org.apache.parquet.io.api.Binary.fromConstantByteArray(
-                            hot.get(images.getElementStartIndex(r))));
+                            hot.getBytes(images.listStart(r))));
                     try {
                         def.write(g);
                         tuned.write(g);
@@ -654,7 +669,7 @@ public final class LoaderBench {
         }
     }
 
-    static void buildLake(Path lakeDir, int rows, List<byte[]> unused, Path scratch) throws IOException {
+    static void buildLake(Path lakeDir, int rows, List<byte[]> unused) throws IOException {
         Files.createDirectories(lakeDir.getParent());
         long jpegNs = 0;
         long commitNs = 0;
@@ -704,7 +719,7 @@ public final class LoaderBench {
                 }
             }
             long b0 = System.nanoTime();
-            TrainsetBuilder.build(lake, TrainsetSpec.builder(TAG).baseRatio(1.0).seed(1).sampleRateHz(0).build(), scratch,
+            TrainsetBuilder.build(lake, TrainsetSpec.builder(TAG).baseRatio(1.0).seed(1).sampleRateHz(0).build(),
                     TrainsetBuilder.Progress.NONE);
             emit(Map.of("step", "build_lake_parts", "jpeg_seconds", jpegNs / 1e9, "commit_seconds", commitNs / 1e9,
                     "trainset_build_seconds", (System.nanoTime() - b0) / 1e9));
@@ -716,12 +731,12 @@ public final class LoaderBench {
         try (Lake lake = Lake.open(lakeDir); LakeTable t = lake.table(TrainsetTables.SAMPLES,
                 TableRef.version(Trainsets.open(lake, TAG).samplesVersion()))) {
             t.scan(ScanRequest.builder().columns(List.of("state", "images")).build(), b -> {
-                ListVector state = (ListVector) b.getVector("state");
-                ListVector images = (ListVector) b.getVector("images");
-                VarBinaryVector hot = (VarBinaryVector) ((StructVector) images.getDataVector()).getChild("hot_jpeg");
-                for (int r = 0; r < b.getRowCount(); r++) {
-                    int src = (int) ((Float8Vector) state.getDataVector()).get(state.getElementStartIndex(r));
-                    byte[] img = hot.get(images.getElementStartIndex(r));
+                ColumnView state = b.column("state");
+                ColumnView images = b.column("images");
+                ColumnView hot = images.items().field("hot_jpeg");
+                for (int r = 0; r < b.rowCount(); r++) {
+                    int src = (int) state.items().getDouble(state.listStart(r));
+                    byte[] img = hot.getBytes(images.listStart(r));
                     if (img.length < 1000 || (img[0] & 0xFF) != 0xFF || (img[1] & 0xFF) != 0xD8) {
                         throw new IllegalStateException("row of source " + src + ": not a JPEG");
                     }

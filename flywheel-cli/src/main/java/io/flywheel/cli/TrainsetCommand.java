@@ -104,8 +104,7 @@ final class TrainsetCommand implements Runnable {
             TrainsetBuilder.Result r;
             long t0 = System.nanoTime();
             try (Lake l = lake.open()) {
-                Path scratch = Path.of(System.getProperty("java.io.tmpdir"));
-                r = TrainsetBuilder.build(l, b.build(), scratch, json ? TrainsetBuilder.Progress.NONE : progress());
+                r = TrainsetBuilder.build(l, b.build(), json ? TrainsetBuilder.Progress.NONE : progress());
             }
             double secs = (System.nanoTime() - t0) / 1e9;
             Trainset s = r.trainset();

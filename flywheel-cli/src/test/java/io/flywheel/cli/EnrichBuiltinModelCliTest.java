@@ -59,8 +59,8 @@ class EnrichBuiltinModelCliTest {
             List<EpisodeRow> eps = e.episodes(ScanRequest.all());
             assertEquals(25, eps.size());
             assertEquals("emb_mobilenet_v2_block10_mac", l.models().get("mobilenet_v2_block10_mac").orElseThrow().column());
-            assertEquals(new org.apache.arrow.vector.types.pojo.ArrowType.FixedSizeList(384),
-                    e.schema().findField("emb_mobilenet_v2_block10_mac").getType(), "a vector column LanceDB can search");
+            assertEquals("fixed_size_list<float32, 384>", e.column("emb_mobilenet_v2_block10_mac").typeName(),
+                    "a vector column LanceDB can search");
             for (EpisodeRow ep : eps) {
                 assertEquals(Set.of("mobilenet_v2_block10_mac"), ep.embeddings().keySet());
                 assertEquals(384, ep.embedding("mobilenet_v2_block10_mac").length, ep.episodeId());

@@ -74,7 +74,7 @@ class S3LakeCliTest {
             IngestJob.run(lake, List.of(SharedData.data("camera/bridge-mcap")), IngestOptions.defaults(),
                     IngestJob.AlignConfig.defaults(), RuleSet.defaults(), line -> { });
             TrainsetBuilder.build(lake, TrainsetSpec.builder("train-v1").baseRatio(1).seed(5).sampleRateHz(0).build(),
-                    dir.resolve("scratch"), TrainsetBuilder.Progress.NONE);
+                    TrainsetBuilder.Progress.NONE);
         }
         assertTrue(Files.isDirectory(dir.resolve("blobs/clibucket/fleet/lake/episodes.lance")), "the lake is in the bucket");
     }

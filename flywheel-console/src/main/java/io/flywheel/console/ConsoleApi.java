@@ -26,11 +26,6 @@ import java.util.regex.Pattern;
 
 import javax.imageio.ImageIO;
 
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.complex.ListVector;
-import org.apache.arrow.vector.complex.StructVector;
-import org.apache.arrow.vector.types.pojo.Field;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.flywheel.align.AlignMethod;
@@ -57,6 +52,7 @@ import io.flywheel.curate.trainset.TrainsetTables;
 import io.flywheel.curate.trainset.Trainsets;
 import io.flywheel.ingest.LocatorReader;
 import io.flywheel.ingest.RawLocator;
+import io.flywheel.lake.ColumnView;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
@@ -148,14 +144,12 @@ public final class ConsoleApi {
 
     private Set<String> episodeColumns() {
         try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
-            return names(t.schema().getFields());
+            return names(t);
         }
     }
 
-    private static Set<String> names(List<Field> fields) {
-        Set<String> s = new TreeSet<>();
-        fields.forEach(f -> s.add(f.getName()));
-        return s;
+    private static Set<String> names(LakeTable t) {
+        return new TreeSet<>(t.columnNames());
     }
 
     // ------------------------------------------------------------------ episodes
@@ -171,7 +165,7 @@ public final class ConsoleApi {
      */
     public Map<String, Object> episodes(EpisodeQuery q) {
         try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
-            Set<String> have = names(t.schema().getFields());
+            Set<String> have = names(t);
             String sort = q.sort() == null ? TableSchemas.EPISODE_ID : q.sort();
             if (!SORTABLE.contains(sort) || !have.contains(sort)) {
                 throw ApiException.badRequest("sort: unknown column '" + sort + "'; expected one of "
@@ -191,8 +185,8 @@ public final class ConsoleApi {
             }
             if (q.offset() < total) {
                 t.scan(page.build(), b -> {
-                    for (int i = 0; i < b.getRowCount(); i++) {
-                        rows.add(ArrowJson.row(b, i));
+                    for (int i = 0; i < b.rowCount(); i++) {
+                        rows.add(RowJson.row(b, i));
                     }
                 });
             }
@@ -236,23 +230,23 @@ public final class ConsoleApi {
                 modelColumns.add(em.column());
                 modelColumns.add(em.embeddedAtColumn());
             }
-            List<String> cols = t.schema().getFields().stream().map(Field::getName)
-                    .filter(c -> !modelColumns.contains(c)).toList();
+            List<String> all = t.columnNames();
+            List<String> cols = all.stream().filter(c -> !modelColumns.contains(c)).toList();
             List<Map<String, Object>> rows = new ArrayList<>();
             t.scan(ScanRequest.builder().columns(cols).filter(episodeFilter(id)).limit(1).build(),
                     b -> {
-                        for (int i = 0; i < b.getRowCount(); i++) {
-                            rows.add(ArrowJson.row(b, i));
+                        for (int i = 0; i < b.rowCount(); i++) {
+                            rows.add(RowJson.row(b, i));
                         }
                     });
             if (rows.isEmpty()) {
                 throw ApiException.notFound("no episode '" + id + "' in " + lake.location());
             }
             m = rows.get(0);
-            boolean hasEmb = cols.size() < t.schema().getFields().size();
+            boolean hasEmb = cols.size() < all.size();
             List<String> embeddedBy = new ArrayList<>();
             for (io.flywheel.lake.EmbeddingModel em : models.all()) {
-                if (t.schema().getFields().stream().anyMatch(f -> f.getName().equals(em.embeddedAtColumn()))
+                if (all.contains(em.embeddedAtColumn())
                         && t.countRows(episodeFilter(id) + " AND " + em.embeddedAtColumn()
                                 + " IS NOT NULL") > 0) {
                     embeddedBy.add(em.id());
@@ -277,29 +271,29 @@ public final class ConsoleApi {
             f.scan(ScanRequest.builder().columns(TableSchemas.FRAME_INDEX, TableSchemas.IMAGES)
                     .filter(episodeFilter(id) + " AND " + TableSchemas.FRAME_INDEX + " = 0")
                     .limit(1).build(), b -> {
-                        if (b.getRowCount() > 0) {
-                            ListVector images = (ListVector) b.getVector(TableSchemas.IMAGES);
-                            StructVector s = (StructVector) images.getDataVector();
-                            for (int j = images.getElementStartIndex(0); j < images.getElementEndIndex(0); j++) {
+                        if (b.rowCount() > 0) {
+                            ColumnView images = b.column(TableSchemas.IMAGES);
+                            ColumnView s = images.items();
+                            ColumnView topic = s.field(TableSchemas.IMAGE_TOPIC);
+                            ColumnView format = s.hasField(TableSchemas.IMAGE_FORMAT)
+                                    ? s.field(TableSchemas.IMAGE_FORMAT) : null;
+                            ColumnView hot = s.hasField(TableSchemas.IMAGE_HOT_JPEG)
+                                    ? s.field(TableSchemas.IMAGE_HOT_JPEG) : null;
+                            for (int j = images.listStart(0); j < images.listEnd(0); j++) {
                                 Map<String, Object> c = new LinkedHashMap<>();
-                                c.put("index", j - images.getElementStartIndex(0));
-                                c.put("topic", ArrowJson.value(s.getChild(TableSchemas.IMAGE_TOPIC), j));
-                                c.put("format", s.getChild(TableSchemas.IMAGE_FORMAT) == null ? null : ArrowJson.value(s.getChild(TableSchemas.IMAGE_FORMAT), j));
-                                c.put("hot_copy", s.getChild(TableSchemas.IMAGE_HOT_JPEG) != null && !s.getChild(TableSchemas.IMAGE_HOT_JPEG).isNull(j));
+                                c.put("index", j - images.listStart(0));
+                                c.put("topic", topic.getString(j));
+                                c.put("format", format == null ? null : format.getString(j));
+                                c.put("hot_copy", hot != null && !hot.isNull(j));
                                 cameras.add(c);
                             }
                         }
                     });
             StreamResiduals acc = new StreamResiduals(null);
             f.scan(ScanRequest.builder().columns(TableSchemas.STREAMS).filter(episodeFilter(id)).build(), b -> {
-                ListVector streams = (ListVector) b.getVector(TableSchemas.STREAMS);
-                StructVector s = (StructVector) streams.getDataVector();
-                for (int i = 0; i < b.getRowCount(); i++) {
-                    for (int j = streams.getElementStartIndex(i); j < streams.getElementEndIndex(i); j++) {
-                        Object r = ArrowJson.value(s.getChild(TableSchemas.STREAM_RESIDUAL_NS), j);
-                        acc.add((String) ArrowJson.value(s.getChild(TableSchemas.STREAM_NAME), j),
-                                Boolean.TRUE.equals(ArrowJson.value(s.getChild(TableSchemas.STREAM_MATCHED), j)),
-                                r instanceof Long res ? res : null);
+                for (int i = 0; i < b.rowCount(); i++) {
+                    for (io.flywheel.rows.StreamMatch sm : b.streamMatches(i)) {
+                        acc.add(sm.stream(), sm.matched(), sm.residualNs());
                     }
                 }
             });
@@ -334,7 +328,7 @@ public final class ConsoleApi {
      */
     public Map<String, Object> frames(String id, long offset, int limit) {
         try (LakeTable f = lake.table(TableSchemas.FRAMES)) {
-            Set<String> have = names(f.schema().getFields());
+            Set<String> have = names(f);
             long count = f.countRows(episodeFilter(id));
             if (count == 0) {
                 throw ApiException.notFound("no frames of episode '" + id + "' in " + lake.location());
@@ -350,8 +344,8 @@ public final class ConsoleApi {
             List<Map<String, Object>> rows = new ArrayList<>();
             f.scan(ScanRequest.builder().columns(cols).filter(episodeFilter(id) + " AND " + TableSchemas.FRAME_INDEX + " >= " + offset
                     + " AND " + TableSchemas.FRAME_INDEX + " < " + (offset + limit)).build(), b -> {
-                        for (int i = 0; i < b.getRowCount(); i++) {
-                            rows.add(ArrowJson.row(b, i));
+                        for (int i = 0; i < b.rowCount(); i++) {
+                            rows.add(RowJson.row(b, i));
                         }
                     });
             rows.sort((a, b) -> Integer.compare((Integer) a.get(TableSchemas.FRAME_INDEX), (Integer) b.get(TableSchemas.FRAME_INDEX)));
@@ -392,28 +386,27 @@ public final class ConsoleApi {
             f.scan(ScanRequest.builder().columns(TableSchemas.IMAGES)
                     .filter(episodeFilter(id) + " AND " + TableSchemas.FRAME_INDEX + " = " + frame)
                     .limit(1).build(), b -> {
-                        if (b.getRowCount() == 0) {
+                        if (b.rowCount() == 0) {
                             return;
                         }
-                        ListVector images = (ListVector) b.getVector(TableSchemas.IMAGES);
-                        StructVector s = (StructVector) images.getDataVector();
-                        int start = images.getElementStartIndex(0);
-                        int n = images.getElementEndIndex(0) - start;
+                        ColumnView images = b.column(TableSchemas.IMAGES);
+                        ColumnView s = images.items();
+                        int start = images.listStart(0);
+                        int n = images.listEnd(0) - start;
                         if (camera >= n) {
                             found[0] = n; // reported after the scan, which wraps what its consumer throws
                             return;
                         }
                         int j = start + camera;
-                        byte[] hot = ArrowJson.binary(s.getChild(TableSchemas.IMAGE_HOT_JPEG), j);
+                        byte[] hot = s.hasField(TableSchemas.IMAGE_HOT_JPEG)
+                                ? s.field(TableSchemas.IMAGE_HOT_JPEG).getBytes(j) : null;
                         if (hot != null) {
                             found[0] = hot;
                             return;
                         }
-                        found[1] = RawLocator.fromStored((String) ArrowJson.value(s.getChild(TableSchemas.IMAGE_RAW_URI), j),
-                                (Long) ArrowJson.value(s.getChild(TableSchemas.IMAGE_CHUNK_OFFSET), j),
-                                (Long) ArrowJson.value(s.getChild(TableSchemas.IMAGE_OFFSET), j),
-                                (Long) ArrowJson.value(s.getChild(TableSchemas.IMAGE_LENGTH), j),
-                                (String) ArrowJson.value(s.getChild(TableSchemas.IMAGE_COMPRESSION), j));
+                        io.flywheel.rows.ImageLocator l = b.imageLocators(0).get(camera);
+                        found[1] = RawLocator.fromStored(l.rawUri(), l.chunkOffset(), l.offset(), l.length(),
+                                l.compression());
                     });
         }
         if (found[0] instanceof Integer n) {
@@ -625,9 +618,9 @@ public final class ConsoleApi {
             List<String[]> rows = new ArrayList<>();
             t.scan(ScanRequest.builder().columns(TableSchemas.EPISODE_ID, TableSchemas.MASTER_TOPIC, TableSchemas.METADATA)
                     .filter(episodeFilter(id)).limit(1).build(), b -> {
-                        for (int i = 0; i < b.getRowCount(); i++) {
-                            rows.add(new String[] {ArrowJson.str(b, TableSchemas.MASTER_TOPIC, i),
-                                    ArrowJson.str(b, TableSchemas.METADATA, i)});
+                        for (int i = 0; i < b.rowCount(); i++) {
+                            rows.add(new String[] {RowJson.str(b, TableSchemas.MASTER_TOPIC, i),
+                                    RowJson.str(b, TableSchemas.METADATA, i)});
                         }
                     });
             if (rows.isEmpty()) {

@@ -27,8 +27,6 @@ import java.util.TreeSet;
 
 import javax.imageio.ImageIO;
 
-import org.apache.arrow.vector.complex.ListVector;
-import org.apache.arrow.vector.complex.StructVector;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -61,8 +59,8 @@ class ConsoleApiTest {
         try (LakeTable t = lake.table("episodes")) {
             t.scan(ScanRequest.builder().columns("episode_id", "scene", "outcome", "frame_count", "master_topic",
                     "task").build(), b -> {
-                        for (int i = 0; i < b.getRowCount(); i++) {
-                            EPISODES.put(ArrowJson.str(b, "episode_id", i), ArrowJson.row(b, i));
+                        for (int i = 0; i < b.rowCount(); i++) {
+                            EPISODES.put(RowJson.str(b, "episode_id", i), RowJson.row(b, i));
                         }
                     });
         }
@@ -248,12 +246,10 @@ class ConsoleApiTest {
         Map<Integer, Long> stored = new LinkedHashMap<>();
         try (LakeTable t = lake.table("frames")) {
             t.scan(ScanRequest.builder().columns("frame_index", "streams").filter(ConsoleApi.episodeFilter(id)).build(), b -> {
-                ListVector streams = (ListVector) b.getVector("streams");
-                StructVector s = (StructVector) streams.getDataVector();
-                for (int i = 0; i < b.getRowCount(); i++) {
-                    for (int j = streams.getElementStartIndex(i); j < streams.getElementEndIndex(i); j++) {
-                        if ("/joint_states".equals(ArrowJson.value(s.getChild("stream"), j))) {
-                            stored.put((Integer) ArrowJson.get(b, "frame_index", i), (Long) ArrowJson.value(s.getChild("residual_ns"), j));
+                for (int i = 0; i < b.rowCount(); i++) {
+                    for (io.flywheel.rows.StreamMatch m : b.streamMatches(i)) {
+                        if ("/joint_states".equals(m.stream())) {
+                            stored.put(b.column("frame_index").getInt(i), m.residualNs());
                         }
                     }
                 }

@@ -50,9 +50,9 @@ class ConsoleE2eTest {
             List<Object[]> eps = new ArrayList<>();
             try (LakeTable t = lake.table("episodes")) {
                 t.scan(ScanRequest.builder().columns("episode_id", "scene", "outcome", "frame_count").build(), b -> {
-                    for (int i = 0; i < b.getRowCount(); i++) {
-                        eps.add(new Object[] {ArrowJson.str(b, "episode_id", i), ArrowJson.str(b, "scene", i),
-                            ArrowJson.str(b, "outcome", i), ArrowJson.get(b, "frame_count", i)});
+                    for (int i = 0; i < b.rowCount(); i++) {
+                        eps.add(new Object[] {RowJson.str(b, "episode_id", i), RowJson.str(b, "scene", i),
+                            RowJson.str(b, "outcome", i), b.value("frame_count", i)});
                     }
                 });
             }

@@ -3,7 +3,6 @@ package io.flywheel.console;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,28 +13,12 @@ import java.util.Map;
 
 import javax.imageio.ImageIO;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.complex.ListVector;
-import org.apache.arrow.vector.complex.StructVector;
-import org.apache.arrow.vector.complex.impl.UnionListWriter;
-import org.apache.arrow.vector.types.FloatingPointPrecision;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
-import org.lance.Dataset;
-import org.lance.WriteParams;
-
 import io.flywheel.curate.trainset.MinedEpisode;
 import io.flywheel.curate.trainset.TrainsetBuilder;
 import io.flywheel.curate.trainset.TrainsetSpec;
 import io.flywheel.ingest.IngestOptions;
 import io.flywheel.ingest.LocatorReader;
 import io.flywheel.ingest.RawLocator;
-import io.flywheel.lake.BatchSource;
 import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
@@ -95,14 +78,14 @@ public final class TestLake {
             String failure = failureEpisode(lake);
             mined = nearest(emb, failure, 3);
             TrainsetBuilder.build(lake, TrainsetSpec.builder("train-v1").seed(1).baseRatio(0.3).sampleRateHz(0)
-                    .build(), root, TrainsetBuilder.Progress.NONE);
+                    .build(), TrainsetBuilder.Progress.NONE);
             List<MinedEpisode> neighbours = new ArrayList<>();
             for (int i = 0; i < mined.size(); i++) {
                 neighbours.add(new MinedEpisode(mined.get(i), failure, 0.0, i + 1));
             }
             TrainsetBuilder.build(lake, TrainsetSpec.builder("train-v2").seed(1).baseRatio(0.3).sampleRateHz(0)
                     .mined(neighbours).lineage("query_episode_ids", List.of(failure)).lineage("embedding_model", MODEL)
-                    .build(), root, TrainsetBuilder.Progress.NONE);
+                    .build(), TrainsetBuilder.Progress.NONE);
         }
         built = lakeDir;
         return built;
@@ -119,8 +102,8 @@ public final class TestLake {
         List<String> ids = new ArrayList<>();
         try (LakeTable t = lake.table("episodes")) {
             t.scan(ScanRequest.builder().columns("episode_id", "outcome").filter("outcome LIKE 'failure%'").build(), b -> {
-                for (int i = 0; i < b.getRowCount(); i++) {
-                    ids.add(new String(((VarCharVector) b.getVector("episode_id")).get(i), StandardCharsets.UTF_8));
+                for (int i = 0; i < b.rowCount(); i++) {
+                    ids.add(b.column("episode_id").getString(i));
                 }
             });
         }
@@ -143,19 +126,14 @@ public final class TestLake {
         try (LakeTable t = lake.table("frames")) {
             t.scan(ScanRequest.builder().columns("episode_id", "frame_index", "images").filter("frame_index % 5 = 0").build(),
                     b -> {
-                        ListVector images = (ListVector) b.getVector("images");
-                        StructVector s = (StructVector) images.getDataVector();
-                        for (int i = 0; i < b.getRowCount(); i++) {
-                            int j = images.getElementStartIndex(i);
-                            if (j == images.getElementEndIndex(i)) {
+                        for (int i = 0; i < b.rowCount(); i++) {
+                            List<io.flywheel.rows.ImageLocator> images = b.imageLocators(i);
+                            if (images.isEmpty()) {
                                 continue;
                             }
-                            locators.add(new Object[] {ArrowJson.str(b, "episode_id", i),
-                                RawLocator.fromStored((String) ArrowJson.value(s.getChild("raw_uri"), j),
-                                        (Long) ArrowJson.value(s.getChild("chunk_offset"), j),
-                                        (Long) ArrowJson.value(s.getChild("offset"), j),
-                                        (Long) ArrowJson.value(s.getChild("length"), j),
-                                        (String) ArrowJson.value(s.getChild("compression"), j))});
+                            io.flywheel.rows.ImageLocator l = images.get(0);
+                            locators.add(new Object[] {b.column("episode_id").getString(i), RawLocator.fromStored(
+                                    l.rawUri(), l.chunkOffset(), l.offset(), l.length(), l.compression())});
                         }
                     });
         }

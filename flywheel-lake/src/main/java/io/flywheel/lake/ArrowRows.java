@@ -746,6 +746,21 @@ final class ArrowRows {
             return ArrowRows.i64(root.getVector(name), row);
         }
 
+        /** @return the int32 value of a not-null column */
+        int i32(String name) {
+            return ((IntVector) root.getVector(name)).get(row);
+        }
+
+        /** @return the float64 value of a not-null column */
+        double f64(String name) {
+            return ((Float8Vector) root.getVector(name)).get(row);
+        }
+
+        /** @return the bool value of a not-null column */
+        boolean bool(String name) {
+            return ((BitVector) root.getVector(name)).get(row) == 1;
+        }
+
         List<String> strList(String name) {
             ListVector lv = (ListVector) root.getVector(name);
             if (lv.isNull(row)) {

@@ -12,7 +12,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * {@link Lake#writeTable} with bounded memory: each {@link #fill} call writes the next batch
  * into the reader's own root, which Lance consumes before asking for the next one.
  */
-public abstract class BatchSource extends ArrowReader {
+abstract class BatchSource extends ArrowReader {
     private final Schema schema;
     private boolean closed;
 
@@ -31,7 +31,7 @@ public abstract class BatchSource extends ArrowReader {
      * @param filler sets the values of the one batch and its row count
      * @return a source of exactly one batch
      */
-    public static BatchSource single(Schema schema, BufferAllocator allocator,
+    static BatchSource single(Schema schema, BufferAllocator allocator,
                                      java.util.function.Consumer<VectorSchemaRoot> filler) {
         return new BatchSource(schema, allocator) {
             private boolean done;

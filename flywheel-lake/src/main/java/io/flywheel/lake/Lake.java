@@ -664,7 +664,7 @@ public final class Lake implements AutoCloseable, RowSink {
      * @return a child of the lake's Arrow allocator; batches handed to a {@link LakeTransaction} must be allocated
      *     from one (Lance imports them through the same root). Close it after use.
      */
-    public BufferAllocator newAllocator(String name) {
+    BufferAllocator newAllocator(String name) {
         return allocator.newChildAllocator(name, 0, Long.MAX_VALUE);
     }
 
@@ -677,7 +677,7 @@ public final class Lake implements AutoCloseable, RowSink {
     public Set<String> rawFileSha256s() {
         Set<String> out = new HashSet<>();
         try (LakeTable t = table(TableSchemas.RAW_FILES)) {
-            t.scan(ScanRequest.builder().columns("sha256").build(), batch -> {
+            t.scanArrow(ScanRequest.builder().columns("sha256").build(), batch -> {
                 VarCharVector v = (VarCharVector) batch.getVector("sha256");
                 for (int i = 0; i < batch.getRowCount(); i++) {
                     if (!v.isNull(i)) {

@@ -108,9 +108,40 @@ public final class LakeTable implements AutoCloseable {
         }
     }
 
-    /** @return the table's Arrow schema at this version */
-    public Schema schema() {
+    /** @return the table's Arrow schema at this version (inside the lake; others read {@link #columns()}) */
+    Schema schema() {
         return dataset.getSchema();
+    }
+
+    /** @return the table's columns at this version, described (children, doc), in order */
+    public List<ColumnSpec> columns() {
+        return ArrowTypes.specs(dataset.getSchema().getFields());
+    }
+
+    /** @return the names of the table's columns at this version, in order */
+    public List<String> columnNames() {
+        return dataset.getSchema().getFields().stream().map(f -> f.getName()).toList();
+    }
+
+    /** @return whether the table has a column of that name at this version */
+    public boolean hasColumn(String name) {
+        return dataset.getSchema().getFields().stream().anyMatch(f -> f.getName().equals(name));
+    }
+
+    /**
+     * @param name a top-level column
+     * @return the column, described
+     * @throws io.flywheel.error.NotFoundException naming the table, version and its columns when it has none of that
+     *     name
+     */
+    public ColumnSpec column(String name) {
+        for (org.apache.arrow.vector.types.pojo.Field f : dataset.getSchema().getFields()) {
+            if (f.getName().equals(name)) {
+                return ArrowTypes.spec(f);
+            }
+        }
+        throw new io.flywheel.error.NotFoundException("table " + uri() + " at version " + version()
+                + " has no column '" + name + "'; its columns: " + columnNames());
     }
 
     /** @return number of rows at this version */
@@ -153,13 +184,39 @@ public final class LakeTable implements AutoCloseable {
     }
 
     /**
-     * Scans the table, handing each Arrow batch to {@code consumer}. A batch is valid only during
-     * the call; copy what you keep.
+     * Scans the table, handing each batch to {@code consumer} as a {@link RowBatch}: the columns asked for, read with
+     * typed accessors. A batch is valid only during the call; copy what you keep.
      *
      * @throws io.flywheel.error.BadInputException for a bad filter or column; StorageUnavailableException when the
      *     data cannot be read
      */
-    public void scan(ScanRequest request, Consumer<VectorSchemaRoot> consumer) {
+    public void scan(ScanRequest request, Consumer<RowBatch> consumer) {
+        String source = describe();
+        scanArrow(request, root -> consumer.accept(new RowBatch(root, source)));
+    }
+
+    /**
+     * Reads rows by position (0-based row offsets at this version, in table order), handing them to
+     * {@code consumer} as {@link RowBatch}es in the order of {@code indices}, after validating every index: Lance
+     * aborts the JVM on some out-of-range ids, so none reaches it. A batch is valid only during the call.
+     *
+     * @param indices row offsets, each in {@code [0, countRows())}
+     * @param columns columns to read, or null for all
+     * @param consumer receives the rows, in the order of {@code indices}
+     * @throws IndexOutOfBoundsException naming the first bad index and the row count
+     */
+    public void take(long[] indices, List<String> columns, Consumer<RowBatch> consumer) {
+        String source = describe();
+        takeArrow(indices, columns, root -> consumer.accept(new RowBatch(root, source)));
+    }
+
+    /** @return {@code table <uri> at version <v>}, for messages */
+    private String describe() {
+        return "table " + uri() + " at version " + version();
+    }
+
+    /** {@link #scan} with the Arrow batches themselves (inside the lake). */
+    void scanArrow(ScanRequest request, Consumer<VectorSchemaRoot> consumer) {
         ScanOptions.Builder b = new ScanOptions.Builder();
         if (request.columns() != null) {
             b.columns(request.columns());
@@ -196,16 +253,8 @@ public final class LakeTable implements AutoCloseable {
         }
     }
 
-    /**
-     * Reads rows by position (0-based row offsets at this version, in table order), validating
-     * every index first: Lance aborts the JVM on some out-of-range ids, so none reaches it.
-     *
-     * @param indices row offsets, each in {@code [0, countRows())}
-     * @param columns columns to read, or null for all
-     * @param consumer receives the rows, in the order of {@code indices}
-     * @throws IndexOutOfBoundsException naming the first bad index and the row count
-     */
-    public void take(long[] indices, List<String> columns, Consumer<VectorSchemaRoot> consumer) {
+    /** {@link #take} with the Arrow batches themselves (inside the lake). */
+    void takeArrow(long[] indices, List<String> columns, Consumer<VectorSchemaRoot> consumer) {
         long n = countRows();
         List<Long> ids = new ArrayList<>(indices.length);
         for (long i : indices) {
@@ -221,6 +270,8 @@ public final class LakeTable implements AutoCloseable {
         List<String> cols = columns != null ? columns : schema().getFields().stream().map(f -> f.getName()).toList();
         try (ArrowReader reader = dataset.take(ids, cols)) {
             drain(reader, consumer);
+        } catch (io.flywheel.error.FlywheelException e) {
+            throw e;
         } catch (Exception e) {
             throw new io.flywheel.error.StorageUnavailableException("table " + uri() + " at version " + version() + ": take of " + ids.size()
                     + " rows failed: " + e.getMessage(), e);
@@ -254,7 +305,7 @@ public final class LakeTable implements AutoCloseable {
         }
         EmbeddingModels models = models();
         List<T> rows = new ArrayList<>();
-        scan(request, batch -> {
+        scanArrow(request, batch -> {
             rows.clear();
             ArrowRows.decode(new ArrowRows.Cursor(batch, models, null), f, rows);
             rows.forEach(consumer);
@@ -282,7 +333,7 @@ public final class LakeTable implements AutoCloseable {
     public void scanVectors(String column, String idColumn, String filter, VectorConsumer consumer) {
         Vectors.dimension(dataset, column, uri());
         String f = column + " IS NOT NULL" + (filter == null || filter.isBlank() ? "" : " AND (" + filter + ")");
-        scan(ScanRequest.builder().columns(idColumn, column).filter(f).build(), b -> {
+        scanArrow(ScanRequest.builder().columns(idColumn, column).filter(f).build(), b -> {
             org.apache.arrow.vector.FieldVector ids = b.getVector(idColumn);
             org.apache.arrow.vector.complex.FixedSizeListVector v =
                     (org.apache.arrow.vector.complex.FixedSizeListVector) b.getVector(column);
@@ -341,7 +392,7 @@ public final class LakeTable implements AutoCloseable {
         requireTable(TableSchemas.FRAMES);
         List<FrameRow> out = new ArrayList<>();
         EmbeddingModels models = models();
-        take(indices, schema().getFields().stream().map(f -> f.getName()).toList(),
+        takeArrow(indices, schema().getFields().stream().map(f -> f.getName()).toList(),
                 batch -> ArrowRows.decode(batch, models, ArrowRows::frame, out));
         return out;
     }
@@ -353,8 +404,28 @@ public final class LakeTable implements AutoCloseable {
         }
         List<T> out = new ArrayList<>();
         EmbeddingModels models = models();
-        scan(request, batch -> ArrowRows.decode(batch, models, f, out));
+        scanArrow(request, batch -> ArrowRows.decode(batch, models, f, out));
         return out;
+    }
+
+    /**
+     * Reads the rows of a typed table (all columns) as records, in table order.
+     *
+     * @param table the table's type, e.g. {@link CurationTables#TRAINSETS}; this handle must be that table
+     * @param request filter, order, limit (no projection: a record needs every column)
+     * @throws IllegalStateException when this handle is another table
+     * @throws IllegalArgumentException when the request projects columns
+     */
+    public <R> List<R> rows(TypedTable<R> table, ScanRequest request) {
+        return typed(table.name(), request, table.decoder());
+    }
+
+    /**
+     * As {@link #rows}, handing each record to {@code consumer} as its batch is read: memory is one batch, for tables
+     * too large for a list (a training set's samples).
+     */
+    public <R> void forEachRow(TypedTable<R> table, ScanRequest request, Consumer<R> consumer) {
+        forEach(table.name(), request, table.decoder(), consumer);
     }
 
     private void requireTable(String table) {

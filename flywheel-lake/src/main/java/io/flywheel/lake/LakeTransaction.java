@@ -27,8 +27,10 @@ import org.apache.arrow.vector.ipc.ArrowReader;
  *       columns it changes; every other column keeps its bytes (Lance writes new data files of those columns
  *       only). Quality status, enrichment, labels and outcomes are written this way, so an update of one never
  *       touches another.</li>
- *   <li>{@link #append}, {@link #overwrite}: rows of another table (training sets, duplicate groups) from an Arrow
- *       reader; an overwrite replaces the table's rows (and schema) as a new version.</li>
+ *   <li>{@link #append(TypedTable, Iterable, Set)}, {@link #overwrite(TypedTable, Iterable)}: typed rows of a
+ *       curation table ({@link CurationTables}: training sets, duplicate groups); an overwrite replaces the table's
+ *       rows (and schema) as a new version. {@link #overwrite(String, RowCopy)}: a table's rows replaced by rows of
+ *       another table taken by offset (a training set's samples, copied from {@code frames} inside the lake).</li>
  *   <li>{@link #addColumns}: schema evolution, new nullable columns (an embedding model's columns:
  *       {@link Lake#registerModel}).</li>
  *   <li>{@link #indexVectors}: the vector index of an embedding column, built or refreshed.</li>
@@ -135,7 +137,7 @@ public final class LakeTransaction {
      * @param table table name
      * @param fields the new columns, nullable, names not in the table
      */
-    public LakeTransaction addColumns(String table, List<org.apache.arrow.vector.types.pojo.Field> fields) {
+    LakeTransaction addColumns(String table, List<org.apache.arrow.vector.types.pojo.Field> fields) {
         return add(new PendingChange.AddColumns(table, fields));
     }
 
@@ -161,22 +163,65 @@ public final class LakeTransaction {
     }
 
     /**
-     * Appends the reader's rows to a table other than the three ingest tables, creating it when missing.
+     * Appends typed rows to a curation table ({@link CurationTables}), creating it when missing. The rows are read
+     * once, at commit, a batch at a time (an {@link Iterable} that computes them keeps memory at one batch).
+     *
+     * @param table the table
+     * @param rows the rows
+     * @param keys partition keys of the rows for the conflict check (e.g. a training set's tag), or none
+     * @throws IllegalArgumentException for an ingest table (written with put/update rows only)
+     */
+    public <R> LakeTransaction append(TypedTable<R> table, Iterable<R> rows, Set<String> keys) {
+        requireOther(table.name());
+        return add(new PendingChange.WriteRows<>(table, rows, false, keys));
+    }
+
+    /**
+     * Replaces a curation table's rows (and schema: the table's declared columns) with typed rows, as a new version;
+     * older versions stay readable by number or tag. An empty {@code rows} writes an empty version.
+     *
+     * @param table the table
+     * @param rows the rows, read once at commit, a batch at a time
+     */
+    public <R> LakeTransaction overwrite(TypedTable<R> table, Iterable<R> rows) {
+        requireOther(table.name());
+        return add(new PendingChange.WriteRows<>(table, rows, true, Set.of()));
+    }
+
+    /**
+     * Replaces a table's rows with rows of another table at a version, taken by row offset, numbered and grouped
+     * ({@link RowCopy}: a training set's samples, copied from {@code frames}); the new version's columns are the two
+     * the copy adds, then the source version's. Staged before the commit lock, streaming from the source into new data
+     * files; nothing passes through a scratch file.
+     *
+     * @param table the table to overwrite, e.g. {@link TableSchemas#TRAINSET_SAMPLES}
+     * @param copy what to copy
+     * @throws IllegalArgumentException at commit, when an offset is outside the source version's rows (naming it)
+     * @throws io.flywheel.error.NotFoundException at commit, when the source table has no such version
+     */
+    public LakeTransaction overwrite(String table, RowCopy copy) {
+        requireOther(table);
+        return add(new PendingChange.CopyRows(table, copy));
+    }
+
+    /**
+     * Appends the reader's rows to a table other than the three ingest tables, creating it when missing (the lake's
+     * own tests; other modules write typed rows).
      *
      * @param table table name
      * @param rows the rows; consumed and closed at commit
      * @param keys partition keys of the rows for the conflict check (e.g. a training set's tag), or none
      */
-    public LakeTransaction append(String table, ArrowReader rows, Set<String> keys) {
+    LakeTransaction append(String table, ArrowReader rows, Set<String> keys) {
         requireOther(table);
         return add(new PendingChange.WriteReader(table, rows, false, keys));
     }
 
     /**
-     * Replaces a table's rows (and schema) with the reader's as a new version; older versions stay readable by
-     * number or tag.
+     * Replaces a table's rows (and schema) with the reader's as a new version; older versions stay readable by number
+     * or tag.
      */
-    public LakeTransaction overwrite(String table, ArrowReader rows) {
+    LakeTransaction overwrite(String table, ArrowReader rows) {
         requireOther(table);
         return add(new PendingChange.WriteReader(table, rows, true, Set.of()));
     }

@@ -560,8 +560,30 @@ abstract class PendingChange {
     // ------------------------------------------------------------------------------------------ other tables
 
     /**
+     * Writes the rows of a reader as new data files of the table (consumed and closed by Lance) and stages them as an
+     * append, or as an overwrite with the given schema.
+     */
+    static Staged stageReader(Lake lake, String table, ArrowReader reader, Schema schema, boolean overwrite,
+            Dataset base, BufferAllocator alloc) throws Exception {
+        List<FragmentMetadata> added;
+        long rows = 0;
+        try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(alloc)) {
+            Data.exportArrayStream(alloc, reader, stream);
+            added = Fragment.create(lake.tableUri(table), stream, writeParams(lake));
+        }
+        for (FragmentMetadata f : added) {
+            rows += f.getNumRows();
+        }
+        if (overwrite) {
+            return new Staged(Overwrite.builder().fragments(added).schema(schema).build(), added, schema, false,
+                    Map.of(), rows, 0, base == null ? 0 : base.countRows());
+        }
+        return new Staged(null, added, schema, true, Map.of(), rows, 0, 0);
+    }
+
+    /**
      * The rows of an Arrow reader appended to a table, or replacing its rows as a new version (overwrite; the
-     * reader's schema becomes the table's). Used by the curation tables (training sets, duplicate groups).
+     * reader's schema becomes the table's). Used by schema migrations and the lake's tests.
      */
     static final class WriteReader extends PendingChange {
         private final ArrowReader reader;
@@ -592,21 +614,132 @@ abstract class PendingChange {
                 throw new IllegalStateException("rows of " + table + " were staged already");
             }
             consumed = true;
-            Schema schema = reader.getVectorSchemaRoot().getSchema();
-            List<FragmentMetadata> added;
-            long rows = 0;
-            try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(alloc)) {
-                Data.exportArrayStream(alloc, reader, stream);
-                added = Fragment.create(lake.tableUri(table), stream, writeParams(lake));
+            return stageReader(lake, table, reader, reader.getVectorSchemaRoot().getSchema(), overwrite, base, alloc);
+        }
+    }
+
+    /**
+     * Typed rows of a {@link TypedTable} appended to it (in the table's schema, or the declared one for a new table),
+     * or replacing its rows as a new version in the declared schema (overwrite). The rows are encoded
+     * {@link #ROWS_PER_BATCH} at a time while Lance writes them, so memory is one batch.
+     */
+    static final class WriteRows<R> extends PendingChange {
+        static final int ROWS_PER_BATCH = 65_536;
+        private final TypedTable<R> typed;
+        private final Iterable<R> rows;
+        private final boolean overwrite;
+        private final Set<String> keys;
+
+        WriteRows(TypedTable<R> typed, Iterable<R> rows, boolean overwrite, Set<String> keys) {
+            super(typed.name(), overwrite ? "overwrite" : "append");
+            this.typed = java.util.Objects.requireNonNull(typed, "table");
+            this.rows = java.util.Objects.requireNonNull(rows, "rows");
+            this.overwrite = overwrite;
+            this.keys = Set.copyOf(keys);
+        }
+
+        @Override
+        Set<String> keys() {
+            return keys;
+        }
+
+        @Override
+        Staged stage(Lake lake, Dataset base, BufferAllocator alloc) throws Exception {
+            EmbeddingModels models = models(lake);
+            Schema schema = overwrite || base == null ? typed.schema(models) : base.getSchema();
+            return stageReader(lake, table, new RowsReader<>(typed, rows.iterator(), schema, models, alloc), schema,
+                    overwrite, base, alloc);
+        }
+    }
+
+    /** Typed rows encoded into Arrow batches on demand, for Lance's writer. */
+    private static final class RowsReader<R> extends ArrowReader {
+        private final TypedTable<R> typed;
+        private final java.util.Iterator<R> rows;
+        private final Schema schema;
+        private final EmbeddingModels models;
+        private final BufferAllocator alloc;
+        private boolean emitted;
+
+        RowsReader(TypedTable<R> typed, java.util.Iterator<R> rows, Schema schema, EmbeddingModels models,
+                   BufferAllocator alloc) {
+            super(alloc);
+            this.typed = typed;
+            this.rows = rows;
+            this.schema = schema;
+            this.models = models;
+            this.alloc = alloc;
+        }
+
+        @Override
+        public boolean loadNextBatch() throws java.io.IOException {
+            if (emitted && !rows.hasNext()) {
+                return false;
             }
-            for (FragmentMetadata f : added) {
-                rows += f.getNumRows();
+            emitted = true; // an empty table still gets one (empty) batch, so that an overwrite writes its schema
+            prepareLoadNextBatch();
+            List<R> batch = new ArrayList<>();
+            while (batch.size() < WriteRows.ROWS_PER_BATCH && rows.hasNext()) {
+                batch.add(rows.next());
             }
-            if (overwrite) {
-                return new Staged(Overwrite.builder().fragments(added).schema(schema).build(), added, schema, false,
-                        Map.of(), rows, 0, base == null ? 0 : base.countRows());
+            try (VectorSchemaRoot encoded = typed.encoder().encode(batch, schema, models, alloc);
+                    org.apache.arrow.vector.ipc.message.ArrowRecordBatch b =
+                            new org.apache.arrow.vector.VectorUnloader(encoded).getRecordBatch()) {
+                new org.apache.arrow.vector.VectorLoader(getVectorSchemaRoot()).load(b);
             }
-            return new Staged(null, added, schema, true, Map.of(), rows, 0, 0);
+            return true;
+        }
+
+        @Override
+        public long bytesRead() {
+            return 0;
+        }
+
+        @Override
+        protected void closeReadSource() {
+            // the rows are plain values: nothing to close
+        }
+
+        @Override
+        protected Schema readSchema() {
+            return schema;
+        }
+    }
+
+    /**
+     * A table's rows replaced by rows of another table at a version, taken by row offset ({@link RowCopy}): the
+     * source is opened at its version while the change is staged, and its rows stream from Lance's {@code take}
+     * into the new data files ({@link TakeCopyReader}). An overwrite: commutes with every concurrent change.
+     */
+    static final class CopyRows extends PendingChange {
+        private final RowCopy copy;
+
+        CopyRows(String table, RowCopy copy) {
+            super(table, "overwrite");
+            this.copy = java.util.Objects.requireNonNull(copy, "copy");
+            if (copy.sourceTable().equals(table)) {
+                throw new IllegalArgumentException("table " + table + " cannot be overwritten with a copy of itself");
+            }
+        }
+
+        @Override
+        Set<String> keys() {
+            return Set.of();
+        }
+
+        @Override
+        Staged stage(Lake lake, Dataset base, BufferAllocator alloc) throws Exception {
+            String name = lake.tableUri(copy.sourceTable()) + " at version " + copy.sourceVersion();
+            Dataset source;
+            try {
+                source = lake.openDataset(copy.sourceTable(), copy.sourceVersion(), alloc);
+            } catch (RuntimeException e) {
+                throw new NotFoundException("cannot copy rows from " + name + ": " + e.getMessage(), e);
+            }
+            try (source) {
+                TakeCopyReader reader = new TakeCopyReader(source, name, copy, alloc);
+                return stageReader(lake, table, reader, reader.writeSchema(), true, base, alloc);
+            }
         }
     }
 }

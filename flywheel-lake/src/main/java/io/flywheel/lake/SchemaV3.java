@@ -147,7 +147,7 @@ final class SchemaV3 {
             if (withSha) {
                 cols.add(EMBEDDING_SHA256);
             }
-            t.scan(ScanRequest.builder().columns(cols).filter(EMBEDDING_MODEL + " IS NOT NULL").build(), b -> {
+            t.scanArrow(ScanRequest.builder().columns(cols).filter(EMBEDDING_MODEL + " IS NOT NULL").build(), b -> {
                 for (int r = 0; r < b.getRowCount(); r++) {
                     String ep = text(b.getVector("episode_id"), r);
                     String m = text(b.getVector(EMBEDDING_MODEL), r);
@@ -194,8 +194,8 @@ final class SchemaV3 {
             if (!imagesHaveEmbedding(t.schema())) {
                 return java.util.Optional.empty();
             }
-            t.scan(ScanRequest.builder().columns("images").filter(Sql.in("episode_id", eps)).batchSize(FRAME_BATCH_ROWS)
-                    .build(), b -> {
+            t.scanArrow(ScanRequest.builder().columns("images").filter(Sql.in("episode_id", eps))
+                    .batchSize(FRAME_BATCH_ROWS).build(), b -> {
                 ListVector images = (ListVector) b.getVector("images");
                 ListVector emb = (ListVector) ((StructVector) images.getDataVector()).getChild(EMBEDDING);
                 for (int i = 0; found[0] < 0 && i < emb.getValueCount(); i++) {
@@ -263,7 +263,7 @@ final class SchemaV3 {
                 ArrowFileWriter w = new ArrowFileWriter(out, null, ch)) {
             w.start();
             List<R> rows = new ArrayList<>();
-            t.scan(ScanRequest.builder().batchSize(batchRows).build(), b -> {
+            t.scanArrow(ScanRequest.builder().batchSize(batchRows).build(), b -> {
                 rows.clear();
                 ArrowRows.decode(new ArrowRows.Cursor(b, EmbeddingModels.none(), legacy), decode, rows);
                 try (VectorSchemaRoot enc = encode.apply(rows, alloc)) {

@@ -10,7 +10,8 @@ import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The Arrow schemas of the lake's tables, in one place.
+ * The Arrow schemas of the lake's ingest tables, in one place, and the names of every table (the curation tables'
+ * columns are {@link CurationTables}).
  *
  * <p>Units (see docs/ARCHITECTURE.md): every time is int64 nanoseconds since the Unix epoch
  * (ROS convention), every duration and residual is int64 nanoseconds, sizes and offsets are
@@ -102,6 +103,16 @@ public final class TableSchemas {
     public static final String RAW_FILES = "raw_files";
     public static final String EPISODES = "episodes";
     public static final String FRAMES = "frames";
+    /** Curation tables ({@link CurationTables}): the training-set registry. */
+    public static final String TRAINSETS = "trainsets";
+    /** The episodes of a training set. */
+    public static final String TRAINSET_EPISODES = "trainset_episodes";
+    /** The samples of a training set. */
+    public static final String TRAINSET_SAMPLES = "trainset_samples";
+    /** The near-duplicate groups of episodes. */
+    public static final String EPISODE_GROUPS = "episode_groups";
+    /** The near-duplicate master-camera frames. */
+    public static final String FRAME_GROUPS = "frame_groups";
 
     // Column names, declared once: the schemas below, the stages, the command line and the console name columns
     // with these. Columns of raw_files:
@@ -247,8 +258,8 @@ public final class TableSchemas {
     public static final List<String> CORE_TABLES = List.of(RAW_FILES, EPISODES, FRAMES);
 
     /** Every table a Flywheel lake may hold: the ingest tables, then the curation tables. */
-    public static final List<String> KNOWN_TABLES = List.of(RAW_FILES, EPISODES, FRAMES, "episode_groups",
-            "frame_groups", "trainsets", "trainset_episodes", "trainset_samples");
+    public static final List<String> KNOWN_TABLES = List.of(RAW_FILES, EPISODES, FRAMES, EPISODE_GROUPS,
+            FRAME_GROUPS, TRAINSETS, TRAINSET_EPISODES, TRAINSET_SAMPLES);
 
     /**
      * @param table a table name
@@ -364,17 +375,17 @@ public final class TableSchemas {
             field(PHASE, UTF8, true, String.join(" | ", PHASES) + " (enrich); null when unknown")));
 
     /** @return the schema of raw_files */
-    public static Schema rawFiles() {
+    static Schema rawFiles() {
         return RAW_FILES_SCHEMA;
     }
 
     /** @return the schema of episodes */
-    public static Schema episodes() {
+    static Schema episodes() {
         return EPISODES_SCHEMA;
     }
 
     /** @return the schema of frames */
-    public static Schema frames() {
+    static Schema frames() {
         return FRAMES_SCHEMA;
     }
 
@@ -383,7 +394,7 @@ public final class TableSchemas {
      * @return its schema
      * @throws IllegalArgumentException for another name
      */
-    public static Schema of(String table) {
+    static Schema of(String table) {
         switch (table) {
             case RAW_FILES: return RAW_FILES_SCHEMA;
             case EPISODES: return EPISODES_SCHEMA;

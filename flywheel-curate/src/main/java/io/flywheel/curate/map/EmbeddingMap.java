@@ -9,7 +9,6 @@ import java.awt.geom.Ellipse2D;
 import java.awt.geom.Line2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,15 +20,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
-
-
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-
 import io.flywheel.curate.trainset.Trainset;
 import io.flywheel.curate.trainset.TrainsetEpisode;
 import io.flywheel.curate.trainset.Trainsets;
+import io.flywheel.lake.ColumnView;
 import io.flywheel.lake.EmbeddingModel;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
@@ -256,15 +250,18 @@ public record EmbeddingMap(List<Point> points, String model, int dimension, doub
                 return new EmbeddingMap(List.of(), null, 0, new double[2], 0, total, 1, from, false);
             }
             EmbeddingModel m = lake.models().resolve(options.model(), lake.location());
-            if (t.schema().getFields().stream().noneMatch(f -> f.getName().equals(m.column()))) {
+            if (!t.hasColumn(m.column())) {
                 return new EmbeddingMap(List.of(), m.id(), 0, new double[2], 0, total, 1, from, false);
             }
             long with = t.countRows(m.column() + " IS NOT NULL");
             long stride = Math.max(1, (with + options.maxPoints() - 1) / options.maxPoints());
             Map<String, String[]> labels = new HashMap<>();
             t.scan(ScanRequest.builder().columns("episode_id", "scene", "outcome").build(), b -> {
-                for (int i = 0; i < b.getRowCount(); i++) {
-                    labels.put(str(b, "episode_id", i), new String[] {str(b, "scene", i), str(b, "outcome", i)});
+                ColumnView id = b.column("episode_id");
+                ColumnView scene = b.column("scene");
+                ColumnView outcome = b.column("outcome");
+                for (int i = 0; i < b.rowCount(); i++) {
+                    labels.put(str(id, i), new String[] {str(scene, i), str(outcome, i)});
                 }
             });
             List<Input> inputs = new ArrayList<>();
@@ -279,12 +276,9 @@ public record EmbeddingMap(List<Point> points, String model, int dimension, doub
         }
     }
 
-    private static String str(VectorSchemaRoot b, String col, int i) {
-        FieldVector v = b.getVector(col);
-        if (v == null || v.isNull(i) || !(v instanceof VarCharVector s)) {
-            return "";
-        }
-        return new String(s.get(i), StandardCharsets.UTF_8);
+    private static String str(ColumnView v, int i) {
+        String s = v.isNull(i) ? null : v.getString(i);
+        return s == null ? "" : s;
     }
 
     // ------------------------------------------------------------------ drawing

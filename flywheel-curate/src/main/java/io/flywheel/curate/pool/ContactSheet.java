@@ -21,13 +21,8 @@ import java.util.Set;
 
 import javax.imageio.ImageIO;
 
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarBinaryVector;
-import org.apache.arrow.vector.complex.ListVector;
-import org.apache.arrow.vector.complex.StructVector;
-
 import io.flywheel.curate.DedupSweep;
+import io.flywheel.lake.ColumnView;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
@@ -113,10 +108,11 @@ public final class ContactSheet {
         Map<String, Integer> out = new HashMap<>();
         try (LakeTable t = lake.table("episodes")) {
             t.scan(ScanRequest.builder().columns("episode_id", "frame_count").build(), b -> {
-                for (int i = 0; i < b.getRowCount(); i++) {
-                    FieldVector fc = b.getVector("frame_count");
-                    long n = fc.isNull(i) ? 0 : ((org.apache.arrow.vector.BigIntVector) fc).get(i);
-                    out.put(DedupJob.text(b.getVector("episode_id"), i), (int) (n / 2));
+                ColumnView id = b.column("episode_id");
+                ColumnView fc = b.column("frame_count");
+                for (int i = 0; i < b.rowCount(); i++) {
+                    long n = fc.isNull(i) ? 0 : fc.getLong(i);
+                    out.put(DedupJob.text(id, i), (int) (n / 2));
                 }
             });
         }
@@ -133,15 +129,16 @@ public final class ContactSheet {
         try (LakeTable t = lake.table("frames")) {
             t.scan(ScanRequest.builder().columns("episode_id", "frame_index", "images").filter(Sql.in("episode_id", eps))
                     .build(), b -> {
-                ListVector images = (ListVector) b.getVector("images");
-                StructVector s = (StructVector) images.getDataVector();
-                FieldVector hot = s.getChild("hot_jpeg");
-                for (int r = 0; r < b.getRowCount(); r++) {
-                    FrameKey k = new FrameKey(DedupJob.text(b.getVector("episode_id"), r),
-                            ((IntVector) b.getVector("frame_index")).get(r));
-                    int first = images.getElementStartIndex(r);
-                    if (keys.contains(k) && hot != null && images.getElementEndIndex(r) > first && !hot.isNull(first)) {
-                        out.put(k, ((VarBinaryVector) hot).get(first));
+                ColumnView images = b.column("images");
+                ColumnView s = images.items();
+                ColumnView hot = s.hasField("hot_jpeg") ? s.field("hot_jpeg") : null;
+                ColumnView id = b.column("episode_id");
+                ColumnView frame = b.column("frame_index");
+                for (int r = 0; r < b.rowCount(); r++) {
+                    FrameKey k = new FrameKey(DedupJob.text(id, r), frame.getInt(r));
+                    int first = images.listStart(r);
+                    if (keys.contains(k) && hot != null && images.listEnd(r) > first && !hot.isNull(first)) {
+                        out.put(k, hot.getBytes(first));
                     }
                 }
             });

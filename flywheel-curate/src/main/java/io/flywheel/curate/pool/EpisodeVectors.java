@@ -8,13 +8,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.complex.ListVector;
-import org.apache.arrow.vector.complex.StructVector;
-
 import io.flywheel.error.NotFoundException;
 import io.flywheel.curate.trainset.EpisodeInfo;
 import io.flywheel.curate.trainset.Trainsets;
+import io.flywheel.lake.ColumnView;
 import io.flywheel.lake.EmbeddingModel;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
@@ -180,10 +177,10 @@ public record EpisodeVectors(List<EpisodeInfo> infos, float[][] vectors, String 
         Set<String> out = new TreeSet<>();
         try (LakeTable t = lake.table("frames")) {
             t.scan(ScanRequest.builder().columns("images").filter("frame_index = 0").batchSize(FRAME_BATCH_ROWS).build(), b -> {
-                ListVector images = (ListVector) b.getVector("images");
-                FieldVector topic = ((StructVector) images.getDataVector()).getChild("topic");
-                for (int r = 0; r < b.getRowCount(); r++) {
-                    for (int i = images.getElementStartIndex(r); i < images.getElementEndIndex(r); i++) {
+                ColumnView images = b.column("images");
+                ColumnView topic = images.items().field("topic");
+                for (int r = 0; r < b.rowCount(); r++) {
+                    for (int i = images.listStart(r); i < images.listEnd(r); i++) {
                         out.add(DedupJob.text(topic, i));
                     }
                 }

@@ -1,11 +1,6 @@
 package io.flywheel.curate.trainset;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -15,29 +10,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.complex.ListVector;
-import org.apache.arrow.vector.complex.StructVector;
-import org.apache.arrow.vector.ipc.ArrowFileReader;
-import org.apache.arrow.vector.ipc.ArrowFileWriter;
-import org.apache.arrow.vector.types.pojo.Schema;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.flywheel.lake.BatchSource;
-import io.flywheel.lake.Lake;
+import io.flywheel.lake.ColumnView;
 import io.flywheel.lake.CommitResult;
+import io.flywheel.lake.CurationTables;
+import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.LakeTransaction;
+import io.flywheel.lake.RowCopy;
 import io.flywheel.lake.ScanRequest;
-import io.flywheel.lake.Sql;
+import io.flywheel.rows.TrainsetEpisodeRow;
 
 /**
  * Builds and commits a training set: a seeded uniform sample of ratio r of the pool, plus mined
@@ -48,7 +31,10 @@ import io.flywheel.lake.Sql;
  * near-duplicate of another episode ({@code duplicate_of}, when a dedup ran). Mined neighbours
  * outside the pool are left out and counted.
  *
- * <p>Commit: one lake transaction overwrites {@code trainset_samples} and {@code trainset_episodes} as new
+ * <p>Commit: one lake transaction overwrites {@code trainset_samples} (the sampled frames rows, copied by the lake
+ * from the frames version read: {@link io.flywheel.lake.RowCopy}, one Lance {@code take} by row offset per
+ * {@link io.flywheel.lake.RowCopy#ROWS_PER_TAKE} samples, so the work grows with the samples, not with samples times
+ * table size) and {@code trainset_episodes} as new
  * versions, appends the set's row to {@code trainsets} and creates the set's lake tag, which pins those two
  * versions and the versions of {@code episodes}, {@code frames} (and {@code episode_groups}) the set was built
  * from (its lineage's {@code source_versions}, which cleanup then keeps). A process killed at any moment leaves
@@ -56,8 +42,6 @@ import io.flywheel.lake.Sql;
  */
 public final class TrainsetBuilder {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int ROWS_PER_TAKE = 8_192;
-    private static final int ROWS_PER_BATCH = 512;
 
     /** Receives progress: episodes expanded so far out of all of the set's. */
     @FunctionalInterface
@@ -75,7 +59,6 @@ public final class TrainsetBuilder {
     /**
      * @param lake an open lake
      * @param spec the set to build
-     * @param scratch a folder for the temporary Arrow file the samples are staged in (deleted after)
      * @param progress progress receiver
      * @return the committed set and pool statistics
      * @throws io.flywheel.error.ConflictException when the tag exists (tags are immutable; a
@@ -84,7 +67,7 @@ public final class TrainsetBuilder {
      * @throws io.flywheel.error.NotFoundException when a mined episode id is not in the lake
      * @throws io.flywheel.error.StorageUnavailableException when the lake cannot be read or written
      */
-    public static Result build(Lake lake, TrainsetSpec spec, Path scratch, Progress progress) throws IOException {
+    public static Result build(Lake lake, TrainsetSpec spec, Progress progress) {
         if (Trainsets.find(lake, spec.tag()).isPresent()) {
             throw new io.flywheel.error.ConflictException("training set '" + spec.tag() + "' already exists in "
                     + lake.location() + "; choose a new tag (tags are immutable)");
@@ -129,58 +112,53 @@ public final class TrainsetBuilder {
         long framesVersion;
         long[] firstSample = new long[members.size()];
         long[] sampleCount = new long[members.size()];
-        Files.createDirectories(scratch);
-        Path staged = Files.createTempFile(scratch, "trainset-", ".arrow");
-        try (LakeTable frames = lake.table("frames"); BufferAllocator alloc = lake.newAllocator("trainset")) {
+        long[][] rows;
+        try (LakeTable frames = lake.table("frames")) {
             framesVersion = frames.version();
-            Schema samplesSchema = TrainsetTables.samples(frames.schema());
-            long[][] rows = sampledRows(frames, members, spec.sampleRateHz());
-            stageSamples(frames, rows, samplesSchema, staged, alloc, firstSample, sampleCount, progress);
-            long totalSamples = 0;
-            for (long c : sampleCount) {
-                totalSamples += c;
-            }
-            Map<String, Object> lineage = new LinkedHashMap<>();
-            List<String> queries = spec.mined().stream().map(MinedEpisode::queryEpisodeId).distinct().sorted().toList();
-            lineage.put("query_episode_ids", queries);
-            lineage.putAll(spec.lineage());
-            lineage.put("seed", spec.seed());
-            lineage.put("base_ratio", spec.baseRatio());
-            lineage.put("sample_rate_hz", spec.sampleRateHz());
-            lineage.put("pool_rule", "quality_status in (" + (spec.allowWarn() ? "pass, warn" : "pass")
-                    + "), outcome not failure, not a near-duplicate of another episode");
-            lineage.put("pool_size", pool.size());
-            lineage.put("mined_requested", spec.mined().size());
-            lineage.put("mined_outside_pool", outside);
-            Map<String, Long> sources = new LinkedHashMap<>();
-            sources.put("episodes", episodesVersion);
-            sources.put("frames", framesVersion);
-            io.flywheel.curate.pool.DedupTables.latestVersion(lake).ifPresent(v -> sources.put("episode_groups", v));
-            lineage.put("source_versions", sources);
-            long minedCount = minedBy.size();
-            long createdAt = System.currentTimeMillis() * 1_000_000L;
-            Trainset row = new Trainset(spec.tag(), createdAt, -1, -1, members.size(), totalSamples, base.size(),
-                    minedCount, lineage);
-            CommitResult c;
-            // one lake commit: the samples, the episodes, the registry row and the tag, which pins the set's tables
-            // and the source versions its lineage names (so that cleanup keeps them)
-            try (FileChannel ch = FileChannel.open(staged, StandardOpenOption.READ);
-                    ArrowFileReader samples = new ArrowFileReader(ch, alloc)) {
-                LakeTransaction tx = lake.begin("trainset").summary("tag", spec.tag());
-                tx.overwrite(TrainsetTables.SAMPLES, samples);
-                tx.overwrite(TrainsetTables.EPISODES, BatchSource.single(TrainsetTables.EPISODES_SCHEMA, alloc,
-                        root -> episodeRows(root, members, all, baseSet, minedBy, firstSample, sampleCount)));
-                tx.append(TrainsetTables.TRAINSETS, Trainsets.registryRow(row, alloc), Set.of(spec.tag()));
-                tx.tag(spec.tag(), List.of(TrainsetTables.SAMPLES, TrainsetTables.EPISODES), sources);
-                c = tx.commit();
-            }
-            Trainset set = new Trainset(spec.tag(), createdAt, c.table(TrainsetTables.SAMPLES).toVersion(),
-                    c.table(TrainsetTables.EPISODES).toVersion(), members.size(), totalSamples, base.size(),
-                    minedCount, lineage);
-            return new Result(set, pool.size(), outside);
-        } finally {
-            Files.deleteIfExists(staged);
+            rows = sampledRows(frames, members, spec.sampleRateHz());
         }
+        long totalSamples = 0;
+        for (int m = 0; m < rows.length; m++) {
+            firstSample[m] = totalSamples;
+            sampleCount[m] = rows[m].length;
+            totalSamples += rows[m].length;
+        }
+        Map<String, Object> lineage = new LinkedHashMap<>();
+        List<String> queries = spec.mined().stream().map(MinedEpisode::queryEpisodeId).distinct().sorted().toList();
+        lineage.put("query_episode_ids", queries);
+        lineage.putAll(spec.lineage());
+        lineage.put("seed", spec.seed());
+        lineage.put("base_ratio", spec.baseRatio());
+        lineage.put("sample_rate_hz", spec.sampleRateHz());
+        lineage.put("pool_rule", "quality_status in (" + (spec.allowWarn() ? "pass, warn" : "pass")
+                + "), outcome not failure, not a near-duplicate of another episode");
+        lineage.put("pool_size", pool.size());
+        lineage.put("mined_requested", spec.mined().size());
+        lineage.put("mined_outside_pool", outside);
+        Map<String, Long> sources = new LinkedHashMap<>();
+        sources.put("episodes", episodesVersion);
+        sources.put("frames", framesVersion);
+        io.flywheel.curate.pool.DedupTables.latestVersion(lake).ifPresent(v -> sources.put("episode_groups", v));
+        lineage.put("source_versions", sources);
+        long minedCount = minedBy.size();
+        long createdAt = System.currentTimeMillis() * 1_000_000L;
+        Trainset row = new Trainset(spec.tag(), createdAt, -1, -1, members.size(), totalSamples, base.size(),
+                minedCount, lineage);
+        // one lake commit: the samples (copied from the frames version read), the episodes, the registry row and the
+        // tag, which pins the set's tables and the source versions its lineage names (so that cleanup keeps them)
+        LakeTransaction tx = lake.begin("trainset").summary("tag", spec.tag());
+        tx.overwrite(TrainsetTables.SAMPLES, RowCopy.from("frames", framesVersion).groups(rows)
+                .positionColumn(CurationTables.SAMPLE_INDEX).groupColumn(CurationTables.EPISODE_INDEX)
+                .progress(progress::update).build());
+        tx.overwrite(CurationTables.TRAINSET_EPISODES,
+                episodeRows(members, all, baseSet, minedBy, firstSample, sampleCount));
+        tx.append(CurationTables.TRAINSETS, List.of(Trainsets.registryRow(row)), Set.of(spec.tag()));
+        tx.tag(spec.tag(), List.of(TrainsetTables.SAMPLES, TrainsetTables.EPISODES), sources);
+        CommitResult c = tx.commit();
+        Trainset set = new Trainset(spec.tag(), createdAt, c.table(TrainsetTables.SAMPLES).toVersion(),
+                c.table(TrainsetTables.EPISODES).toVersion(), members.size(), totalSamples, base.size(),
+                minedCount, lineage);
+        return new Result(set, pool.size(), outside);
     }
 
     static boolean inPool(EpisodeInfo e, boolean allowWarn) {
@@ -207,13 +185,13 @@ public final class TrainsetBuilder {
         if (!members.isEmpty()) {
             long[] offset = {0};
             frames.scan(ScanRequest.builder().columns("episode_id", "frame_index", "timestamp_ns").build(), batch -> {
-                VarCharVector id = (VarCharVector) batch.getVector("episode_id");
-                IntVector idx = (IntVector) batch.getVector("frame_index");
-                BigIntVector ts = (BigIntVector) batch.getVector("timestamp_ns");
-                for (int i = 0; i < batch.getRowCount(); i++, offset[0]++) {
-                    Integer m = memberIndex.get(new String(id.get(i), StandardCharsets.UTF_8));
+                ColumnView id = batch.column("episode_id");
+                ColumnView idx = batch.column("frame_index");
+                ColumnView ts = batch.column("timestamp_ns");
+                for (int i = 0; i < batch.rowCount(); i++, offset[0]++) {
+                    Integer m = memberIndex.get(id.getString(i));
                     if (m != null) {
-                        byFrame.get(m).put(idx.get(i), new long[] {ts.get(i), offset[0]});
+                        byFrame.get(m).put(idx.getInt(i), new long[] {ts.getLong(i), offset[0]});
                     }
                 }
             });
@@ -242,121 +220,20 @@ public final class TrainsetBuilder {
         return out;
     }
 
-    /**
-     * Copies the sampled frame rows, in episode then time order, into an Arrow IPC file: one
-     * {@link LakeTable#take} by row offset per {@link #ROWS_PER_TAKE} samples, so the work grows
-     * with the samples, not with samples times table size.
-     */
-    private static void stageSamples(LakeTable frames, long[][] rows, Schema schema, Path file, BufferAllocator alloc,
-                                     long[] firstSample, long[] sampleCount, Progress progress) throws IOException {
-        List<String> frameColumns = schema.getFields().subList(2, schema.getFields().size()).stream()
-                .map(f -> f.getName()).toList();
-        try (VectorSchemaRoot out = VectorSchemaRoot.create(schema, alloc);
-                FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE);
-                ArrowFileWriter writer = new ArrowFileWriter(out, null, ch)) {
-            writer.start();
-            out.allocateNew();
-            long sample = 0;
-            for (int m = 0; m < rows.length; m++) {
-                firstSample[m] = sample;
-                sampleCount[m] = rows[m].length;
-                sample += rows[m].length;
-            }
-            long total = sample;
-            // (episode index, offset) of every sample, in sample order, taken in chunks
-            int[] outRows = {0};
-            long[] next = {0};
-            int m = 0;
-            int j = 0;
-            while (next[0] < total) {
-                int n = (int) Math.min(ROWS_PER_TAKE, total - next[0]);
-                long[] offsets = new long[n];
-                int[] episode = new int[n];
-                for (int i = 0; i < n; i++) {
-                    while (j == rows[m].length) {
-                        m++;
-                        j = 0;
-                    }
-                    offsets[i] = rows[m][j++];
-                    episode[i] = m;
-                }
-                int[] in = {0};
-                frames.take(offsets, frameColumns, batch -> {
-                    for (int r = 0; r < batch.getRowCount(); r++) {
-                        int o = outRows[0]++;
-                        ((BigIntVector) out.getVector("sample_index")).setSafe(o, next[0]++);
-                        ((IntVector) out.getVector("episode_index")).setSafe(o, episode[in[0]++]);
-                        for (String c : frameColumns) {
-                            io.flywheel.lake.ArrowCopy.copy(batch.getVector(c), r, out.getVector(c), o);
-                        }
-                        if (outRows[0] == ROWS_PER_BATCH) {
-                            out.setRowCount(outRows[0]);
-                            write(writer);
-                            out.allocateNew();
-                            outRows[0] = 0;
-                        }
-                    }
-                });
-                if (in[0] != n) {
-                    throw new io.flywheel.error.StorageUnavailableException("frames table " + frames.uri() + " at version " + frames.version() + ": take of "
-                            + n + " sampled rows returned " + in[0]);
-                }
-                progress.update(episode[n - 1] + (j == rows[m].length ? 1 : 0), rows.length);
-            }
-            if (outRows[0] > 0 || total == 0) {
-                out.setRowCount(outRows[0]);
-                writer.writeBatch();
-            }
-            writer.end();
-            progress.update(rows.length, rows.length);
-        }
-    }
-
-    private static void write(ArrowFileWriter writer) {
-        try {
-            writer.writeBatch();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static void episodeRows(VectorSchemaRoot root, List<String> members, Map<String, EpisodeInfo> all,
-                                    Set<String> base, Map<String, List<MinedEpisode>> minedBy, long[] firstSample,
-                                    long[] sampleCount) {
-        ListVector mined = (ListVector) root.getVector("mined_by");
-        StructVector item = (StructVector) mined.getDataVector();
-        VarCharVector q = (VarCharVector) item.getChild("query_episode_id");
-        Float8Vector d = (Float8Vector) item.getChild("distance");
-        IntVector rank = (IntVector) item.getChild("rank");
-        int child = 0;
+    /** @return the set's episodes rows, in set order */
+    private static List<TrainsetEpisodeRow> episodeRows(List<String> members, Map<String, EpisodeInfo> all,
+            Set<String> base, Map<String, List<MinedEpisode>> minedBy, long[] firstSample, long[] sampleCount) {
+        List<TrainsetEpisodeRow> out = new ArrayList<>(members.size());
         for (int i = 0; i < members.size(); i++) {
             EpisodeInfo e = all.get(members.get(i));
-            ((IntVector) root.getVector("episode_index")).setSafe(i, i);
-            str(root, "episode_id", i, e.episodeId());
-            str(root, "robot_id", i, e.robotId());
-            str(root, "task", i, e.task());
-            str(root, "scene", i, e.scene());
-            str(root, "object", i, e.object());
-            str(root, "outcome", i, e.outcome());
-            ((BitVector) root.getVector("in_base")).setSafe(i, base.contains(e.episodeId()) ? 1 : 0);
-            mined.startNewValue(i);
-            List<MinedEpisode> by = minedBy.getOrDefault(e.episodeId(), List.of());
-            for (MinedEpisode m : by) {
-                item.setIndexDefined(child);
-                q.setSafe(child, m.queryEpisodeId().getBytes(StandardCharsets.UTF_8));
-                d.setSafe(child, m.distance());
-                rank.setSafe(child, m.rank());
-                child++;
+            List<TrainsetEpisodeRow.MinedBy> by = new ArrayList<>();
+            for (MinedEpisode m : minedBy.getOrDefault(e.episodeId(), List.of())) {
+                by.add(new TrainsetEpisodeRow.MinedBy(m.queryEpisodeId(), m.distance(), m.rank()));
             }
-            mined.endValue(i, by.size());
-            ((BigIntVector) root.getVector("first_sample")).setSafe(i, firstSample[i]);
-            ((BigIntVector) root.getVector("sample_count")).setSafe(i, sampleCount[i]);
+            out.add(new TrainsetEpisodeRow(i, e.episodeId(), e.robotId(), e.task(), e.scene(), e.object(),
+                    e.outcome(), base.contains(e.episodeId()), by, firstSample[i], sampleCount[i]));
         }
-        root.setRowCount(members.size());
-    }
-
-    static void str(VectorSchemaRoot root, String col, int i, String v) {
-        ((VarCharVector) root.getVector(col)).setSafe(i, v.getBytes(StandardCharsets.UTF_8));
+        return out;
     }
 
     static String json(Object o) {

@@ -1,17 +1,11 @@
 package io.flywheel.curate.trainset;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-
-import org.apache.arrow.vector.types.FloatingPointPrecision;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
+import io.flywheel.lake.CurationTables;
+import io.flywheel.lake.TableSchemas;
 
 /**
- * The training-set tables of a lake.
+ * The training-set tables of a lake (declared, with their columns and row records, in
+ * {@link io.flywheel.lake.CurationTables}).
  *
  * <ul>
  *   <li>{@code trainsets}: one row per committed training set (append-only; the commit point).
@@ -32,39 +26,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class TrainsetTables {
     private TrainsetTables() {}
 
-    public static final String TRAINSETS = "trainsets";
-    public static final String EPISODES = "trainset_episodes";
-    public static final String SAMPLES = "trainset_samples";
-
-    static final ArrowType UTF8 = ArrowType.Utf8.INSTANCE;
-    static final ArrowType I64 = new ArrowType.Int(64, true);
-    static final ArrowType I32 = new ArrowType.Int(32, true);
-    static final ArrowType F64 = new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
-
-    static Field f(String name, ArrowType type, boolean nullable) {
-        return new Field(name, new FieldType(nullable, type, null), null);
-    }
-
-    static final Schema TRAINSETS_SCHEMA = new Schema(List.of(
-            f("tag", UTF8, false), f("created_at_ns", I64, false), f("samples_version", I64, false),
-            f("episodes_version", I64, false), f("episode_count", I64, false), f("sample_count", I64, false),
-            f("base_count", I64, false), f("mined_count", I64, false), f("lineage", UTF8, false)));
-
-    static final Schema EPISODES_SCHEMA = new Schema(List.of(
-            f("episode_index", I32, false), f("episode_id", UTF8, false), f("robot_id", UTF8, true),
-            f("task", UTF8, true), f("scene", UTF8, true), f("object", UTF8, true), f("outcome", UTF8, true),
-            f("in_base", ArrowType.Bool.INSTANCE, false),
-            new Field("mined_by", FieldType.nullable(ArrowType.List.INSTANCE), List.of(
-                    new Field("item", FieldType.notNullable(ArrowType.Struct.INSTANCE), List.of(
-                            f("query_episode_id", UTF8, false), f("distance", F64, false), f("rank", I32, false))))),
-            f("first_sample", I64, false), f("sample_count", I64, false)));
-
-    /** @return the samples schema for a frames schema: sample_index, episode_index, then the frames columns */
-    static Schema samples(Schema frames) {
-        List<Field> fields = new ArrayList<>();
-        fields.add(f("sample_index", I64, false));
-        fields.add(f("episode_index", I32, false));
-        fields.addAll(frames.getFields());
-        return new Schema(fields, Map.of());
-    }
+    public static final String TRAINSETS = TableSchemas.TRAINSETS;
+    public static final String EPISODES = TableSchemas.TRAINSET_EPISODES;
+    public static final String SAMPLES = TableSchemas.TRAINSET_SAMPLES;
+    /** {@code trainset_samples.sample_index}. */
+    public static final String SAMPLE_INDEX = CurationTables.SAMPLE_INDEX;
+    /** {@code trainset_samples.episode_index}. */
+    public static final String EPISODE_INDEX = CurationTables.EPISODE_INDEX;
 }

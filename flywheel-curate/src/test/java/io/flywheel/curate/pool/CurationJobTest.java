@@ -142,7 +142,7 @@ class CurationJobTest {
             }
             assertEquals(List.of(q1, q2), r.lineage().get("query_episode_ids"));
             var set = TrainsetBuilder.build(lake, TrainsetSpec.builder("mined-only").baseRatio(0).sampleRateHz(0)
-                    .mined(r.neighbours()).build(), tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE).trainset();
+                    .mined(r.neighbours()).build(), TrainsetBuilder.Progress.NONE).trainset();
             Set<String> distinct = new HashSet<>();
             r.neighbours().forEach(m -> distinct.add(m.episodeId()));
             assertEquals(distinct.size(), set.episodeCount());
@@ -153,7 +153,7 @@ class CurationJobTest {
             Map<String, String> rep = DedupTables.representatives(lake);
             assertEquals(1, new HashSet<>(rep.values()).size());
             var one = TrainsetBuilder.build(lake, TrainsetSpec.builder("deduped").baseRatio(1).sampleRateHz(0).build(),
-                    tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE);
+                    TrainsetBuilder.Progress.NONE);
             assertEquals(1, one.poolSize());
             io.flywheel.error.NotFoundException unknown = assertThrows(io.flywheel.error.NotFoundException.class,
                     () -> MiningJob.episode(ev, "no-such-episode"));

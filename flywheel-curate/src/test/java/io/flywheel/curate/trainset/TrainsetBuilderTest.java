@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,9 +19,6 @@ import java.util.TreeSet;
 
 import javax.imageio.ImageIO;
 
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,7 +62,7 @@ class TrainsetBuilderTest {
     void baseSampleAt2_5HzTakesEveryOtherFrameAndSamplesEqualTheFrameRows() throws IOException {
         try (Lake lake = Lake.open(lakeDir)) {
             TrainsetBuilder.Result r = TrainsetBuilder.build(lake, TrainsetSpec.builder("half-rate")
-                    .baseRatio(0.3).seed(7).sampleRateHz(2.5).build(), tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE);
+                    .baseRatio(0.3).seed(7).sampleRateHz(2.5).build(), TrainsetBuilder.Progress.NONE);
             Trainset s = r.trainset();
             assertEquals(25, r.poolSize());
             // round(0.3 * 25) = 8 episodes; frames at 0, 200, ..., 1800 ms sampled every 400 ms: 0,2,4,6,8
@@ -81,10 +77,10 @@ class TrainsetBuilderTest {
                 List<Integer> idx = new ArrayList<>();
                 List<Long> sampleIndex = new ArrayList<>();
                 t.scan(ScanRequest.builder().columns("sample_index", "episode_id", "frame_index").build(), b -> {
-                    for (int i = 0; i < b.getRowCount(); i++) {
-                        sampleIndex.add(((BigIntVector) b.getVector("sample_index")).get(i));
-                        ids.add(new String(((VarCharVector) b.getVector("episode_id")).get(i), StandardCharsets.UTF_8));
-                        idx.add(((IntVector) b.getVector("frame_index")).get(i));
+                    for (int i = 0; i < b.rowCount(); i++) {
+                        sampleIndex.add(b.column("sample_index").getLong(i));
+                        ids.add(b.column("episode_id").getString(i));
+                        idx.add(b.column("frame_index").getInt(i));
                     }
                 });
                 for (int i = 0; i < 40; i++) {
@@ -101,14 +97,11 @@ class TrainsetBuilderTest {
                 long[] rows = {0, 13, 39};
                 List<FrameRow> taken = new ArrayList<>();
                 t.take(rows, List.of("episode_id", "frame_index", "state", "action"), b -> {
-                    for (int i = 0; i < b.getRowCount(); i++) {
-                        String id = new String(((VarCharVector) b.getVector("episode_id")).get(i), StandardCharsets.UTF_8);
-                        int fi = ((IntVector) b.getVector("frame_index")).get(i);
+                    for (int i = 0; i < b.rowCount(); i++) {
+                        String id = b.column("episode_id").getString(i);
+                        int fi = b.column("frame_index").getInt(i);
                         FrameRow f = framesByEpisode.get(id).get(fi);
-                        var state = (org.apache.arrow.vector.complex.ListVector) b.getVector("state");
-                        @SuppressWarnings("unchecked")
-                        List<Double> got = (List<Double>) state.getObject(i);
-                        assertArrayEquals(f.state(), got.stream().mapToDouble(Double::doubleValue).toArray());
+                        assertArrayEquals(f.state(), b.column("state").getDoubles(i));
                         taken.add(f);
                     }
                 });
@@ -121,7 +114,7 @@ class TrainsetBuilderTest {
     void minedNeighboursJoinTheBaseOlderTagsStayAndTheDiffCountsThem() throws IOException {
         try (Lake lake = Lake.open(lakeDir)) {
             TrainsetBuilder.build(lake, TrainsetSpec.builder("train-v1").baseRatio(0.2).seed(1).sampleRateHz(0).build(),
-                    tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE);
+                    TrainsetBuilder.Progress.NONE);
             List<String> base = UniformSample.select(episodeIds, 0.2, 1);
             assertEquals(5, base.size());
             List<String> outside = new ArrayList<>(episodeIds);
@@ -132,7 +125,7 @@ class TrainsetBuilderTest {
                     new MinedEpisode(outside.get(2), query, 0.07, 2),
                     new MinedEpisode(base.get(0), query, 0.09, 3));
             TrainsetBuilder.Result r = TrainsetBuilder.build(lake, TrainsetSpec.builder("train-v2").baseRatio(0.2).seed(1)
-                    .sampleRateHz(0).mined(mined).lineage("command", "test").build(), tmp.resolve("scratch"),
+                    .sampleRateHz(0).mined(mined).lineage("command", "test").build(),
                     TrainsetBuilder.Progress.NONE);
             // 5 base + 2 new mined (the third is already in the base): merged without repeats
             assertEquals(7, r.trainset().episodeCount());
@@ -170,13 +163,13 @@ class TrainsetBuilderTest {
             assertTrue(ImageIO.read(png.toFile()).getHeight() > 100);
 
             io.flywheel.error.ConflictException again = assertThrows(io.flywheel.error.ConflictException.class,
-                    () -> TrainsetBuilder.build(lake, TrainsetSpec.builder("train-v1").build(), tmp.resolve("scratch"),
+                    () -> TrainsetBuilder.build(lake, TrainsetSpec.builder("train-v1").build(),
                             TrainsetBuilder.Progress.NONE));
             assertTrue(again.getMessage().contains("already exists"), again.getMessage());
             assertThrows(io.flywheel.error.NotFoundException.class, () -> Trainsets.open(lake, "nope"));
             io.flywheel.error.BadInputException empty = assertThrows(io.flywheel.error.BadInputException.class,
                     () -> TrainsetBuilder.build(lake, TrainsetSpec.builder("empty").baseRatio(0).build(),
-                            tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE));
+                            TrainsetBuilder.Progress.NONE));
             assertTrue(empty.getMessage().contains("would hold no episode"), empty.getMessage());
             assertTrue(Trainsets.find(lake, "empty").isEmpty(), "nothing committed");
             assertFalse(Files.list(tmp.resolve("scratch")).findAny().isPresent(), "staging file removed");

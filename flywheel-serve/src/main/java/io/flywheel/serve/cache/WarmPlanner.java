@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,15 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.complex.ListVector;
-import org.apache.arrow.vector.complex.StructVector;
-
 import io.flywheel.curate.trainset.Trainset;
 import io.flywheel.curate.trainset.TrainsetTables;
 import io.flywheel.curate.trainset.Trainsets;
+import io.flywheel.lake.ColumnView;
 import io.flywheel.lake.DataFileRef;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
@@ -148,27 +142,27 @@ public final class WarmPlanner {
         Map<String, TreeSet<Long>> chunks = new LinkedHashMap<>();
         try (LakeTable t = lake.table(TrainsetTables.SAMPLES, TableRef.version(set.samplesVersion()))) {
             t.scan(ScanRequest.builder().columns(List.of("images")).build(), b -> {
-                ListVector list = (ListVector) b.getVector("images");
-                StructVector s = (StructVector) list.getDataVector();
-                FieldVector hot = s.getChild("hot_jpeg");
-                VarCharVector uri = (VarCharVector) s.getChild("raw_uri");
-                BigIntVector chunk = (BigIntVector) s.getChild("chunk_offset");
-                BigIntVector off = (BigIntVector) s.getChild("offset");
-                BigIntVector len = (BigIntVector) s.getChild("length");
-                for (int r = 0; r < b.getRowCount(); r++) {
+                ColumnView list = b.column("images");
+                ColumnView s = list.items();
+                ColumnView hot = s.hasField("hot_jpeg") ? s.field("hot_jpeg") : null;
+                ColumnView uri = s.field("raw_uri");
+                ColumnView chunk = s.field("chunk_offset");
+                ColumnView off = s.field("offset");
+                ColumnView len = s.field("length");
+                for (int r = 0; r < b.rowCount(); r++) {
                     if (list.isNull(r)) {
                         continue;
                     }
-                    for (int i = list.getElementStartIndex(r); i < list.getElementEndIndex(r); i++) {
+                    for (int i = list.listStart(r); i < list.listEnd(r); i++) {
                         if (hot != null && !hot.isNull(i)) {
                             continue;
                         }
-                        String path = Path.of(URI.create(new String(uri.get(i), StandardCharsets.UTF_8))).toString();
-                        if (chunk.get(i) < 0) {
+                        String path = Path.of(URI.create(uri.getString(i))).toString();
+                        if (chunk.getLong(i) < 0) {
                             plain.computeIfAbsent(path, k -> new ArrayList<>())
-                                    .add(new ByteRange(off.get(i), off.get(i) + len.get(i)));
+                                    .add(new ByteRange(off.getLong(i), off.getLong(i) + len.getLong(i)));
                         } else {
-                            chunks.computeIfAbsent(path, k -> new TreeSet<>()).add(chunk.get(i));
+                            chunks.computeIfAbsent(path, k -> new TreeSet<>()).add(chunk.getLong(i));
                         }
                     }
                 }

@@ -1,8 +1,6 @@
 package io.flywheel.serve.export;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,13 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.arrow.vector.ipc.WriteChannel;
-import org.apache.arrow.vector.ipc.message.MessageSerializer;
-import org.apache.arrow.vector.types.FloatingPointPrecision;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.conf.ParquetConfiguration;
@@ -37,6 +28,10 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 import org.apache.parquet.schema.Types;
 import org.xerial.snappy.Snappy;
+
+import io.flywheel.lake.ArrowSchemaMessage;
+import io.flywheel.lake.ColumnSpec;
+import io.flywheel.lake.ValueKind;
 
 /**
  * A small table written as one Parquet file (Apache Parquet format 2.x, Snappy pages) the way
@@ -200,43 +195,35 @@ final class ParquetTable implements AutoCloseable {
 
     /** The Arrow schema of the same columns as an IPC message, base64, as pyarrow stores it. */
     private static String arrowSchema(List<Column> columns) {
-        List<Field> fields = new ArrayList<>();
+        List<ColumnSpec> specs = new ArrayList<>();
         for (Column c : columns) {
-            fields.add(arrowField(c.name(), c));
+            specs.add(arrowColumn(c.name(), c));
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try {
-            MessageSerializer.serialize(new WriteChannel(Channels.newChannel(out)), new Schema(fields));
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot serialise an Arrow schema in memory", e);
-        }
-        return Base64.getEncoder().encodeToString(out.toByteArray());
+        return Base64.getEncoder().encodeToString(ArrowSchemaMessage.serialize(specs));
     }
 
-    private static Field arrowField(String name, Column c) {
-        ArrowType f32 = new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
-        ArrowType f64 = new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
-        ArrowType i64 = new ArrowType.Int(64, true);
+    /** @return the column as Arrow types it (every value and item required; list children named {@code item}) */
+    private static ColumnSpec arrowColumn(String name, Column c) {
         return switch (c.kind()) {
-            case INT64 -> leaf(name, i64);
-            case FLOAT32 -> leaf(name, f32);
-            case FLOAT64 -> leaf(name, f64);
-            case STRING -> leaf(name, ArrowType.Utf8.INSTANCE);
-            case LIST_FLOAT32 -> listField(name, leaf("item", f32), c.fixedLength());
-            case LIST_FLOAT64 -> listField(name, leaf("item", f64), c.fixedLength());
-            case LIST_INT64 -> listField(name, leaf("item", i64), 0);
-            case LIST_STRING -> listField(name, leaf("item", ArrowType.Utf8.INSTANCE), 0);
-            case LIST3_FLOAT64 -> listField(name, listField("item", listField("item", leaf("item", f64), 0), 0), 0);
+            case INT64 -> leaf(name, ValueKind.INT64);
+            case FLOAT32 -> leaf(name, ValueKind.FLOAT32);
+            case FLOAT64 -> leaf(name, ValueKind.FLOAT64);
+            case STRING -> leaf(name, ValueKind.UTF8);
+            case LIST_FLOAT32 -> listColumn(name, leaf("item", ValueKind.FLOAT32), c.fixedLength());
+            case LIST_FLOAT64 -> listColumn(name, leaf("item", ValueKind.FLOAT64), c.fixedLength());
+            case LIST_INT64 -> listColumn(name, leaf("item", ValueKind.INT64), 0);
+            case LIST_STRING -> listColumn(name, leaf("item", ValueKind.UTF8), 0);
+            case LIST3_FLOAT64 -> listColumn(name, listColumn("item", listColumn("item", leaf("item", ValueKind.FLOAT64),
+                    0), 0), 0);
         };
     }
 
-    private static Field leaf(String name, ArrowType t) {
-        return new Field(name, FieldType.notNullable(t), null);
+    private static ColumnSpec leaf(String name, ValueKind kind) {
+        return ColumnSpec.of(name, kind, false);
     }
 
-    private static Field listField(String name, Field element, int fixed) {
-        ArrowType t = fixed > 0 ? new ArrowType.FixedSizeList(fixed) : ArrowType.List.INSTANCE;
-        return new Field(name, FieldType.notNullable(t), List.of(element));
+    private static ColumnSpec listColumn(String name, ColumnSpec item, int fixed) {
+        return fixed > 0 ? ColumnSpec.fixedSizeList(name, false, fixed, item) : ColumnSpec.list(name, false, item);
     }
 
     private static final class Builder extends ParquetWriter.Builder<Object[], Builder> {

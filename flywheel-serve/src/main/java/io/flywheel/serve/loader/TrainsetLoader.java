@@ -2,7 +2,6 @@ package io.flywheel.serve.loader;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -19,22 +18,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarBinaryVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.complex.ListVector;
-import org.apache.arrow.vector.complex.StructVector;
-
 import io.flywheel.curate.trainset.Trainset;
 import io.flywheel.curate.trainset.TrainsetTables;
 import io.flywheel.curate.trainset.Trainsets;
 import io.flywheel.ingest.RawLocator;
+import io.flywheel.lake.ColumnView;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.RowBatch;
 import io.flywheel.lake.TableRef;
 
 /**
@@ -54,8 +45,8 @@ import io.flywheel.lake.TableRef;
  * workers each own a table handle and a raw-file reader.
  */
 public final class TrainsetLoader implements AutoCloseable {
-    private static final List<String> BASE_COLUMNS = List.of("sample_index", "episode_index", "episode_id",
-            "frame_index", "timestamp_ns", "state", "action", "gripper");
+    private static final List<String> BASE_COLUMNS = List.of(TrainsetTables.SAMPLE_INDEX, TrainsetTables.EPISODE_INDEX,
+            "episode_id", "frame_index", "timestamp_ns", "state", "action", "gripper");
 
     private final Lake lake;
     private final Trainset set;
@@ -272,9 +263,10 @@ public final class TrainsetLoader implements AutoCloseable {
             Map<Long, Sample> byIndex = new HashMap<>();
             List<RuntimeException> failure = new ArrayList<>();
             table.take(sorted, columns, batch -> {
-                for (int r = 0; r < batch.getRowCount(); r++) {
+                Columns c = new Columns(batch, options.images() != LoaderOptions.Images.NONE);
+                for (int r = 0; r < batch.rowCount(); r++) {
                     try {
-                        Sample s = sample(batch, r);
+                        Sample s = sample(c, r);
                         byIndex.put(s.sampleIndex(), s);
                     } catch (IOException e) {
                         failure.add(new UncheckedIOException(e.getMessage(), e));
@@ -292,41 +284,33 @@ public final class TrainsetLoader implements AutoCloseable {
             return out;
         }
 
-        private Sample sample(VectorSchemaRoot b, int r) throws IOException {
-            List<CameraImage> images = options.images() == LoaderOptions.Images.NONE ? List.of()
-                    : images((ListVector) b.getVector("images"), r);
-            Float8Vector g = (Float8Vector) b.getVector("gripper");
-            return new Sample(((BigIntVector) b.getVector("sample_index")).get(r),
-                    ((IntVector) b.getVector("episode_index")).get(r),
-                    new String(((VarCharVector) b.getVector("episode_id")).get(r), StandardCharsets.UTF_8),
-                    ((IntVector) b.getVector("frame_index")).get(r), ((BigIntVector) b.getVector("timestamp_ns")).get(r),
-                    doubles((ListVector) b.getVector("state"), r), doubles((ListVector) b.getVector("action"), r),
-                    g.isNull(r) ? Double.NaN : g.get(r), images);
+        private Sample sample(Columns c, int r) throws IOException {
+            List<CameraImage> images = c.images == null ? List.of() : images(c, r);
+            return new Sample(c.sampleIndex.getLong(r), c.episodeIndex.getInt(r), c.episodeId.getString(r),
+                    c.frameIndex.getInt(r), c.timestamp.getLong(r), doubles(c.state, r), doubles(c.action, r),
+                    c.gripper.isNull(r) ? Double.NaN : c.gripper.getDouble(r), images);
         }
 
-        private List<CameraImage> images(ListVector list, int r) throws IOException {
+        private List<CameraImage> images(Columns c, int r) throws IOException {
+            ColumnView list = c.images;
             if (list.isNull(r)) {
                 return List.of();
             }
-            StructVector s = (StructVector) list.getDataVector();
-            FieldVector hot = s.getChild("hot_jpeg");
-            FieldVector fmt = s.getChild("format");
             List<CameraImage> out = new ArrayList<>();
-            for (int i = list.getElementStartIndex(r); i < list.getElementEndIndex(r); i++) {
-                String topic = text(s.getChild("topic"), i);
+            for (int i = list.listStart(r); i < list.listEnd(r); i++) {
+                String topic = c.topic.getString(i);
                 byte[] bytes;
                 String source;
                 String format;
-                if (hot != null && !hot.isNull(i)) {
-                    bytes = ((VarBinaryVector) hot).get(i);
+                if (c.hot != null && !c.hot.isNull(i)) {
+                    bytes = c.hot.getBytes(i); // the one copy: out of the batch into the sample
                     source = "hot";
                     format = "jpeg";
                 } else {
-                    format = fmt == null || fmt.isNull(i) ? "" : text(fmt, i);
-                    RawLocator loc = RawLocator.fromStored(text(s.getChild("raw_uri"), i),
-                            ((BigIntVector) s.getChild("chunk_offset")).get(i), ((BigIntVector) s.getChild("offset")).get(i),
-                            ((BigIntVector) s.getChild("length")).get(i), text(s.getChild("compression"), i), format,
-                            intOrZero(s.getChild("width"), i), intOrZero(s.getChild("height"), i));
+                    format = c.format == null || c.format.isNull(i) ? "" : c.format.getString(i);
+                    RawLocator loc = RawLocator.fromStored(c.rawUri.getString(i), c.chunkOffset.getLong(i),
+                            c.offset.getLong(i), c.length.getLong(i), c.compression.getString(i), format,
+                            intOrZero(c.width, i), intOrZero(c.height, i));
                     if (raw == null) {
                         raw = rawSources.get();
                     }
@@ -343,8 +327,8 @@ public final class TrainsetLoader implements AutoCloseable {
                     if (decoder == null) {
                         decoder = new RgbDecoder();
                     }
-                    decoded = decoder.decode(bytes, format, intOrZero(s.getChild("width"), i),
-                            intOrZero(s.getChild("height"), i), topic + " of training set '" + set.tag() + "'");
+                    decoded = decoder.decode(bytes, format, intOrZero(c.width, i), intOrZero(c.height, i),
+                            topic + " of training set '" + set.tag() + "'");
                 }
                 out.add(new CameraImage(topic, source, format, bytes, decoded));
             }
@@ -369,28 +353,67 @@ public final class TrainsetLoader implements AutoCloseable {
         }
     }
 
+    /** The columns of one taken batch a sample is read from, each looked up once per batch. */
+    private static final class Columns {
+        final ColumnView sampleIndex;
+        final ColumnView episodeIndex;
+        final ColumnView episodeId;
+        final ColumnView frameIndex;
+        final ColumnView timestamp;
+        final ColumnView state;
+        final ColumnView action;
+        final ColumnView gripper;
+        /** {@code images}, or null when the loader reads no images; then the image fields below are null too. */
+        final ColumnView images;
+        final ColumnView topic;
+        final ColumnView hot;
+        final ColumnView format;
+        final ColumnView rawUri;
+        final ColumnView chunkOffset;
+        final ColumnView offset;
+        final ColumnView length;
+        final ColumnView compression;
+        final ColumnView width;
+        final ColumnView height;
+
+        Columns(RowBatch b, boolean withImages) {
+            sampleIndex = b.column(TrainsetTables.SAMPLE_INDEX);
+            episodeIndex = b.column(TrainsetTables.EPISODE_INDEX);
+            episodeId = b.column("episode_id");
+            frameIndex = b.column("frame_index");
+            timestamp = b.column("timestamp_ns");
+            state = b.column("state");
+            action = b.column("action");
+            gripper = b.column("gripper");
+            images = withImages ? b.column("images") : null;
+            ColumnView s = images == null ? null : images.items();
+            topic = s == null ? null : s.field("topic");
+            hot = optional(s, "hot_jpeg");
+            format = optional(s, "format");
+            rawUri = s == null ? null : s.field("raw_uri");
+            chunkOffset = s == null ? null : s.field("chunk_offset");
+            offset = s == null ? null : s.field("offset");
+            length = s == null ? null : s.field("length");
+            compression = s == null ? null : s.field("compression");
+            width = optional(s, "width");
+            height = optional(s, "height");
+        }
+
+        private static ColumnView optional(ColumnView struct, String field) {
+            return struct == null || !struct.hasField(field) ? null : struct.field(field);
+        }
+    }
+
     private static final java.util.regex.Pattern VIDEO = java.util.regex.Pattern.compile("(?i)h264|h265|avc|hevc");
 
-    private static int intOrZero(FieldVector v, int i) {
-        return v == null || v.isNull(i) ? 0 : ((IntVector) v).get(i);
+    private static int intOrZero(ColumnView v, int i) {
+        return v == null || v.isNull(i) ? 0 : v.getInt(i);
     }
 
-    private static String text(FieldVector v, int i) {
-        return new String(((VarCharVector) v).get(i), StandardCharsets.UTF_8);
-    }
-
-    private static double[] doubles(ListVector l, int r) {
-        if (l.isNull(r)) {
-            return new double[0];
-        }
-        Float8Vector d = (Float8Vector) l.getDataVector();
-        int from = l.getElementStartIndex(r);
-        int to = l.getElementEndIndex(r);
-        double[] out = new double[to - from];
-        for (int i = from; i < to; i++) {
-            out[i - from] = d.isNull(i) ? Double.NaN : d.get(i);
-        }
-        return out;
+    /** @return the list's float64 items, NaN for a null item; empty when the list is null */
+    private static double[] doubles(ColumnView l, int r) {
+        double[] d = l.getDoubles(r);
+        return d == null ? new double[0] : d;
     }
 
 }

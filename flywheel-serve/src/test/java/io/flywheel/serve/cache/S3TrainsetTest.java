@@ -88,7 +88,7 @@ class S3TrainsetTest {
             IngestJob.run(lake, List.of(SharedData.data("camera/bridge-mcap")), IngestOptions.defaults(),
                     IngestJob.AlignConfig.defaults(), RuleSet.defaults(), line -> { });
             TrainsetBuilder.build(lake, TrainsetSpec.builder("train-v1").baseRatio(0.2).seed(5).sampleRateHz(0).build(),
-                    dir.resolve("scratch"), TrainsetBuilder.Progress.NONE);
+                    TrainsetBuilder.Progress.NONE);
             try (TrainsetLoader l = TrainsetLoader.open(lake, "train-v1", o)) {
                 assertEquals(50, l.size());
                 for (Iterator<List<Sample>> it = l.epoch(0); it.hasNext(); ) {

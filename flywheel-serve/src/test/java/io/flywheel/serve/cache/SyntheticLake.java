@@ -45,7 +45,7 @@ final class SyntheticLake {
         return r;
     }
 
-    static void build(Lake lake, Path rawDir, int episodes, int frames, int imageBytes, String tag, Path scratch)
+    static void build(Lake lake, Path rawDir, int episodes, int frames, int imageBytes, String tag)
             throws IOException {
         Files.createDirectories(rawDir);
         for (int i = 0; i < episodes; i++) {
@@ -73,7 +73,7 @@ final class SyntheticLake {
                     "rec-" + i, "robot-1", t0, "{}", "ok", t0 + 1);
             lake.begin("ingest").putFrames(rows).putEpisodes(List.of(ep)).putRawFiles(List.of(rf)).commit();
         }
-        TrainsetBuilder.build(lake, TrainsetSpec.builder(tag).baseRatio(1.0).seed(1).sampleRateHz(0).build(), scratch,
+        TrainsetBuilder.build(lake, TrainsetSpec.builder(tag).baseRatio(1.0).seed(1).sampleRateHz(0).build(),
                 TrainsetBuilder.Progress.NONE);
     }
 }

@@ -50,7 +50,7 @@ class TrainsetCacheTest {
             IngestJob.run(lake, List.of(SharedData.data("camera/bridge-mcap")), IngestOptions.defaults(),
                     IngestJob.AlignConfig.defaults(), RuleSet.defaults(), line -> { });
             TrainsetBuilder.build(lake, TrainsetSpec.builder("train-v1").baseRatio(0.4).seed(3).sampleRateHz(0).build(),
-                    tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE);
+                    TrainsetBuilder.Progress.NONE);
         }
     }
 
@@ -146,7 +146,7 @@ class TrainsetCacheTest {
     void onALargerFileTheListHoldsOnlyTheReadColumnsAndEveryReadIsInsideIt() throws IOException {
         Path lakeDir2 = tmp.resolve("lake2");
         try (Lake lake = Lake.init(lakeDir2)) {
-            SyntheticLake.build(lake, tmp.resolve("raw2"), 3, 400, 3000, "syn-v1", tmp.resolve("scratch2"));
+            SyntheticLake.build(lake, tmp.resolve("raw2"), 3, 400, 3000, "syn-v1");
         }
         for (LoaderOptions.Images mode : List.of(LoaderOptions.Images.NONE, LoaderOptions.Images.BYTES)) {
             LoaderOptions o = LoaderOptions.builder().batchSize(64).seed(9).images(mode).build();
@@ -223,7 +223,7 @@ class TrainsetCacheTest {
     void aKilledWarmLeavesNoCorruptEntryAndResumes() throws IOException {
         Path lakeDir3 = tmp.resolve("lake3");
         try (Lake lake = Lake.init(lakeDir3)) {
-            SyntheticLake.build(lake, tmp.resolve("raw3"), 2, 100, 2000, "syn-v1", tmp.resolve("scratch3"));
+            SyntheticLake.build(lake, tmp.resolve("raw3"), 2, 100, 2000, "syn-v1");
         }
         Path cacheDir = tmp.resolve("cache3");
         LoaderOptions o = LoaderOptions.builder().batchSize(32).seed(2).build();

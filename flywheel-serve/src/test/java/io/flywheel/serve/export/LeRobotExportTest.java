@@ -78,7 +78,7 @@ class LeRobotExportTest {
             IngestJob.run(lake, List.of(SharedData.data("camera/bridge-mcap")), IngestOptions.defaults(),
                     IngestJob.AlignConfig.defaults(), RuleSet.defaults(), line -> { });
             TrainsetBuilder.build(lake, TrainsetSpec.builder("train-all").baseRatio(1.0).seed(1).sampleRateHz(0).build(),
-                    tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE);
+                    TrainsetBuilder.Progress.NONE);
             set = Trainsets.open(lake, "train-all");
             Trainsets.episodes(lake, set).forEach(e -> taskOfEpisode.put(e.info().episodeId(), e.info().task()));
             try (TrainsetLoader l = TrainsetLoader.open(lake, "train-all",

@@ -46,7 +46,7 @@ class TrainsetLoaderTest {
             IngestJob.run(lake, List.of(SharedData.data("camera/bridge-mcap")), IngestOptions.defaults(),
                     IngestJob.AlignConfig.defaults(), RuleSet.defaults(), line -> { });
             TrainsetBuilder.build(lake, TrainsetSpec.builder("train-v1").baseRatio(0.4).seed(3).sampleRateHz(0).build(),
-                    tmp.resolve("scratch"), TrainsetBuilder.Progress.NONE);
+                    TrainsetBuilder.Progress.NONE);
             try (LakeTable t = lake.table("frames")) {
                 for (FrameRow f : t.frames(ScanRequest.all())) {
                     frames.put(f.episodeId() + "/" + f.frameIndex(), f);
