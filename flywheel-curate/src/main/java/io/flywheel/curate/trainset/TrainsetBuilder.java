@@ -31,14 +31,14 @@ import io.flywheel.rows.TrainsetEpisodeRow;
  * near-duplicate of another episode ({@code duplicate_of}, when a dedup ran). Mined neighbours
  * outside the pool are left out and counted.
  *
- * <p>Commit: one lake transaction overwrites {@code trainset_samples} (the sampled frames rows, copied by the lake
- * from the frames version read: {@link io.flywheel.lake.RowCopy}, one Lance {@code take} by row offset per
- * {@link io.flywheel.lake.RowCopy#ROWS_PER_TAKE} samples, so the work grows with the samples, not with samples times
- * table size) and {@code trainset_episodes} as new
- * versions, appends the set's row to {@code trainsets} and creates the set's lake tag, which pins those two
- * versions and the versions of {@code episodes}, {@code frames} (and {@code episode_groups}) the set was built
- * from (its lineage's {@code source_versions}, which cleanup then keeps). A process killed at any moment leaves
- * the set committed whole or not at all. Older tags keep opening older sets.
+ * <p>Commit: one lake transaction overwrites {@code trainset_samples} and {@code trainset_episodes} as new versions,
+ * appends the set's row to {@code trainsets} and creates the set's lake tag, which pins those two versions and the
+ * versions of {@code episodes}, {@code frames} (and {@code episode_groups}) the set was built from (its lineage's
+ * {@code source_versions}, which cleanup then keeps). The samples are the sampled frames rows, copied by the lake from
+ * the frames version read ({@link RowCopy}: one Lance {@code take} by row offset per {@link RowCopy#ROWS_PER_TAKE}
+ * samples, so the work grows with the samples, not with samples times table size; nothing is staged in a scratch
+ * file). A process killed at any moment leaves the set committed whole or not at all. Older tags keep opening older
+ * sets.
  */
 public final class TrainsetBuilder {
     private static final ObjectMapper JSON = new ObjectMapper();
