@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
-import org.apache.arrow.vector.complex.ListVector;
 
 import io.flywheel.lake.CleanupResult;
 import io.flywheel.lake.CompactionPolicy;
@@ -159,9 +158,9 @@ public final class MaintenanceBench {
         double[] out = new double[offsets.length];
         int[] at = {0};
         t.take(offsets, COLUMNS, b -> {
-            ListVector state = (ListVector) b.getVector("state");
-            for (int i = 0; i < b.getRowCount(); i++) {
-                out[at[0]++] = ((Number) state.getObject(i).get(0)).doubleValue();
+            io.flywheel.lake.ColumnView state = b.column("state");
+            for (int i = 0; i < b.rowCount(); i++) {
+                out[at[0]++] = state.items().getDouble(state.listStart(i));
             }
         });
         return out;

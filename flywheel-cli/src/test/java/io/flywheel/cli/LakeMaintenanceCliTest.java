@@ -18,6 +18,9 @@ import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowStreamReader;
+import org.apache.arrow.vector.ipc.ArrowStreamWriter;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -31,7 +34,6 @@ import org.lance.WriteParams;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.flywheel.lake.BatchSource;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeSnapshot;
 import io.flywheel.lake.LakeTable;
@@ -287,13 +289,22 @@ class LakeMaintenanceCliTest {
                     new Field("value", FieldType.notNullable(ArrowType.Utf8.INSTANCE), null)));
             List<String[]> rows = new ArrayList<>(List.of(new String[] {"flywheel.schema_version", "2"},
                     new String[] {"created_at_ns", "1700000000000000000"}));
-            try (BatchSource src = BatchSource.single(kv, a, root -> {
+            // the rows as an Arrow IPC stream, read back as the reader Lance's writer takes
+            java.io.ByteArrayOutputStream ipc = new java.io.ByteArrayOutputStream();
+            try (VectorSchemaRoot root = VectorSchemaRoot.create(kv, a);
+                    ArrowStreamWriter w = new ArrowStreamWriter(root, null, ipc)) {
+                root.allocateNew();
                 for (int i = 0; i < rows.size(); i++) {
                     ((VarCharVector) root.getVector("key")).setSafe(i, rows.get(i)[0].getBytes(StandardCharsets.UTF_8));
                     ((VarCharVector) root.getVector("value")).setSafe(i, rows.get(i)[1].getBytes(StandardCharsets.UTF_8));
                 }
                 root.setRowCount(rows.size());
-            }); Dataset cat = Dataset.write().allocator(a).reader(src).uri(lake.resolve("_catalog.lance").toString())
+                w.start();
+                w.writeBatch();
+                w.end();
+            }
+            try (ArrowStreamReader src = new ArrowStreamReader(new java.io.ByteArrayInputStream(ipc.toByteArray()), a);
+                    Dataset cat = Dataset.write().allocator(a).reader(src).uri(lake.resolve("_catalog.lance").toString())
                     .mode(WriteParams.WriteMode.CREATE).execute()) {
                 cat.version();
             }

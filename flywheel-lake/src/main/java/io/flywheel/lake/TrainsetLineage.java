@@ -1,14 +1,9 @@
 package io.flywheel.lake;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.VarCharVector;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,9 +18,9 @@ import io.flywheel.error.BadInputException;
  * {@code *source_versions}, such as a mining run's). Cleanup keeps them all.
  */
 final class TrainsetLineage {
-    static final String TRAINSETS = "trainsets";
-    static final String SAMPLES = "trainset_samples";
-    static final String EPISODES = "trainset_episodes";
+    static final String TRAINSETS = TableSchemas.TRAINSETS;
+    static final String SAMPLES = TableSchemas.TRAINSET_SAMPLES;
+    static final String EPISODES = TableSchemas.TRAINSET_EPISODES;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private TrainsetLineage() {}
@@ -51,25 +46,29 @@ final class TrainsetLineage {
             return out;
         }
         try (LakeTable t = lake.table(TRAINSETS)) {
-            Set<String> columns = new java.util.HashSet<>();
-            t.schema().getFields().forEach(f -> columns.add(f.getName()));
-            List<String> wanted = new ArrayList<>(List.of("tag"));
-            for (String c : List.of("samples_version", "episodes_version", "lineage")) {
-                if (columns.contains(c)) {
+            List<String> wanted = new ArrayList<>(List.of(CurationTables.TAG));
+            for (String c : List.of(CurationTables.SAMPLES_VERSION, CurationTables.EPISODES_VERSION,
+                    CurationTables.LINEAGE)) {
+                if (t.hasColumn(c)) {
                     wanted.add(c);
                 }
             }
             long[] row = {0};
             t.scan(ScanRequest.builder().columns(wanted).build(), batch -> {
-                VarCharVector tag = (VarCharVector) batch.getVector("tag");
-                for (int i = 0; i < batch.getRowCount(); i++, row[0]++) {
-                    String set = new String(tag.get(i), StandardCharsets.UTF_8);
-                    version(batch.getVector("samples_version"), i).ifPresent(v ->
-                            out.add(new Pin(set, SAMPLES, v, "samples_version")));
-                    version(batch.getVector("episodes_version"), i).ifPresent(v ->
-                            out.add(new Pin(set, EPISODES, v, "episodes_version")));
-                    if (batch.getVector("lineage") instanceof VarCharVector l && !l.isNull(i)) {
-                        lineage(set, new String(l.get(i), StandardCharsets.UTF_8), t.uri(), row[0], out);
+                ColumnView tag = batch.column(CurationTables.TAG);
+                ColumnView samples = batch.has(CurationTables.SAMPLES_VERSION)
+                        ? batch.column(CurationTables.SAMPLES_VERSION) : null;
+                ColumnView episodes = batch.has(CurationTables.EPISODES_VERSION)
+                        ? batch.column(CurationTables.EPISODES_VERSION) : null;
+                ColumnView lineage = batch.has(CurationTables.LINEAGE) ? batch.column(CurationTables.LINEAGE) : null;
+                for (int i = 0; i < batch.rowCount(); i++, row[0]++) {
+                    String set = tag.getString(i);
+                    version(samples, i).ifPresent(v ->
+                            out.add(new Pin(set, SAMPLES, v, CurationTables.SAMPLES_VERSION)));
+                    version(episodes, i).ifPresent(v ->
+                            out.add(new Pin(set, EPISODES, v, CurationTables.EPISODES_VERSION)));
+                    if (lineage != null && lineage.kind() == ValueKind.UTF8 && !lineage.isNull(i)) {
+                        lineage(set, lineage.getString(i), t.uri(), row[0], out);
                     }
                 }
             });
@@ -77,9 +76,9 @@ final class TrainsetLineage {
         return out;
     }
 
-    private static java.util.OptionalLong version(org.apache.arrow.vector.FieldVector v, int i) {
-        if (v instanceof BigIntVector b && !b.isNull(i) && b.get(i) > 0) {
-            return java.util.OptionalLong.of(b.get(i));
+    private static java.util.OptionalLong version(ColumnView v, int i) {
+        if (v != null && v.kind() == ValueKind.INT64 && !v.isNull(i) && v.getLong(i) > 0) {
+            return java.util.OptionalLong.of(v.getLong(i));
         }
         return java.util.OptionalLong.empty();
     }

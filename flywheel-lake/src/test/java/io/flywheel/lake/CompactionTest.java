@@ -247,7 +247,7 @@ class CompactionTest {
             Set<String> keys = new HashSet<>();
             try (LakeTable frames = lake.table("frames")) {
                 assertEquals((first + appended) * 5L, frames.countRows());
-                frames.scan(ScanRequest.builder().columns("episode_id", "frame_index").build(), b -> {
+                frames.scanArrow(ScanRequest.builder().columns("episode_id", "frame_index").build(), b -> {
                     VarCharVector id = (VarCharVector) b.getVector("episode_id");
                     IntVector idx = (IntVector) b.getVector("frame_index");
                     for (int i = 0; i < b.getRowCount(); i++) {

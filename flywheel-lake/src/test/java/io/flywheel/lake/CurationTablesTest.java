@@ -38,6 +38,31 @@ class CurationTablesTest {
     }
 
     @Test
+    void everyColumnConstantNamesItsColumnInOrder() {
+        assertEquals(List.of(CurationTables.TAG, CurationTables.CREATED_AT_NS, CurationTables.SAMPLES_VERSION,
+                CurationTables.EPISODES_VERSION, CurationTables.EPISODE_COUNT, CurationTables.SAMPLE_COUNT,
+                CurationTables.BASE_COUNT, CurationTables.MINED_COUNT, CurationTables.LINEAGE),
+                CurationTables.TRAINSETS.columnNames());
+        assertEquals(List.of(CurationTables.EPISODE_INDEX, TableSchemas.EPISODE_ID, TableSchemas.ROBOT_ID,
+                TableSchemas.TASK, TableSchemas.SCENE, CurationTables.OBJECT, TableSchemas.OUTCOME, CurationTables.IN_BASE,
+                CurationTables.MINED_BY, CurationTables.FIRST_SAMPLE, CurationTables.SAMPLE_COUNT),
+                CurationTables.TRAINSET_EPISODES.columnNames());
+        assertEquals(List.of(CurationTables.MINED_BY_QUERY_EPISODE_ID, CurationTables.MINED_BY_DISTANCE,
+                CurationTables.MINED_BY_RANK), CurationTables.TRAINSET_EPISODES.columns(EmbeddingModels.none()).get(8)
+                .item().children().stream().map(ColumnSpec::name).toList());
+        assertEquals(List.of(TableSchemas.EPISODE_ID, CurationTables.REPRESENTATIVE_ID, CurationTables.DISTANCE,
+                CurationTables.GROUP_SIZE, CurationTables.THRESHOLD, CurationTables.EMBEDDING_MODEL),
+                CurationTables.EPISODE_GROUPS.columnNames());
+        assertEquals(List.of(TableSchemas.EPISODE_ID, TableSchemas.FRAME_INDEX, CurationTables.REPRESENTATIVE_EPISODE_ID,
+                CurationTables.REPRESENTATIVE_FRAME_INDEX, CurationTables.HAMMING, CurationTables.THRESHOLD),
+                CurationTables.FRAME_GROUPS.columnNames());
+        List<String> samples = new ArrayList<>(List.of(CurationTables.SAMPLE_INDEX, CurationTables.EPISODE_INDEX));
+        samples.addAll(TableSchemas.frames().getFields().stream().map(f -> f.getName()).toList());
+        assertEquals(samples, CurationTables.TRAINSET_SAMPLES.columnNames(), "then every frames column");
+        assertEquals(TableSchemas.KNOWN_TABLES.subList(3, 8), CurationTables.ALL.stream().map(TypedTable::name).toList());
+    }
+
+    @Test
     void theRegistryIsAppendedToAndReadAsRecordsInItsStoredLayout() {
         try (Lake lake = Lake.init(dir.resolve("lake"))) {
             TrainsetRow a = new TrainsetRow("train-v1", 1_000L, -1, -1, 3, 30, 3, 0, "{\"seed\":1}");

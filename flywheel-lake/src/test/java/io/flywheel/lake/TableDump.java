@@ -18,7 +18,7 @@ final class TableDump {
 
     static List<String> of(LakeTable t) {
         List<String> rows = new ArrayList<>();
-        t.scan(ScanRequest.all(), batch -> {
+        t.scanArrow(ScanRequest.all(), batch -> {
             for (int i = 0; i < batch.getRowCount(); i++) {
                 StringBuilder b = new StringBuilder();
                 for (FieldVector v : batch.getFieldVectors()) {

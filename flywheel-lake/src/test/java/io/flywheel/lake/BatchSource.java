@@ -8,9 +8,10 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * An {@link ArrowReader} whose batches are filled on demand, for streaming rows into
- * {@link Lake#writeTable} with bounded memory: each {@link #fill} call writes the next batch
- * into the reader's own root, which Lance consumes before asking for the next one.
+ * An {@link ArrowReader} whose batches are filled on demand, for the tests that hand raw Arrow rows to the
+ * transaction's package-private {@code append}/{@code overwrite} (tables of no typed row, a registry written by hand):
+ * each {@link #fill} call writes the next batch into the reader's own root, which Lance consumes before asking for the
+ * next one.
  */
 abstract class BatchSource extends ArrowReader {
     private final Schema schema;
