@@ -215,6 +215,25 @@ class CurationTablesTest {
     }
 
     @Test
+    void samplesWrittenAsTypedRowsReadBackWithTheirModelColumns() {
+        try (Lake lake = Lake.init(dir.resolve("lake"))) {
+            EmbeddingModel m = lakeWithFrames(lake);
+            List<FrameRow> frames;
+            try (LakeTable f = lake.table("frames")) {
+                frames = f.takeFrames(5, 6, 1);
+            }
+            List<TrainsetSampleRow> rows = List.of(new TrainsetSampleRow(0, 0, frames.get(0)),
+                    new TrainsetSampleRow(1, 0, frames.get(1)), new TrainsetSampleRow(2, 1, frames.get(2)));
+            lake.begin("trainset").overwrite(CurationTables.TRAINSET_SAMPLES, rows).commit();
+            try (LakeTable s = lake.table(TableSchemas.TRAINSET_SAMPLES)) {
+                assertEquals(rows, s.rows(CurationTables.TRAINSET_SAMPLES, ScanRequest.all()));
+                assertEquals(m.column(), s.columnNames().get(s.columnNames().size() - 1), "the model's column last");
+                assertEquals(1, s.countRows(m.column() + " IS NULL"), "offset 1 is episode 0's frame: not embedded");
+            }
+        }
+    }
+
+    @Test
     void aCopyLargerThanOneTakeComesInOrderAndReportsEachChunk() {
         try (Lake lake = Lake.init(dir.resolve("lake"))) {
             lake.begin("ingest").putFrames(Fixtures.frames(0, 9_000)).putEpisodes(List.of(Fixtures.episode(0, 9_000)))
