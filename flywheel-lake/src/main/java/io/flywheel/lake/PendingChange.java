@@ -1,13 +1,13 @@
 package io.flywheel.lake;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.function.Function;
 
 import org.apache.arrow.c.ArrowArrayStream;
@@ -247,6 +247,7 @@ abstract class PendingChange {
      * Named columns of existing rows rewritten, every other column kept as it is: for each fragment holding an
      * updated row, Lance writes a new data file of just those columns ({@link Fragment#updateColumns}, matched by row
      * address) and one update commit replaces them. The cost is the size of the changed columns, not of the rows.
+     * Fragments are rewritten side by side, one per core.
      */
     static final class UpdateColumns<R> extends PendingChange {
         private final Codec<R> codec;
@@ -306,14 +307,15 @@ abstract class PendingChange {
                 }
             }
             EmbeddingModels models = models(lake);
-            Map<String, Map<Integer, Integer>> wanted = new HashMap<>(); // partition key -> secondary key -> row
+            RowKeys wanted = new RowKeys();
             for (int i = 0; i < rows.size(); i++) {
                 R r = rows.get(i);
-                Map<Integer, Integer> g = wanted.computeIfAbsent(codec.partitionKey().apply(r), k -> new HashMap<>());
-                if (g.put(codec.secondaryKey().applyAsInt(r), i) != null) {
-                    throw new BadInputException("update of " + table + ": row " + codec.rowKey().apply(r)
-                            + " is given twice");
-                }
+                wanted.add(codec.partitionKey().apply(r), codec.secondaryKey().applyAsInt(r), i);
+            }
+            int twice = wanted.seal();
+            if (twice >= 0) {
+                throw new BadInputException("update of " + table + ": row " + codec.rowKey().apply(rows.get(twice))
+                        + " is given twice");
             }
             long[] addrOf = new long[rows.size()];
             java.util.Arrays.fill(addrOf, -1);
@@ -332,23 +334,30 @@ abstract class PendingChange {
             }
             Schema partSchema = new Schema(projected);
             Map<Integer, FragmentMetadata> basis = new LinkedHashMap<>();
-            List<FragmentMetadata> updated = new ArrayList<>();
-            Set<Long> fields = new java.util.TreeSet<>();
+            List<Callable<FragmentUpdateResult>> tasks = new ArrayList<>();
             for (Map.Entry<Integer, List<Integer>> e : byFragment.entrySet()) {
                 Fragment f = base.getFragment(e.getKey());
                 basis.put(e.getKey(), f.metadata());
-                List<R> sub = new ArrayList<>();
-                long[] addrs = new long[e.getValue().size()];
-                for (int j = 0; j < addrs.length; j++) {
-                    sub.add(rows.get(e.getValue().get(j)));
-                    addrs[j] = addrOf[e.getValue().get(j)];
-                }
-                FragmentUpdateResult r;
-                try (VectorSchemaRoot part = withAddresses(codec.toArrow().encode(sub, partSchema, models, alloc),
-                        addrs, alloc); ArrowArrayStream stream = ArrowArrayStream.allocateNew(alloc)) {
-                    Data.exportArrayStream(alloc, new RootReader(part, alloc), stream);
-                    r = f.updateColumns(stream, ROW_ADDR, ROW_ADDR);
-                }
+                List<Integer> at = e.getValue();
+                tasks.add(() -> {
+                    List<R> sub = new ArrayList<>(at.size());
+                    long[] addrs = new long[at.size()];
+                    for (int j = 0; j < addrs.length; j++) {
+                        sub.add(rows.get(at.get(j)));
+                        addrs[j] = addrOf[at.get(j)];
+                    }
+                    try (BufferAllocator a = alloc.newChildAllocator("update-" + f.getId(), 0, Long.MAX_VALUE);
+                            VectorSchemaRoot part = withAddresses(codec.toArrow().encode(sub, partSchema, models, a),
+                                    addrs, a);
+                            ArrowArrayStream stream = ArrowArrayStream.allocateNew(a)) {
+                        Data.exportArrayStream(a, new RootReader(part, a), stream);
+                        return f.updateColumns(stream, ROW_ADDR, ROW_ADDR);
+                    }
+                });
+            }
+            List<FragmentMetadata> updated = new ArrayList<>();
+            Set<Long> fields = new java.util.TreeSet<>();
+            for (FragmentUpdateResult r : Parallel.run(tasks)) {
                 updated.add(r.getUpdatedFragment());
                 for (long id : r.getFieldsModified()) {
                     fields.add(id);
@@ -386,14 +395,14 @@ abstract class PendingChange {
          * wanted. Rows of one partition are contiguous in a scan, so the partition's key string is decoded once per
          * run of rows, not per row.
          */
-        private static <R> void locate(Dataset base, Codec<R> codec, Map<String, Map<Integer, Integer>> wanted,
-                long[] addrOf) throws Exception {
-            String filter = Sql.in(codec.partitionColumn(), new ArrayList<>(wanted.keySet()));
+        private static <R> void locate(Dataset base, Codec<R> codec, RowKeys wanted, long[] addrOf)
+                throws Exception {
+            String filter = Sql.in(codec.partitionColumn(), new ArrayList<>(wanted.partitions()));
             ScanOptions o = new ScanOptions.Builder().columns(codec.keyColumns()).filter(filter).withRowAddress(true)
                     .build();
             try (LanceScanner sc = base.newScan(o); ArrowReader r = sc.scanBatches()) {
                 byte[] last = null;
-                Map<Integer, Integer> group = null;
+                long[] group = null;
                 while (r.loadNextBatch()) {
                     VectorSchemaRoot b = r.getVectorSchemaRoot();
                     UInt8Vector addr = (UInt8Vector) b.getVector(ROW_ADDR);
@@ -402,20 +411,34 @@ abstract class PendingChange {
                     org.apache.arrow.vector.IntVector second = codec.secondaryColumn() == null ? null
                             : (org.apache.arrow.vector.IntVector) b.getVector(codec.secondaryColumn());
                     for (int i = 0; i < b.getRowCount(); i++) {
-                        byte[] key = part.get(i);
-                        if (last == null || !java.util.Arrays.equals(key, last)) {
-                            last = key;
-                            group = wanted.get(new String(key, java.nio.charset.StandardCharsets.UTF_8));
+                        if (last == null || !sameBytes(part, i, last)) {
+                            last = part.get(i);
+                            group = wanted.group(new String(last, java.nio.charset.StandardCharsets.UTF_8));
                         }
                         if (group != null) {
-                            Integer row = group.get(second == null ? -1 : second.get(i));
-                            if (row != null) {
+                            int row = RowKeys.find(group, second == null ? -1 : second.get(i));
+                            if (row >= 0) {
                                 addrOf[row] = addr.get(i);
                             }
                         }
                     }
                 }
             }
+        }
+
+        /** Whether value {@code i} of {@code v} is {@code key}, compared in place (no copy per row). */
+        private static boolean sameBytes(org.apache.arrow.vector.VarCharVector v, int i, byte[] key) {
+            int start = v.getStartOffset(i);
+            if (v.getEndOffset(i) - start != key.length) {
+                return false;
+            }
+            org.apache.arrow.memory.ArrowBuf data = v.getDataBuffer();
+            for (int j = 0; j < key.length; j++) {
+                if (data.getByte(start + j) != key[j]) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 

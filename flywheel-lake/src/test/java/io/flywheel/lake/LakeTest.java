@@ -190,6 +190,43 @@ class LakeTest {
     }
 
     @Test
+    void aFrameUpdateAcrossFragmentsWritesEachNamedRowOnceAndRefusesARowNamedTwice() {
+        try (Lake lake = Lake.init(dir.resolve("lake"))) {
+            for (int e = 0; e < 5; e++) {
+                Fixtures.ingest(lake, e, 4); // one fragment per episode
+            }
+            // frames 1 and 3 of episodes 0, 2 and 4, given out of order: six rows in three fragments
+            List<FrameRow> changed = new java.util.ArrayList<>();
+            for (int e : new int[] {4, 0, 2}) {
+                for (int j : new int[] {3, 1}) {
+                    FrameRow f = Fixtures.frames(e, 4).get(j);
+                    changed.add(f.withEnrichment(f.images(), List.of(), null, "phase-" + e + "-" + j));
+                }
+            }
+            CommitResult r = lake.begin("label").updateFrames(List.of("phase"), changed).commit();
+            assertEquals(6, r.table("frames").rowsWritten());
+            try (LakeTable frames = lake.table("frames")) {
+                assertEquals(20, frames.countRows());
+                assertEquals(14, frames.countRows("phase IS NULL"));
+                for (int e = 0; e < 5; e++) {
+                    List<FrameRow> got = frames.frames(ScanRequest.builder().filter("episode_id = '"
+                            + Fixtures.episodeId(e) + "'").orderBy(ScanRequest.SortKey.asc("frame_index")).build());
+                    for (int j = 0; j < 4; j++) {
+                        String phase = e % 2 == 0 && j % 2 == 1 ? "phase-" + e + "-" + j : null;
+                        assertEquals(phase, got.get(j).phase(), "episode " + e + " frame " + j);
+                        assertEquals(Fixtures.frames(e, 4).get(j).state().length, got.get(j).state().length);
+                    }
+                }
+            }
+            List<FrameRow> twice = List.of(changed.get(0), changed.get(1), changed.get(0));
+            io.flywheel.error.BadInputException dup = assertThrows(io.flywheel.error.BadInputException.class,
+                    () -> lake.begin("label").updateFrames(List.of("phase"), twice).commit());
+            assertTrue(dup.getMessage().contains(Fixtures.episodeId(4)) && dup.getMessage().contains("twice"),
+                    dup.getMessage());
+        }
+    }
+
+    @Test
     void addedColumnsAreNullInExistingRowsAndTheSameColumnTwiceIsAConflict() {
         try (Lake lake = Lake.init(dir.resolve("lake"))) {
             Fixtures.ingest(lake, 0, 3);
