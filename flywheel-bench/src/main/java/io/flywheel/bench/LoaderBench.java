@@ -1,7 +1,6 @@
 package io.flywheel.bench;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.SplittableRandom;
 import java.util.function.Supplier;
 
@@ -66,6 +64,7 @@ import io.flywheel.serve.cache.Warmer;
 import io.flywheel.serve.loader.LoaderOptions;
 import io.flywheel.serve.loader.Sample;
 import io.flywheel.serve.loader.TrainsetLoader;
+import io.flywheel.testkit.S3TestServer;
 
 /**
  * Random batches of 64 samples (state float64[7], action float64[7], one ~20 KB 320x240 JPEG): the
@@ -313,55 +312,43 @@ public final class LoaderBench {
 
     /** Loader batch latency with the lake behind an S3 API (s3proxy on loopback) against a warmed local cache. */
     static void s3(Path dir, Path lakeDir, int batches, List<byte[]> jpegs) throws Exception {
-        Properties props = new Properties();
-        props.setProperty("jclouds.filesystem.basedir", lakeDir.getParent().toString());
-        try (var context = org.jclouds.ContextBuilder.newBuilder("filesystem").credentials("u", "u").overrides(props)
-                .buildView(org.jclouds.blobstore.BlobStoreContext.class)) {
-            org.gaul.s3proxy.S3Proxy proxy = org.gaul.s3proxy.S3Proxy.builder().blobStore(context.getBlobStore())
-                    .endpoint(URI.create("http://127.0.0.1:0"))
-                    .awsAuthentication(org.gaul.s3proxy.AuthenticationType.AWS_V2_OR_V4, "k", "s").build();
-            proxy.start();
-            while (!"STARTED".equals(proxy.getState())) {
-                Thread.sleep(10);
-            }
-            try {
-                Lake.Options opts = Lake.Options.defaults().withEnvironment(Map.of()).withStorage(StorageConfig.builder()
-                        .endpoint("http://127.0.0.1:" + proxy.getPort()).region("us-east-1").credentials("k", "s").build());
-                LoaderOptions o = LoaderOptions.builder().threads(1).build();
-                Path cacheDir = dir.resolve("cache");
-                try (TrainsetCache c = TrainsetCache.open(cacheDir, "s3://lakebucket", opts)) {
-                    WarmPlan plan = c.plan(TAG, o);
-                    Warmer.Report r = c.warm(plan, 16, Warmer.Progress.NONE);
-                    emit(Map.of("step", "warm_from_s3", "files", plan.files().size(), "bytes", plan.bytes(),
-                            "fetched_bytes", r.fetchedBytes(), "seconds", r.elapsedNs() / 1e9, "mib_per_s",
-                            r.mibPerSecond()));
-                    try (TrainsetLoader viaS3 = TrainsetLoader.open(c.originLake(), TAG, o);
-                            TrainsetLoader viaCache = c.loader(TAG, o)) {
-                        SplittableRandom rnd = new SplittableRandom(3);
-                        List<Double> s3 = new ArrayList<>();
-                        List<Double> cached = new ArrayList<>();
-                        for (int b = 0; b < batches + 5; b++) {
-                            long[] idx = batch(rnd, viaS3.size());
-                            long s = System.nanoTime();
-                            check(viaS3.get(idx), idx, jpegs);
-                            double a = (System.nanoTime() - s) / 1e6;
-                            idx = batch(rnd, viaS3.size());
-                            s = System.nanoTime();
-                            check(viaCache.get(idx), idx, jpegs);
-                            double z = (System.nanoTime() - s) / 1e6;
-                            if (b >= 5) {
-                                s3.add(a);
-                                cached.add(z);
-                            }
+        // the lake's folder is the bucket: s3proxy serves the folders under its parent as buckets
+        try (S3TestServer server = S3TestServer.start(lakeDir.getParent())) {
+            Lake.Options opts = Lake.Options.defaults().withEnvironment(Map.of()).withStorage(StorageConfig.builder()
+                    .endpoint(server.endpoint()).region(S3TestServer.REGION)
+                    .credentials(S3TestServer.KEY, S3TestServer.SECRET).build());
+            LoaderOptions o = LoaderOptions.builder().threads(1).build();
+            Path cacheDir = dir.resolve("cache");
+            try (TrainsetCache c = TrainsetCache.open(cacheDir, "s3://lakebucket", opts)) {
+                WarmPlan plan = c.plan(TAG, o);
+                Warmer.Report r = c.warm(plan, 16, Warmer.Progress.NONE);
+                emit(Map.of("step", "warm_from_s3", "files", plan.files().size(), "bytes", plan.bytes(),
+                        "fetched_bytes", r.fetchedBytes(), "seconds", r.elapsedNs() / 1e9, "mib_per_s",
+                        r.mibPerSecond()));
+                try (TrainsetLoader viaS3 = TrainsetLoader.open(c.originLake(), TAG, o);
+                        TrainsetLoader viaCache = c.loader(TAG, o)) {
+                    SplittableRandom rnd = new SplittableRandom(3);
+                    List<Double> s3 = new ArrayList<>();
+                    List<Double> cached = new ArrayList<>();
+                    for (int b = 0; b < batches + 5; b++) {
+                        long[] idx = batch(rnd, viaS3.size());
+                        long s = System.nanoTime();
+                        check(viaS3.get(idx), idx, jpegs);
+                        double a = (System.nanoTime() - s) / 1e6;
+                        idx = batch(rnd, viaS3.size());
+                        s = System.nanoTime();
+                        check(viaCache.get(idx), idx, jpegs);
+                        double z = (System.nanoTime() - s) / 1e6;
+                        if (b >= 5) {
+                            s3.add(a);
+                            cached.add(z);
                         }
-                        emit(stats("warm", "loader_get_s3_origin", s3));
-                        Map<String, Object> m = stats("warm", "loader_get_local_cache", cached);
-                        m.put("cache_hit_ratio", c.stats().hitRatio());
-                        emit(m);
                     }
+                    emit(stats("warm", "loader_get_s3_origin", s3));
+                    Map<String, Object> m = stats("warm", "loader_get_local_cache", cached);
+                    m.put("cache_hit_ratio", c.stats().hitRatio());
+                    emit(m);
                 }
-            } finally {
-                proxy.stop();
             }
         }
     }

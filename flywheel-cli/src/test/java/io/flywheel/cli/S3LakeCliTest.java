@@ -4,20 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,6 +28,7 @@ import io.flywheel.lake.Lake;
 import io.flywheel.lake.StorageConfig;
 import io.flywheel.quality.RuleSet;
 import io.flywheel.testkit.SharedData;
+import io.flywheel.testkit.S3TestServer;
 
 /**
  * A lake that lives only in an S3 bucket (s3proxy on a loopback port, filesystem blob store, AWS v4 signatures
@@ -44,32 +39,19 @@ import io.flywheel.testkit.SharedData;
  */
 class S3LakeCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String KEY = "flywheel-cli-test-key";
-    private static final String SECRET = "flywheel-cli-test-secret";
     private static final String LAKE = "s3://clibucket/fleet/lake";
 
     @TempDir
     static Path dir;
-    private static BlobStoreContext context;
-    private static S3Proxy proxy;
+    private static S3TestServer s3;
     private static String endpoint;
 
     @BeforeAll
     static void lakeOnS3() throws Exception {
-        Properties props = new Properties();
-        props.setProperty("jclouds.filesystem.basedir", Files.createDirectories(dir.resolve("blobs")).toString());
-        context = ContextBuilder.newBuilder("filesystem").credentials("unused", "unused").overrides(props)
-                .build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, KEY, SECRET).build();
-        proxy.start();
-        while (!"STARTED".equals(proxy.getState())) {
-            Thread.sleep(10);
-        }
-        endpoint = "http://127.0.0.1:" + proxy.getPort();
-        context.getBlobStore().createContainerInLocation(null, "clibucket");
+        s3 = S3TestServer.start(dir.resolve("blobs"), "clibucket");
+        endpoint = s3.endpoint();
         Lake.Options opts = Lake.Options.defaults().withEnvironment(Map.of()).withStorage(StorageConfig.builder()
-                .endpoint(endpoint).region("us-east-1").credentials(KEY, SECRET).build());
+                .endpoint(endpoint).region("us-east-1").credentials(S3TestServer.KEY, S3TestServer.SECRET).build());
         try (Lake lake = Lake.init(LAKE, opts)) {
             IngestJob.run(lake, List.of(SharedData.data("camera/bridge-mcap")), IngestOptions.defaults(),
                     IngestJob.AlignConfig.defaults(), RuleSet.defaults(), line -> { });
@@ -81,11 +63,8 @@ class S3LakeCliTest {
 
     @AfterAll
     static void stop() throws Exception {
-        if (proxy != null) {
-            proxy.stop();
-        }
-        if (context != null) {
-            context.close();
+        if (s3 != null) {
+            s3.close();
         }
     }
 
@@ -144,8 +123,8 @@ class S3LakeCliTest {
         ProcessBuilder pb = new ProcessBuilder(cmd);
         Map<String, String> env = pb.environment();
         env.keySet().removeIf(k -> k.startsWith("AWS_") || k.equals("FLYWHEEL_CONFIG"));
-        env.put("AWS_ACCESS_KEY_ID", KEY);
-        env.put("AWS_SECRET_ACCESS_KEY", SECRET);
+        env.put("AWS_ACCESS_KEY_ID", S3TestServer.KEY);
+        env.put("AWS_SECRET_ACCESS_KEY", S3TestServer.SECRET);
         env.put("AWS_REGION", "us-east-1");
         Path out = Files.createTempFile(dir, "out", ".txt");
         Path err = Files.createTempFile(dir, "err", ".txt");

@@ -4,24 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
-import org.eclipse.jetty.util.component.AbstractLifeCycle;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.flywheel.error.StorageUnavailableException;
+import io.flywheel.testkit.S3TestServer;
 
 /**
  * The commit protocol on an S3 lake (s3proxy in this JVM, filesystem blob store): a writer killed mid-commit (also
@@ -30,54 +23,29 @@ import io.flywheel.error.StorageUnavailableException;
  * race of two writers for one commit point (README says what S3 itself guarantees).
  */
 class S3CommitTest {
-    static final String KEY = "flywheel-test-key";
-    static final String SECRET = "flywheel-test-secret";
     static final int K = 30;
     static final String LAKE = "s3://lakebucket/fleet/lake";
 
     @TempDir
     Path dir;
-
-    private BlobStoreContext context;
-    private S3Proxy proxy;
-    private int port;
+    private S3TestServer s3;
 
     @BeforeEach
     void startServer() throws Exception {
-        Path blobs = Files.createDirectories(dir.resolve("blobs"));
-        Properties props = new Properties();
-        props.setProperty("jclouds.filesystem.basedir", blobs.toString());
-        context = ContextBuilder.newBuilder("filesystem").credentials("unused", "unused").overrides(props)
-                .build(BlobStoreContext.class);
-        start(0);
-        context.getBlobStore().createContainerInLocation(null, "lakebucket");
-    }
-
-    private void start(int onPort) throws Exception {
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:" + onPort))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, KEY, SECRET).build();
-        proxy.start();
-        while (!AbstractLifeCycle.STARTED.equals(proxy.getState())) {
-            Thread.sleep(10);
-        }
-        port = proxy.getPort();
+        s3 = S3TestServer.start(dir.resolve("blobs"), "lakebucket");
     }
 
     @AfterEach
     void stopServer() throws Exception {
         CommitHooks.listen(null);
         System.clearProperty("flywheel.lake.s3-lease-ms");
-        if (proxy != null) {
-            proxy.stop();
-        }
-        if (context != null) {
-            context.close();
+        if (s3 != null) {
+            s3.close();
         }
     }
 
     private Map<String, String> env() {
-        return Map.of("AWS_ENDPOINT_URL", "http://127.0.0.1:" + port, "AWS_ACCESS_KEY_ID", KEY,
-                "AWS_SECRET_ACCESS_KEY", SECRET, "AWS_REGION", "us-east-1");
+        return s3.environment();
     }
 
     private Lake.Options options() {
@@ -118,7 +86,7 @@ class S3CommitTest {
             CommitHooks.listen(step -> {
                 if (step.equals("table-committed:episodes")) {
                     try {
-                        proxy.stop(); // the server dies between two table commits
+                        s3.stopServer(); // the server dies between two table commits
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
@@ -127,7 +95,7 @@ class S3CommitTest {
             assertThrows(StorageUnavailableException.class, () -> Fixtures.ingest(lake, 1, K));
             CommitHooks.listen(null);
         }
-        start(port);
+        s3.restart();
         try (Lake lake = Lake.open(LAKE, options())) {
             CommitKillTestSupport.assertFiles(lake, 1, K, "after the server came back");
             Fixtures.ingest(lake, 1, K);

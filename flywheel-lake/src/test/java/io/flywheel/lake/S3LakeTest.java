@@ -4,69 +4,46 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
-import org.eclipse.jetty.util.component.AbstractLifeCycle;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.flywheel.testkit.S3TestServer;
 
 /**
  * A lake on {@code s3://} against a real S3-compatible server: s3proxy with a filesystem blob
  * store, in this JVM on a free loopback port, with AWS v2/v4 signature checking.
  */
 class S3LakeTest {
-    static final String KEY = "flywheel-test-key";
-    static final String SECRET = "flywheel-test-secret";
 
     @TempDir
     Path dir;
-
-    private BlobStoreContext context;
-    private S3Proxy proxy;
+    private S3TestServer s3;
     private String endpoint;
 
     @BeforeEach
     void startServer() throws Exception {
-        Path blobs = Files.createDirectories(dir.resolve("blobs"));
-        Properties props = new Properties();
-        props.setProperty("jclouds.filesystem.basedir", blobs.toString());
-        context = ContextBuilder.newBuilder("filesystem").credentials("unused", "unused").overrides(props)
-                .build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, KEY, SECRET).build();
-        proxy.start();
-        while (!AbstractLifeCycle.STARTED.equals(proxy.getState())) {
-            Thread.sleep(10);
-        }
-        endpoint = "http://127.0.0.1:" + proxy.getPort();
-        context.getBlobStore().createContainerInLocation(null, "lakebucket");
+        s3 = S3TestServer.start(dir.resolve("blobs"), "lakebucket");
+        endpoint = s3.endpoint();
     }
 
     @AfterEach
     void stopServer() throws Exception {
-        if (proxy != null) {
-            proxy.stop();
-        }
-        if (context != null) {
-            context.close();
+        if (s3 != null) {
+            s3.close();
         }
     }
 
     @Test
     void initAppendAndReadThroughS3() {
         Lake.Options opts = Lake.Options.defaults().withEnvironment(Map.of()).withStorage(StorageConfig.builder()
-                .endpoint(endpoint).region("us-east-1").credentials(KEY, SECRET).build());
+                .endpoint(endpoint).region("us-east-1").credentials(S3TestServer.KEY, S3TestServer.SECRET).build());
         try (Lake lake = Lake.init("s3://lakebucket/fleet/lake1/", opts)) {
             assertEquals("s3://lakebucket/fleet/lake1", lake.location());
             Fixtures.ingest(lake, 0, 3);
@@ -74,7 +51,7 @@ class S3LakeTest {
         }
         // open again with the options from the environment variables instead
         Lake.Options fromEnv = Lake.Options.defaults().withEnvironment(Map.of("AWS_ENDPOINT_URL", endpoint,
-                "AWS_ACCESS_KEY_ID", KEY, "AWS_SECRET_ACCESS_KEY", SECRET, "AWS_REGION", "us-east-1"));
+                "AWS_ACCESS_KEY_ID", S3TestServer.KEY, "AWS_SECRET_ACCESS_KEY", S3TestServer.SECRET, "AWS_REGION", "us-east-1"));
         try (Lake lake = Lake.open("s3://lakebucket/fleet/lake1", fromEnv); LakeTable frames = lake.table("frames");
                 LakeTable v2 = lake.table("frames", TableRef.version(2))) {
             assertEquals("4", lake.catalog().get("flywheel.schema_version"));
@@ -101,13 +78,13 @@ class S3LakeTest {
             }
         }
         // the objects are really in the bucket
-        assertTrue(context.getBlobStore().list("lakebucket").size() > 0);
+        assertTrue(s3.blobStore().list("lakebucket").size() > 0);
         assertTrue(Files.isDirectory(dir.resolve("blobs/lakebucket/fleet/lake1/frames.lance/_versions")),
                 "frames versions not found in the blob store folder");
 
         // a wrong secret is refused by the server, and the error names the table
         Lake.Options wrong = Lake.Options.defaults().withEnvironment(Map.of()).withStorage(StorageConfig.builder()
-                .endpoint(endpoint).region("us-east-1").credentials(KEY, "not-the-secret").build());
+                .endpoint(endpoint).region("us-east-1").credentials(S3TestServer.KEY, "not-the-secret").build());
         io.flywheel.error.StorageUnavailableException e = assertThrows(
                 io.flywheel.error.StorageUnavailableException.class, () -> Lake.open("s3://lakebucket/fleet/lake1", wrong));
         assertTrue(e.getMessage().contains("s3://lakebucket/fleet/lake1/_lake/")

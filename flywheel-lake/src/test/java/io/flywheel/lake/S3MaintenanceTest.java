@@ -4,23 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
-import org.eclipse.jetty.util.component.AbstractLifeCycle;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.flywheel.testkit.S3TestServer;
 
 /**
  * Maintenance of a lake on {@code s3://} (s3proxy with a filesystem blob store on loopback, as {@link S3LakeTest}):
@@ -28,47 +23,29 @@ import org.junit.jupiter.api.io.TempDir;
  * implement the bulk delete Lance's cleanup sends, so on it cleanup fails, by type and naming the table.
  */
 class S3MaintenanceTest {
-    static final String KEY = "flywheel-test-key";
-    static final String SECRET = "flywheel-test-secret";
 
     @TempDir
     Path dir;
-
-    private BlobStoreContext context;
-    private S3Proxy proxy;
+    private S3TestServer s3;
     private String endpoint;
 
     @BeforeEach
     void startServer() throws Exception {
-        Path blobs = Files.createDirectories(dir.resolve("blobs"));
-        Properties props = new Properties();
-        props.setProperty("jclouds.filesystem.basedir", blobs.toString());
-        context = ContextBuilder.newBuilder("filesystem").credentials("unused", "unused").overrides(props)
-                .build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, KEY, SECRET).build();
-        proxy.start();
-        while (!AbstractLifeCycle.STARTED.equals(proxy.getState())) {
-            Thread.sleep(10);
-        }
-        endpoint = "http://127.0.0.1:" + proxy.getPort();
-        context.getBlobStore().createContainerInLocation(null, "lakebucket");
+        s3 = S3TestServer.start(dir.resolve("blobs"), "lakebucket");
+        endpoint = s3.endpoint();
     }
 
     @AfterEach
     void stopServer() throws Exception {
-        if (proxy != null) {
-            proxy.stop();
-        }
-        if (context != null) {
-            context.close();
+        if (s3 != null) {
+            s3.close();
         }
     }
 
     @Test
     void versionsCompactAndCleanupThroughS3() {
         Lake.Options opts = Lake.Options.defaults().withEnvironment(Map.of()).withStorage(StorageConfig.builder()
-                .endpoint(endpoint).region("us-east-1").credentials(KEY, SECRET).build());
+                .endpoint(endpoint).region("us-east-1").credentials(S3TestServer.KEY, S3TestServer.SECRET).build());
         try (Lake lake = Lake.init("s3://lakebucket/lake", opts)) {
             MaintenanceRoutine.configure(lake, 0);
             for (int i = 0; i < 4; i++) {

@@ -6,26 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Properties;
 
-import org.eclipse.jetty.util.component.AbstractLifeCycle;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
 import org.jclouds.blobstore.BlobStore;
-import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.flywheel.lake.StorageConfig;
+import io.flywheel.testkit.S3TestServer;
 
 /**
  * The S3 origin (AWS SDK v2) against a real S3-compatible server: s3proxy on a loopback port, filesystem blob store,
@@ -33,33 +26,19 @@ import io.flywheel.lake.StorageConfig;
  * {@code (31 i + 7) mod 256}), then read back through the origin.
  */
 class S3OriginTest {
-    static final String KEY = "origin-key";
-    static final String SECRET = "origin-secret";
     static final int MANY = 1003; // > 1000, the ListObjectsV2 page size: the listing must follow continuation tokens
 
     @TempDir
     static Path dir;
-    static BlobStoreContext context;
-    static S3Proxy proxy;
+    static S3TestServer s3;
     static String endpoint;
     static byte[] a = new byte[300_000];
 
     @BeforeAll
     static void start() throws Exception {
-        Path blobs = Files.createDirectories(dir.resolve("blobs"));
-        Properties props = new Properties();
-        props.setProperty("jclouds.filesystem.basedir", blobs.toString());
-        context = ContextBuilder.newBuilder("filesystem").credentials("unused", "unused").overrides(props)
-                .build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, KEY, SECRET).build();
-        proxy.start();
-        while (!AbstractLifeCycle.STARTED.equals(proxy.getState())) {
-            Thread.sleep(10);
-        }
-        endpoint = "http://127.0.0.1:" + proxy.getPort();
-        BlobStore bs = context.getBlobStore();
-        bs.createContainerInLocation(null, "lakebucket");
+        s3 = S3TestServer.start(dir.resolve("blobs"), "lakebucket");
+        endpoint = s3.endpoint();
+        BlobStore bs = s3.blobStore();
         for (int i = 0; i < a.length; i++) {
             a[i] = (byte) (31 * i + 7);
         }
@@ -74,22 +53,19 @@ class S3OriginTest {
 
     @AfterAll
     static void stop() throws Exception {
-        if (proxy != null) {
-            proxy.stop();
-        }
-        if (context != null) {
-            context.close();
+        if (s3 != null) {
+            s3.close();
         }
     }
 
     static S3Origin origin(String secret) {
         return new S3Origin("s3://lakebucket/fleet/lake/", StorageConfig.builder().endpoint(endpoint).region("us-east-1")
-                .credentials(KEY, secret).build());
+                .credentials(S3TestServer.KEY, secret).build());
     }
 
     @Test
     void sizesRangesAndKeysNeedingEscapes() throws IOException {
-        try (S3Origin o = origin(SECRET)) {
+        try (S3Origin o = origin(S3TestServer.SECRET)) {
             assertEquals("s3://lakebucket/fleet/lake/", o.describe());
             assertEquals(300_000, o.size("a.bin"));
             assertArrayEquals(Arrays.copyOfRange(a, 1000, 1100), o.read("a.bin", new ByteRange(1000, 1100)));
@@ -103,7 +79,7 @@ class S3OriginTest {
 
     @Test
     void listingFollowsContinuationTokensAndStaysUnderThePrefix() throws IOException {
-        try (S3Origin o = origin(SECRET)) {
+        try (S3Origin o = origin(S3TestServer.SECRET)) {
             List<Origin.Entry> many = o.list("many/");
             assertEquals(MANY, many.size());
             assertEquals(new Origin.Entry("many/0000", 0), many.get(0));
@@ -118,7 +94,7 @@ class S3OriginTest {
 
     @Test
     void errorsNameBucketKeyAndRange() throws IOException {
-        try (S3Origin o = origin(SECRET)) {
+        try (S3Origin o = origin(S3TestServer.SECRET)) {
             NoSuchFileException missing = assertThrows(NoSuchFileException.class, () -> o.size("missing.bin"));
             assertEquals("s3://lakebucket/fleet/lake/missing.bin", missing.getFile());
             NoSuchFileException missingGet = assertThrows(NoSuchFileException.class,

@@ -3,20 +3,13 @@ package io.flywheel.serve.cache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
-import org.eclipse.jetty.util.component.AbstractLifeCycle;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,6 +26,7 @@ import io.flywheel.serve.loader.LoaderOptions;
 import io.flywheel.serve.loader.Sample;
 import io.flywheel.serve.loader.TrainsetLoader;
 import io.flywheel.testkit.SharedData;
+import io.flywheel.testkit.S3TestServer;
 
 /**
  * Ingest, training-set build, load and warm against a real S3-compatible server (s3proxy on a
@@ -40,47 +34,29 @@ import io.flywheel.testkit.SharedData;
  * the bucket; the raw MCAP files stay where they are.
  */
 class S3TrainsetTest {
-    static final String KEY = "flywheel-test-key";
-    static final String SECRET = "flywheel-test-secret";
 
     @TempDir
     Path dir;
-
-    private BlobStoreContext context;
-    private S3Proxy proxy;
+    private S3TestServer s3;
     private String endpoint;
 
     @BeforeEach
     void startServer() throws Exception {
-        Path blobs = Files.createDirectories(dir.resolve("blobs"));
-        Properties props = new Properties();
-        props.setProperty("jclouds.filesystem.basedir", blobs.toString());
-        context = ContextBuilder.newBuilder("filesystem").credentials("unused", "unused").overrides(props)
-                .build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, KEY, SECRET).build();
-        proxy.start();
-        while (!AbstractLifeCycle.STARTED.equals(proxy.getState())) {
-            Thread.sleep(10);
-        }
-        endpoint = "http://127.0.0.1:" + proxy.getPort();
-        context.getBlobStore().createContainerInLocation(null, "lakebucket");
+        s3 = S3TestServer.start(dir.resolve("blobs"), "lakebucket");
+        endpoint = s3.endpoint();
     }
 
     @AfterEach
     void stopServer() throws Exception {
-        if (proxy != null) {
-            proxy.stop();
-        }
-        if (context != null) {
-            context.close();
+        if (s3 != null) {
+            s3.close();
         }
     }
 
     @Test
     void ingestBuildLoadAndWarmFromAnS3Origin() throws Exception {
         Lake.Options opts = Lake.Options.defaults().withEnvironment(Map.of()).withStorage(StorageConfig.builder()
-                .endpoint(endpoint).region("us-east-1").credentials(KEY, SECRET).build());
+                .endpoint(endpoint).region("us-east-1").credentials(S3TestServer.KEY, S3TestServer.SECRET).build());
         String uri = "s3://lakebucket/fleet/lake";
         LoaderOptions o = LoaderOptions.builder().batchSize(10).seed(4).build();
         Map<Long, Sample> direct = new HashMap<>();
