@@ -1,21 +1,12 @@
 package io.flywheel.lake;
 
-import java.net.URI;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import io.flywheel.error.BadInputException;
 import io.flywheel.error.StorageUnavailableException;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
@@ -42,49 +33,10 @@ final class S3MetaStore implements MetaStore {
      * @throws BadInputException when the location, endpoint or credentials are unusable
      */
     S3MetaStore(String location, StorageConfig storage) {
-        if (!location.startsWith("s3://")) {
-            throw new BadInputException("not an s3:// location: " + location);
-        }
-        String rest = location.substring(5);
-        int slash = rest.indexOf('/');
-        bucket = slash < 0 ? rest : rest.substring(0, slash);
-        String p = slash < 0 ? "" : rest.substring(slash + 1);
-        while (p.endsWith("/")) {
-            p = p.substring(0, p.length() - 1);
-        }
-        prefix = p.isEmpty() ? "" : p + "/";
-        s3 = client(location, storage);
-    }
-
-    /**
-     * @return an S3 client for the storage options: SigV4 with static credentials, path-style, checksums only where
-     *     the API requires them
-     * @throws BadInputException naming the location when the credentials are missing or the endpoint is no URI
-     */
-    static S3Client client(String location, StorageConfig storage) {
-        Map<String, String> o = storage.options();
-        String keyId = o.get(StorageConfig.ACCESS_KEY_ID);
-        String secret = o.get(StorageConfig.SECRET_ACCESS_KEY);
-        if (keyId == null || secret == null) {
-            throw new BadInputException(location + ": aws_access_key_id and aws_secret_access_key are needed (storage"
-                    + " options, flywheel.yaml or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)");
-        }
-        var b = S3Client.builder().region(Region.of(o.getOrDefault(StorageConfig.REGION, "us-east-1")))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(keyId, secret)))
-                .forcePathStyle(true)
-                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(16)
-                        .connectionTimeout(Duration.ofSeconds(10)).socketTimeout(Duration.ofSeconds(60)));
-        String ep = o.get(StorageConfig.ENDPOINT);
-        if (ep != null && !ep.isBlank()) {
-            try {
-                b.endpointOverride(URI.create(ep.endsWith("/") ? ep.substring(0, ep.length() - 1) : ep));
-            } catch (IllegalArgumentException e) {
-                throw new BadInputException(location + ": aws_endpoint '" + ep + "' is not a URI: " + e.getMessage(), e);
-            }
-        }
-        return b.build();
+        S3Location at = S3Location.parse(location);
+        bucket = at.bucket();
+        prefix = at.prefix();
+        s3 = at.client(storage, 16);
     }
 
     @Override

@@ -4,22 +4,15 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
 import java.nio.file.NoSuchFileException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
+import io.flywheel.lake.S3Location;
 import io.flywheel.lake.StorageConfig;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
@@ -50,46 +43,14 @@ public final class S3Origin implements Origin {
     /**
      * @param location {@code s3://bucket/prefix}
      * @param storage the lake's storage options (endpoint defaults to AWS's regional endpoint)
-     * @throws IllegalArgumentException when the location is not an s3:// URI, the endpoint is not a
+     * @throws io.flywheel.error.BadInputException when the location is not an s3:// URI, the endpoint is not a
      *     URI or credentials are missing
      */
     public S3Origin(String location, StorageConfig storage) {
-        if (!location.startsWith("s3://")) {
-            throw new IllegalArgumentException("not an s3:// location: " + location);
-        }
-        String rest = location.substring(5);
-        int slash = rest.indexOf('/');
-        bucket = slash < 0 ? rest : rest.substring(0, slash);
-        String p = slash < 0 ? "" : rest.substring(slash + 1);
-        while (p.endsWith("/")) {
-            p = p.substring(0, p.length() - 1);
-        }
-        prefix = p.isEmpty() ? "" : p + "/";
-        Map<String, String> o = storage.options();
-        String region = o.getOrDefault(StorageConfig.REGION, "us-east-1");
-        String keyId = o.get(StorageConfig.ACCESS_KEY_ID);
-        String secret = o.get(StorageConfig.SECRET_ACCESS_KEY);
-        if (keyId == null || secret == null) {
-            throw new IllegalArgumentException("s3 origin " + location + ": aws_access_key_id and aws_secret_access_key"
-                    + " are needed (storage options, flywheel.yaml or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)");
-        }
-        var b = S3Client.builder().region(Region.of(region))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(keyId, secret)))
-                .forcePathStyle(true)
-                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(MAX_CONNECTIONS)
-                        .connectionTimeout(Duration.ofSeconds(10)).socketTimeout(Duration.ofSeconds(60)));
-        String ep = o.get(StorageConfig.ENDPOINT);
-        if (ep != null && !ep.isBlank()) {
-            try {
-                b.endpointOverride(URI.create(ep.endsWith("/") ? ep.substring(0, ep.length() - 1) : ep));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("s3 origin " + location + ": aws_endpoint '" + ep
-                        + "' is not a URI: " + e.getMessage(), e);
-            }
-        }
-        s3 = b.build();
+        S3Location at = S3Location.parse(location);
+        bucket = at.bucket();
+        prefix = at.prefix();
+        s3 = at.client(storage, MAX_CONNECTIONS);
     }
 
     @Override

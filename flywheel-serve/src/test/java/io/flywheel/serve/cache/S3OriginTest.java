@@ -115,7 +115,7 @@ class S3OriginTest {
             assertTrue(denied.getMessage().contains("s3://lakebucket/fleet/lake/a.bin: GET bytes 0-10 answered HTTP 403"),
                     denied.getMessage());
         }
-        IllegalArgumentException noKeys = assertThrows(IllegalArgumentException.class,
+        io.flywheel.error.BadInputException noKeys = assertThrows(io.flywheel.error.BadInputException.class,
                 () -> new S3Origin("s3://lakebucket/x", StorageConfig.builder().endpoint(endpoint).build()));
         assertTrue(noKeys.getMessage().contains("aws_access_key_id"), noKeys.getMessage());
     }
