@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,8 +15,6 @@ import java.util.TreeMap;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
 import org.lance.ReadOptions;
@@ -71,12 +68,12 @@ public final class Lake implements AutoCloseable, RowSink {
     /** Lake property: the table schema version. */
     public static final String SCHEMA_VERSION = "flywheel.schema_version";
 
-    private final String root;
-    private final StorageConfig storage;
+    final String root;
+    final StorageConfig storage;
     private final BufferAllocator allocator;
     private final MetaStore meta;
-    private final CommitLog log;
-    private final CommitLock lock;
+    final CommitLog log;
+    final CommitLock lock;
     private volatile LakeSnapshot snapshot;
     private boolean created;
 
@@ -245,7 +242,7 @@ public final class Lake implements AutoCloseable, RowSink {
             if (head.isEmpty()) {
                 if (lake.exists(LEGACY_CATALOG)) {
                     throw new LakeFormatException("the lake at " + lake.root + " has table schema version "
-                            + lake.legacyCatalog().getOrDefault(SCHEMA_VERSION, "?") + "; this Flywheel reads and writes"
+                            + SchemaV2.catalog(lake).getOrDefault(SCHEMA_VERSION, "?") + "; this Flywheel reads and writes"
                             + " version " + TableSchemas.SCHEMA_VERSION + " (lake-level commit points). Migrate it in"
                             + " place with `flywheel lake migrate " + location + "` (the tables and raw files are kept)");
                 }
@@ -319,7 +316,7 @@ public final class Lake implements AutoCloseable, RowSink {
                 if (!lake.exists(LEGACY_CATALOG)) {
                     throw new NotFoundException("no Flywheel lake at " + lake.root + " to migrate");
                 }
-                Map<String, String> catalog = lake.legacyCatalog();
+                Map<String, String> catalog = SchemaV2.catalog(lake);
                 from = catalog.getOrDefault(SCHEMA_VERSION, "?");
                 if (!"2".equals(from)) {
                     throw new LakeFormatException("the lake at " + lake.root + " has table schema version " + from
@@ -327,7 +324,7 @@ public final class Lake implements AutoCloseable, RowSink {
                             + " create a new lake with `flywheel init` and ingest the raw files again: they were never"
                             + " changed");
                 }
-                s = lake.migrateVersion2(catalog);
+                s = SchemaV2.firstCommitPoint(lake, catalog);
             }
             String current = Integer.toString(TableSchemas.SCHEMA_VERSION);
             if ("3".equals(s.properties().get(SCHEMA_VERSION))) {
@@ -348,48 +345,8 @@ public final class Lake implements AutoCloseable, RowSink {
                         + ", which this Flywheel (version " + current + ") cannot migrate"
                         + (to != null && to.compareTo(current) > 0 ? ": a newer Flywheel wrote it" : ""));
             }
-            lake.markLegacyCatalogMigrated();
+            SchemaV2.markMigrated(lake);
             return new Migration(!current.equals(from), from, to, s);
-        }
-    }
-
-    /** Schema version 2 to 3: the first commit point, naming each table's latest version; its Lance tags as lake tags. */
-    private LakeSnapshot migrateVersion2(Map<String, String> catalog) {
-        try (CommitLock.Held held = lock.acquire(java.time.Duration.ofMinutes(10))) {
-            Map<String, Long> versions = new TreeMap<>();
-            Map<String, Map<String, Long>> tags = new TreeMap<>();
-            List<LakeSnapshot.TableChange> changes = new ArrayList<>();
-            try (BufferAllocator a = newAllocator("migrate")) {
-                for (String t : TableSchemas.KNOWN_TABLES) {
-                    try (Dataset ds = openLatestOrNull(t, a)) {
-                        if (ds == null) {
-                            continue;
-                        }
-                        versions.put(t, ds.version());
-                        changes.add(new LakeSnapshot.TableChange(t, "migrate", ds.version(), ds.version(), 0, 0, 0,
-                                List.of(), List.of()));
-                        for (org.lance.Tag tag : ds.tags().list()) {
-                            tags.computeIfAbsent(tag.getName(), k -> new TreeMap<>()).put(t, tag.getVersion());
-                        }
-                    }
-                }
-            }
-            for (String t : TableSchemas.CORE_TABLES) {
-                if (!versions.containsKey(t)) {
-                    throw new LakeFormatException("the lake at " + root + " has no table " + t + "; it cannot be migrated");
-                }
-            }
-            Map<String, String> props = new TreeMap<>();
-            props.put(SCHEMA_VERSION, "3");
-            props.put("created_at_ns", catalog.getOrDefault("created_at_ns", "0"));
-            props.put("migrated_from_schema_version", "2");
-            LakeSnapshot first = new LakeSnapshot(1, 0, java.util.UUID.randomUUID().toString(), "migrate",
-                    System.currentTimeMillis() * 1_000_000L,
-                    java.lang.management.ManagementFactory.getRuntimeMXBean().getName(), versions, tags, props, changes);
-            if (!log.publish(first)) { // a concurrent migrate
-                return log.latest().orElseThrow();
-            }
-            return first;
         }
     }
 
@@ -816,60 +773,10 @@ public final class Lake implements AutoCloseable, RowSink {
     }
 
     /** @return whether the table's dataset exists */
-    private boolean exists(String table) {
+    boolean exists(String table) {
         try (BufferAllocator a = allocator.newChildAllocator("probe", 0, Long.MAX_VALUE);
                 Dataset ds = openLatestOrNull(table, a)) {
             return ds != null;
-        }
-    }
-
-    private Map<String, String> legacyCatalog() {
-        Map<String, String> out = new LinkedHashMap<>();
-        try (BufferAllocator a = newAllocator("catalog"); Dataset ds = openDataset(LEGACY_CATALOG, null, a);
-                org.lance.ipc.LanceScanner s = ds.newScan(); ArrowReader r = s.scanBatches()) {
-            while (r.loadNextBatch()) {
-                VectorSchemaRoot b = r.getVectorSchemaRoot();
-                VarCharVector k = (VarCharVector) b.getVector("key");
-                VarCharVector v = (VarCharVector) b.getVector("value");
-                for (int i = 0; i < b.getRowCount(); i++) {
-                    out.put(new String(k.get(i), StandardCharsets.UTF_8), new String(v.get(i), StandardCharsets.UTF_8));
-                }
-            }
-        } catch (Exception e) {
-            throw new LakeFormatException("the catalog " + tableUri(LEGACY_CATALOG) + " cannot be read: "
-                    + e.getMessage(), e);
-        }
-        return out;
-    }
-
-    /**
-     * After a migration, the schema version 2 catalog says the lake's new version, so that an older Flywheel refuses
-     * the lake instead of writing to it outside the commit protocol.
-     */
-    private void markLegacyCatalogMigrated() {
-        if (!exists(LEGACY_CATALOG)) {
-            return;
-        }
-        Map<String, String> c = legacyCatalog();
-        if (Integer.toString(TableSchemas.SCHEMA_VERSION).equals(c.get(SCHEMA_VERSION))) {
-            return;
-        }
-        c.put(SCHEMA_VERSION, Integer.toString(TableSchemas.SCHEMA_VERSION));
-        Schema schema = new Schema(List.of(TableSchemas.field("key", TableSchemas.UTF8, false, "catalog key"),
-                TableSchemas.field("value", TableSchemas.UTF8, false, "catalog value")));
-        try (BufferAllocator a = newAllocator("catalog"); VectorSchemaRoot r = VectorSchemaRoot.create(schema, a)) {
-            r.allocateNew();
-            int i = 0;
-            for (Map.Entry<String, String> e : c.entrySet()) {
-                ((VarCharVector) r.getVector("key")).setSafe(i, e.getKey().getBytes(StandardCharsets.UTF_8));
-                ((VarCharVector) r.getVector("value")).setSafe(i, e.getValue().getBytes(StandardCharsets.UTF_8));
-                i++;
-            }
-            r.setRowCount(i);
-            try (Dataset ds = Dataset.write().allocator(a).reader(new RootReader(r, a)).uri(tableUri(LEGACY_CATALOG))
-                    .mode(WriteParams.WriteMode.OVERWRITE).storageOptions(storage.options()).execute()) {
-                ds.version();
-            }
         }
     }
 
