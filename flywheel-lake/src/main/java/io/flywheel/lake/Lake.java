@@ -731,7 +731,13 @@ public final class Lake implements AutoCloseable, RowSink {
         if (version != null) {
             ro.setVersion(version);
         }
-        return Dataset.open().allocator(alloc).uri(tableUri(table)).readOptions(ro.build()).build();
+        try {
+            return Dataset.open().allocator(alloc).uri(tableUri(table)).readOptions(ro.build()).build();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) { // Lance's native side throws IOException undeclared (a damaged manifest)
+            throw new StorageUnavailableException(String.valueOf(e.getMessage()), e);
+        }
     }
 
     /** @return the table's dataset at its latest Lance version, or null when it does not exist */
