@@ -1,0 +1,21 @@
+package io.flywheel.fleet.client;
+
+import java.nio.file.Path;
+
+import io.flywheel.fleet.v1.UploadStatus;
+
+/**
+ * How an upload ended.
+ *
+ * @param file the file uploaded
+ * @param sha256 its SHA-256, lower-case hex
+ * @param sizeBytes its size in bytes
+ * @param status the gateway's final answer (state LANDED, INGESTING or INGESTED; landed path; already_in_lake)
+ * @param resumedFrom the offset the gateway named at the first BEGIN: bytes it had staged from an earlier try (0 for
+ *     a fresh upload)
+ * @param bytesSent chunk bytes sent, over all attempts
+ * @param attempts streams opened (1 without a retry)
+ * @param seconds wall time, hashing included
+ */
+public record UploadResult(Path file, String sha256, long sizeBytes, UploadStatus status, long resumedFrom,
+        long bytesSent, int attempts, double seconds) {}

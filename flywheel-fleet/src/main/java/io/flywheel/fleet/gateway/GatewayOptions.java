@@ -1,0 +1,104 @@
+package io.flywheel.fleet.gateway;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import io.flywheel.fleet.upload.IngestSettings;
+import io.flywheel.fleet.upload.UploadLimits;
+
+/**
+ * Options of a {@link FleetGateway}; immutable, built with {@link #builder()}. Defaults: 127.0.0.1, port 0 (a free
+ * one), {@link UploadLimits#defaults()}, {@link IngestSettings#defaults()}, tokens read again every 5 s, 1 s for
+ * uploads in flight to finish at shutdown, 2 x the cores (at least 8) threads for the calls.
+ *
+ * @param host interface to listen on
+ * @param port TCP port, 0 for a free one
+ * @param limits upload limits
+ * @param ingest how landed files are ingested
+ * @param tokenRefresh how often the lake's tokens are read again (a revoked token works at most this long)
+ * @param shutdownGrace how long {@link FleetGateway#close()} lets calls in flight go on before cutting them
+ * @param threads threads that run the calls (each blocked write of a slow disk holds one)
+ */
+public record GatewayOptions(String host, int port, UploadLimits limits, IngestSettings ingest, Duration tokenRefresh,
+        Duration shutdownGrace, int threads) {
+    /** @throws IllegalArgumentException when a value is out of range */
+    public GatewayOptions {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(ingest, "ingest");
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("the port must be in 0..65535, got " + port);
+        }
+        if (tokenRefresh.isNegative() || shutdownGrace.isNegative()) {
+            throw new IllegalArgumentException("durations must be >= 0");
+        }
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be >= 1, got " + threads);
+        }
+    }
+
+    /** @return a builder starting from the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builder of {@link GatewayOptions}. */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port;
+        private UploadLimits limits = UploadLimits.defaults();
+        private IngestSettings ingest = IngestSettings.defaults();
+        private Duration tokenRefresh = Duration.ofSeconds(5);
+        private Duration shutdownGrace = Duration.ofSeconds(1);
+        private int threads = Math.max(8, 2 * Runtime.getRuntime().availableProcessors());
+
+        private Builder() {}
+
+        /** @param h interface to listen on, e.g. {@code 0.0.0.0} for every one */
+        public Builder host(String h) {
+            host = h;
+            return this;
+        }
+
+        /** @param p TCP port, 0 for a free one */
+        public Builder port(int p) {
+            port = p;
+            return this;
+        }
+
+        /** @param l upload limits */
+        public Builder limits(UploadLimits l) {
+            limits = l;
+            return this;
+        }
+
+        /** @param s how landed files are ingested */
+        public Builder ingest(IngestSettings s) {
+            ingest = s;
+            return this;
+        }
+
+        /** @param d how often the lake's tokens are read again */
+        public Builder tokenRefresh(Duration d) {
+            tokenRefresh = d;
+            return this;
+        }
+
+        /** @param d how long calls in flight may go on at shutdown; 0 cuts them at once (they stay staged) */
+        public Builder shutdownGrace(Duration d) {
+            shutdownGrace = d;
+            return this;
+        }
+
+        /** @param n threads that run the calls */
+        public Builder threads(int n) {
+            threads = n;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException when a value is out of range */
+        public GatewayOptions build() {
+            return new GatewayOptions(host, port, limits, ingest, tokenRefresh, shutdownGrace, threads);
+        }
+    }
+}

@@ -1,0 +1,16 @@
+/**
+ * The fleet side of Flywheel: robots send their recordings to a gateway in front of the lake.
+ *
+ * <ul>
+ *   <li>{@link io.flywheel.fleet.gateway}: the gRPC server ({@code flywheel gateway}), its options and statistics;</li>
+ *   <li>{@link io.flywheel.fleet.upload}: the resumable episode upload (staging, verification, landing in the raw
+ *       layer, the ingest queue behind it);</li>
+ *   <li>{@link io.flywheel.fleet.auth}: per-robot bearer tokens, stored hashed in a lake property;</li>
+ *   <li>{@link io.flywheel.fleet.client}: the robot-side client ({@code flywheel upload}); it needs gRPC only, no
+ *       Lance.</li>
+ * </ul>
+ *
+ * The wire protocol is {@code src/main/proto/flywheel/fleet/v1/gateway.proto} (generated classes in
+ * {@code io.flywheel.fleet.v1}).
+ */
+package io.flywheel.fleet;

@@ -1,0 +1,151 @@
+package io.flywheel.fleet.upload;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.flywheel.ingest.IngestJob;
+import io.flywheel.lake.Lake;
+import io.flywheel.rows.RawFileRow;
+
+/**
+ * Ingests landed files into the lake, one at a time, in the order they landed, on its own thread: uploads go on at
+ * the network's and the disk's rate while ingest runs at its own. Each file is ingested as
+ * {@code flywheel ingest --robot ROBOT FILE} would ({@link IngestJob#run}: one lake transaction per recording,
+ * idempotent by content hash, sidecar videos beside it included).
+ */
+public final class IngestQueue implements AutoCloseable {
+    /**
+     * What ingest wrote for one file.
+     *
+     * @param recordingId the lake's recording id ({@code rec-...})
+     * @param episodes episode rows written (0 when the lake had the recording already)
+     * @param frames frame rows written
+     * @param rawUri the file's {@code raw_files.uri}
+     */
+    public record Outcome(String recordingId, int episodes, long frames, String rawUri) {}
+
+    /** Told of each file's progress, on the queue's thread. */
+    public interface Listener {
+        /** Ingest of {@code u} starts. */
+        void ingesting(StagedUpload u);
+
+        /** {@code u}'s rows are committed (or were in the lake already). */
+        void ingested(StagedUpload u, Outcome outcome);
+
+        /** Ingest could not read {@code u}; {@code message} says why. */
+        void failed(StagedUpload u, String message);
+    }
+
+    private final Lake lake;
+    private final Staging staging;
+    private final IngestSettings settings;
+    private final Listener listener;
+    private final LinkedBlockingQueue<StagedUpload> queue = new LinkedBlockingQueue<>();
+    private final Thread worker;
+    private final AtomicLong ingested = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private volatile boolean stopping;
+    private volatile StagedUpload current;
+
+    /**
+     * Starts the queue's thread.
+     *
+     * @param lake the lake ingest commits to
+     * @param staging where landed files are
+     * @param settings ingest options
+     * @param listener told of each file
+     */
+    public IngestQueue(Lake lake, Staging staging, IngestSettings settings, Listener listener) {
+        this.lake = lake;
+        this.staging = staging;
+        this.settings = settings;
+        this.listener = listener;
+        this.worker = new Thread(this::loop, "flywheel-ingest-queue");
+        worker.setDaemon(true);
+        worker.start();
+    }
+
+    /** Queues a landed file (not a sidecar: it is ingested with its recording). */
+    public void submit(StagedUpload u) {
+        queue.add(u);
+    }
+
+    /** @return files waiting, not counting the one being ingested */
+    public int waiting() {
+        return queue.size();
+    }
+
+    /** @return the upload being ingested, if any */
+    public Optional<StagedUpload> current() {
+        return Optional.ofNullable(current);
+    }
+
+    /** @return files ingested since start */
+    public long ingestedCount() {
+        return ingested.get();
+    }
+
+    /** @return files ingest could not read since start */
+    public long failedCount() {
+        return failed.get();
+    }
+
+    private void loop() {
+        while (!stopping) {
+            StagedUpload u;
+            try {
+                u = queue.poll(100, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (u == null) {
+                continue;
+            }
+            current = u;
+            try {
+                ingest(u);
+            } finally {
+                current = null;
+            }
+        }
+    }
+
+    private void ingest(StagedUpload u) {
+        listener.ingesting(u);
+        Path file = staging.landedFile(u);
+        try {
+            IngestJob.Result r = IngestJob.run(lake, List.of(file), settings.optionsFor(u.robotId()), settings.align(),
+                    settings.rules(), line -> { });
+            if (!r.failed().isEmpty()) {
+                failed.incrementAndGet();
+                listener.failed(u, r.failed().get(0).message());
+                return;
+            }
+            IngestJob.RecordingResult rr = r.recordings().get(0);
+            String uri = lake.rawFile(u.sha256()).map(RawFileRow::uri).orElse(file.toUri().toString());
+            ingested.incrementAndGet();
+            listener.ingested(u, new Outcome(rr.recordingId(), rr.episodes(), rr.frames(), uri));
+        } catch (Exception e) { // an IOException or a lake failure: the file stays landed, the state says why
+            failed.incrementAndGet();
+            listener.failed(u, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+        }
+    }
+
+    /**
+     * Stops after the file being ingested (its transaction is not cut short); files still waiting stay landed, with
+     * their state files, and a gateway started later on the lake queues them again.
+     */
+    @Override
+    public void close() {
+        stopping = true;
+        try {
+            worker.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

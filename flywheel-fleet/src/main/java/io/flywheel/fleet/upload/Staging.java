@@ -1,0 +1,191 @@
+package io.flywheel.fleet.upload;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+
+/**
+ * The staging area of a local lake: {@code <lake>/_staging/uploads/<robot>/<upload-id>.part} (the bytes received so
+ * far) and {@code <upload-id>.json} (a {@link StagedUpload}, written whole with write-then-rename), and the raw layer
+ * files land in, {@code <lake>/raw/<robot>/}. Both lie in the lake's folder, so landing is a rename on one file
+ * system. Neither is a Lance table: {@code lake cleanup} does not touch them.
+ */
+public final class Staging {
+    /** The staging folder, relative to the lake root. */
+    public static final String FOLDER = "_staging/uploads";
+    /** The raw layer folder of uploaded files, relative to the lake root. */
+    public static final String RAW = "raw";
+
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    private final Path lakeRoot;
+    private final Path dir;
+
+    /** @param lakeRoot the local lake's folder */
+    public Staging(Path lakeRoot) {
+        this.lakeRoot = lakeRoot.toAbsolutePath().normalize();
+        this.dir = this.lakeRoot.resolve(FOLDER);
+    }
+
+    /** @return the lake's folder */
+    public Path lakeRoot() {
+        return lakeRoot;
+    }
+
+    /** @return the file the upload's bytes are staged in */
+    public Path partFile(StagedUpload u) {
+        return dir.resolve(u.robotId()).resolve(u.uploadId() + ".part");
+    }
+
+    /** @return the upload's state file */
+    public Path stateFile(StagedUpload u) {
+        return dir.resolve(u.robotId()).resolve(u.uploadId() + ".json");
+    }
+
+    /** @return where the upload lands: {@code <lake>/raw/<robot>/<landed name>} */
+    public Path landedFile(StagedUpload u) {
+        return lakeRoot.resolve(RAW).resolve(u.robotId()).resolve(u.landedName());
+    }
+
+    /** @return {@code path} relative to the lake root, with '/' separators */
+    public String relative(Path path) {
+        return lakeRoot.relativize(path.toAbsolutePath().normalize()).toString().replace('\\', '/');
+    }
+
+    /**
+     * Writes the upload's state file whole (a temporary file renamed over it), so that a crash leaves the old or the
+     * new state, never half of one.
+     *
+     * @throws UncheckedIOException when the file cannot be written
+     */
+    public void save(StagedUpload u) {
+        Path f = stateFile(u);
+        try {
+            Files.createDirectories(f.getParent());
+            Path tmp = f.resolveSibling(f.getFileName() + ".tmp");
+            Files.write(tmp, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(u));
+            move(tmp, f);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the upload state " + f + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Removes the upload's staging file and then its state file (either may be gone already). */
+    public void remove(StagedUpload u) {
+        try {
+            Files.deleteIfExists(partFile(u));
+            Files.deleteIfExists(stateFile(u));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove the staging files of " + u.uploadId() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Removes the upload's state file only (its bytes have landed). */
+    public void removeState(StagedUpload u) {
+        try {
+            Files.deleteIfExists(stateFile(u));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + stateFile(u) + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Moves the staging file to where the upload lands, atomically (replacing a file of the same name: same name, same
+     * content).
+     *
+     * @return the landed file
+     */
+    public Path land(StagedUpload u) throws IOException {
+        Path target = landedFile(u);
+        Files.createDirectories(target.getParent());
+        move(partFile(u), target);
+        return target;
+    }
+
+    /**
+     * Reads every state file, repairing what a crash between two steps left: a {@code STAGING} upload whose staging
+     * file is gone but whose landed file is there had landed ({@code LANDED}); one with neither, or a landed one
+     * whose landed file is gone, is dropped (its state file removed). State files that cannot be read are skipped
+     * and named in {@code problems}.
+     *
+     * @param problems receives one line per state file skipped
+     * @return the uploads, in no particular order
+     */
+    public List<StagedUpload> recover(List<String> problems) {
+        List<StagedUpload> out = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return out;
+        }
+        try (DirectoryStream<Path> robots = Files.newDirectoryStream(dir)) {
+            for (Path robot : robots) {
+                if (!Files.isDirectory(robot)) {
+                    continue;
+                }
+                try (DirectoryStream<Path> files = Files.newDirectoryStream(robot, "*.json")) {
+                    for (Path f : files) {
+                        StagedUpload u;
+                        try {
+                            u = JSON.readValue(f.toFile(), StagedUpload.class);
+                            u.fileKind();
+                        } catch (IOException | RuntimeException e) {
+                            problems.add(f + ": not an upload state file (" + e.getMessage() + "); left as it is");
+                            continue;
+                        }
+                        boolean part = Files.isRegularFile(partFile(u));
+                        boolean landed = Files.isRegularFile(landedFile(u));
+                        if (StagedUpload.STAGING.equals(u.state())) {
+                            if (part) {
+                                out.add(u);
+                            } else if (landed) {
+                                u = u.withState(StagedUpload.LANDED, relative(landedFile(u)), u.message());
+                                save(u);
+                                out.add(u);
+                            } else {
+                                removeState(u);
+                            }
+                        } else if (landed) {
+                            out.add(u);
+                        } else {
+                            removeState(u);
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the staging folder " + dir + ": " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /** @return the size of the upload's staging file, 0 when there is none */
+    public long stagedBytes(StagedUpload u) {
+        try {
+            return Files.size(partFile(u));
+        } catch (NoSuchFileException e) {
+            return 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void move(Path from, Path to) throws IOException {
+        try {
+            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+}

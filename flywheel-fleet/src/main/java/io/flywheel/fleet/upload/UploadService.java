@@ -1,0 +1,626 @@
+package io.flywheel.fleet.upload;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.google.protobuf.ByteString;
+
+import io.flywheel.fleet.auth.TokenInterceptor;
+import io.flywheel.fleet.v1.Begin;
+import io.flywheel.fleet.v1.Begun;
+import io.flywheel.fleet.v1.Chunk;
+import io.flywheel.fleet.v1.FileKind;
+import io.flywheel.fleet.v1.FleetGatewayGrpc;
+import io.flywheel.fleet.v1.Offset;
+import io.flywheel.fleet.v1.UploadAck;
+import io.flywheel.fleet.v1.UploadRequest;
+import io.flywheel.fleet.v1.UploadState;
+import io.flywheel.fleet.v1.UploadStatus;
+import io.flywheel.fleet.v1.UploadStatusRequest;
+import io.flywheel.lake.Lake;
+import io.flywheel.rows.RawFileRow;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+
+/**
+ * The gateway's upload RPCs ({@code UploadEpisode}, {@code GetUploadStatus} of {@code gateway.proto}) over a local
+ * lake.
+ *
+ * <p>Each upload is staged in {@link Staging} under its {@link UploadIds#uploadId upload id}, so a retry of the same
+ * file by the same robot continues the same staging file, also after a restart of the gateway. One stream at a time
+ * may write an upload (a second gets ABORTED). Chunks are written as they arrive, hashed on the way, and the stream
+ * asks gRPC for the next message only after the previous one is written (manual inbound flow control): a slow disk
+ * throttles the senders through HTTP/2 flow control instead of buffering chunks in memory. At END the SHA-256 and
+ * the file's magic bytes are checked, the staging file is flushed and renamed into the raw layer, and the file is
+ * queued for ingest ({@link IngestQueue}).
+ *
+ * <p>Limits ({@link UploadLimits}): the file size, and a quota per robot on the declared sizes of its unfinished
+ * uploads, both checked at BEGIN. A lake on S3 cannot take uploads yet (staging to S3 multipart is not built): every
+ * upload call is refused with FAILED_PRECONDITION saying so.
+ */
+public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase implements AutoCloseable {
+    private static final int MAX_NAME = 256;
+    private static final byte[] MCAP_MAGIC = {(byte) 0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
+    private static final byte[] BAG_MAGIC = "#ROSBAG V2.0\n".getBytes(StandardCharsets.US_ASCII);
+
+    private final Lake lake;
+    private final String refusal;
+    private final Staging staging;
+    private final UploadLimits limits;
+    private final IngestQueue ingest;
+    private final Map<String, StagedUpload> uploads = new ConcurrentHashMap<>();
+    private final Set<String> receiving = ConcurrentHashMap.newKeySet();
+    private final Set<Receiver> streams = ConcurrentHashMap.newKeySet();
+    private final Map<String, IngestQueue.Outcome> ingested = new ConcurrentHashMap<>();
+    private final Object admission = new Object();
+    private final Object lakeReads = new Object();
+    private final AtomicLong landed = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong bytesReceived = new AtomicLong();
+
+    /**
+     * Opens the staging area of the lake, takes up the uploads a previous gateway left (staged ones wait for their
+     * robot to resume, landed ones are queued for ingest again) and starts the ingest queue.
+     *
+     * @param lake the lake (kept open by the caller until after {@link #close()})
+     * @param limits size limits
+     * @param settings how landed files are ingested
+     * @param problems receives a line per state file that could not be read (left as it is)
+     */
+    public UploadService(Lake lake, UploadLimits limits, IngestSettings settings, List<String> problems) {
+        this.lake = lake;
+        this.limits = limits;
+        if (lake.location().startsWith("s3://")) {
+            this.refusal = "the lake " + lake.location() + " is on S3: uploads need a local lake for now (staging to S3"
+                    + " multipart uploads is not built yet); run the gateway on a local lake";
+            this.staging = null;
+            this.ingest = null;
+            return;
+        }
+        this.refusal = null;
+        this.staging = new Staging(Path.of(lake.location()));
+        this.ingest = new IngestQueue(lake, staging, settings, new IngestListener());
+        for (StagedUpload u : staging.recover(problems)) {
+            uploads.put(u.uploadId(), u);
+            if (StagedUpload.LANDED.equals(u.state()) && !u.sidecar()) {
+                ingest.submit(u);
+            }
+        }
+    }
+
+    /** @return the counts so far */
+    public UploadStats stats() {
+        int staged = (int) uploads.values().stream().filter(u -> StagedUpload.STAGING.equals(u.state())).count();
+        return new UploadStats(receiving.size(), staged, landed.get(), refused.get(), bytesReceived.get(),
+                ingest == null ? 0 : ingest.waiting(), ingest == null || ingest.current().isEmpty() ? 0 : 1,
+                ingest == null ? 0 : ingest.ingestedCount(), ingest == null ? 0 : ingest.failedCount());
+    }
+
+    /**
+     * Ends every upload stream in flight with UNAVAILABLE ("the gateway is stopping"), after the message being written;
+     * their staged bytes stay, and the robots resume them from a gateway started later on the lake.
+     */
+    public void stopStreams() {
+        for (Receiver r : streams) {
+            r.stop();
+        }
+    }
+
+    /** Stops the ingest queue after the file being ingested; staged and landed uploads stay for the next gateway. */
+    @Override
+    public void close() {
+        if (ingest != null) {
+            ingest.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ GetUploadStatus
+
+    @Override
+    public void getUploadStatus(UploadStatusRequest req, StreamObserver<UploadStatus> out) {
+        try {
+            String robot = authorised(req.getRobotId());
+            String bad = UploadIds.checkSha256(req.getSha256());
+            if (bad != null) {
+                throw new Refusal(Status.INVALID_ARGUMENT.withDescription(bad));
+            }
+            if (refusal != null) {
+                throw new Refusal(Status.FAILED_PRECONDITION.withDescription(refusal));
+            }
+            String sha = req.getSha256().toLowerCase(Locale.ROOT);
+            out.onNext(statusOf(robot, sha));
+            out.onCompleted();
+        } catch (Refusal r) {
+            out.onError(r.status.asRuntimeException());
+        } catch (RuntimeException e) {
+            out.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
+        }
+    }
+
+    /** @return the state of robot's upload of sha: known upload, ingested by this gateway, in the lake, or not found */
+    private UploadStatus statusOf(String robot, String sha) {
+        String id = UploadIds.uploadId(robot, sha);
+        StagedUpload u = uploads.get(id);
+        if (u != null) {
+            return status(u);
+        }
+        IngestQueue.Outcome o = ingested.get(id);
+        if (o != null) {
+            return ingestedStatus(robot, sha, id, o);
+        }
+        Optional<RawFileRow> row = rawFile(sha);
+        if (row.isPresent()) {
+            return inLake(robot, sha, id, row.get(), false);
+        }
+        return UploadStatus.newBuilder().setRobotId(robot).setSha256(sha).setUploadId(id)
+                .setState(UploadState.NOT_FOUND).build();
+    }
+
+    private UploadStatus status(StagedUpload u) {
+        UploadStatus.Builder b = UploadStatus.newBuilder().setRobotId(u.robotId()).setSha256(u.sha256())
+                .setUploadId(u.uploadId()).setSizeBytes(u.sizeBytes()).setEpisodeId(u.episodeId())
+                .setMessage(u.message()).setUpdatedAtNs(u.updatedAtNs());
+        switch (u.state()) {
+            case StagedUpload.STAGING -> b.setState(UploadState.STAGING).setStagedBytes(staging.stagedBytes(u));
+            case StagedUpload.INGEST_FAILED -> b.setState(UploadState.INGEST_FAILED);
+            default -> b.setState(ingest.current().map(c -> c.uploadId().equals(u.uploadId())).orElse(false)
+                    ? UploadState.INGESTING : UploadState.LANDED);
+        }
+        if (!u.landedPath().isEmpty()) {
+            b.setLandedPath(u.landedPath()).setLandedUri(staging.lakeRoot().resolve(u.landedPath()).toUri().toString());
+        }
+        return b.build();
+    }
+
+    private UploadStatus ingestedStatus(String robot, String sha, String id, IngestQueue.Outcome o) {
+        UploadStatus.Builder b = UploadStatus.newBuilder().setRobotId(robot).setSha256(sha).setUploadId(id)
+                .setState(UploadState.INGESTED).setLandedUri(o.rawUri()).setRecordingId(o.recordingId())
+                .setEpisodes(o.episodes()).setFrames(o.frames());
+        landedPathOf(o.rawUri()).ifPresent(b::setLandedPath);
+        return b.build();
+    }
+
+    private UploadStatus inLake(String robot, String sha, String id, RawFileRow row, boolean alreadyInLake) {
+        UploadStatus.Builder b = UploadStatus.newBuilder().setRobotId(robot).setSha256(sha).setUploadId(id)
+                .setState(UploadState.INGESTED).setSizeBytes(row.bytes()).setLandedUri(row.uri())
+                .setRecordingId(row.recordingId() == null ? "" : row.recordingId()).setAlreadyInLake(alreadyInLake);
+        landedPathOf(row.uri()).ifPresent(b::setLandedPath);
+        return b.build();
+    }
+
+    /** @return the path relative to the lake root of a raw file URI inside the lake's folder */
+    private Optional<String> landedPathOf(String uri) {
+        try {
+            Path p = Path.of(java.net.URI.create(uri)).toAbsolutePath().normalize();
+            return p.startsWith(staging.lakeRoot()) ? Optional.of(staging.relative(p)) : Optional.empty();
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    private Optional<RawFileRow> rawFile(String sha) {
+        synchronized (lakeReads) {
+            lake.refresh();
+            return lake.rawFile(sha);
+        }
+    }
+
+    /** @return the call's robot when it is {@code robotId}; else a Refusal */
+    private static String authorised(String robotId) {
+        String robot = TokenInterceptor.ROBOT.get();
+        if (robot == null) {
+            throw new Refusal(Status.UNAUTHENTICATED.withDescription("the call carries no robot token"));
+        }
+        String bad = UploadIds.checkRobotId(robotId);
+        if (bad != null) {
+            throw new Refusal(Status.INVALID_ARGUMENT.withDescription(bad));
+        }
+        if (!robot.equals(robotId)) {
+            throw new Refusal(Status.PERMISSION_DENIED.withDescription("the token is robot '" + robot
+                    + "''s; the request names robot '" + robotId + "' (a robot uploads only as itself)"));
+        }
+        return robot;
+    }
+
+    // ------------------------------------------------------------------ UploadEpisode
+
+    @Override
+    public StreamObserver<UploadRequest> uploadEpisode(StreamObserver<UploadAck> responseObserver) {
+        ServerCallStreamObserver<UploadAck> out = (ServerCallStreamObserver<UploadAck>) responseObserver;
+        out.disableAutoRequest();
+        out.setOnCancelHandler(() -> { });
+        Receiver r = new Receiver(out);
+        streams.add(r);
+        out.request(1);
+        return r;
+    }
+
+    /** A refusal: the status to close the stream with. */
+    private static final class Refusal extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient Status status;
+
+        Refusal(Status status) {
+            super(status.getDescription(), null, false, false);
+            this.status = status;
+        }
+    }
+
+    /** One UploadEpisode stream. gRPC calls it one message at a time. */
+    private final class Receiver implements StreamObserver<UploadRequest> {
+        private final ServerCallStreamObserver<UploadAck> out;
+        private StagedUpload upload;
+        private boolean holding;
+        private FileChannel channel;
+        private MessageDigest digest;
+        private long next;
+        private boolean done;
+
+        Receiver(ServerCallStreamObserver<UploadAck> out) {
+            this.out = out;
+        }
+
+        @Override
+        public synchronized void onNext(UploadRequest req) {
+            if (done) {
+                return;
+            }
+            try {
+                switch (req.getMessageCase()) {
+                    case BEGIN -> begin(req.getBegin());
+                    case CHUNK -> chunk(req.getChunk());
+                    case END -> end();
+                    default -> throw invalid("an UploadRequest with none of begin, chunk, end");
+                }
+            } catch (Refusal r) {
+                fail(r.status);
+            } catch (IOException | UncheckedIOException e) {
+                fail(Status.INTERNAL.withDescription("staging " + (upload == null ? "" : upload.uploadId() + " ")
+                        + "failed: " + e.getMessage() + (upload == null ? "" : "; the bytes staged so far are kept")));
+            } catch (RuntimeException e) {
+                fail(Status.INTERNAL.withDescription("upload failed: " + e));
+            }
+            if (!done) {
+                out.request(1);
+            }
+        }
+
+        @Override
+        public synchronized void onError(Throwable t) { // the client cancelled, or the gateway stops: bytes stay staged
+            done = true;
+            release();
+        }
+
+        synchronized void stop() {
+            if (!done) {
+                done = true;
+                release();
+                out.onError(Status.UNAVAILABLE.withDescription("the gateway is stopping" + (upload == null ? ""
+                        : "; " + next + " bytes of " + upload.fileName() + " are staged: resume from GetUploadStatus"))
+                        .asRuntimeException());
+            }
+        }
+
+        @Override
+        public synchronized void onCompleted() {
+            if (!done) {
+                fail(Status.INVALID_ARGUMENT.withDescription(upload == null ? "the stream ended before BEGIN"
+                        : "the stream ended before END, after " + next + " of " + upload.sizeBytes()
+                                + " bytes; the bytes staged are kept: continue from offset " + next));
+            }
+        }
+
+        private void fail(Status s) {
+            done = true;
+            release();
+            refused.incrementAndGet();
+            out.onError(s.asRuntimeException());
+        }
+
+        private void release() {
+            streams.remove(this);
+            if (channel != null) {
+                try {
+                    channel.close();
+                } catch (IOException ignored) {
+                    // the bytes written are in the file already
+                }
+                channel = null;
+            }
+            if (holding) {
+                receiving.remove(upload.uploadId());
+                holding = false;
+            }
+        }
+
+        private void reply(UploadStatus s) {
+            done = true;
+            release();
+            out.onNext(UploadAck.newBuilder().setDone(s).build());
+            out.onCompleted();
+        }
+
+        private void begin(Begin b) throws IOException {
+            if (upload != null) {
+                throw invalid("a second BEGIN on one stream (one file per UploadEpisode stream)");
+            }
+            if (refusal != null) {
+                throw new Refusal(Status.FAILED_PRECONDITION.withDescription(refusal));
+            }
+            String robot = authorised(b.getRobotId());
+            String bad = UploadIds.checkSha256(b.getSha256());
+            if (bad != null) {
+                throw invalid(bad);
+            }
+            String sha = b.getSha256().toLowerCase(Locale.ROOT);
+            if (b.getKind() == FileKind.FILE_KIND_UNSPECIFIED || b.getKind() == FileKind.UNRECOGNIZED) {
+                throw invalid("kind is missing or unknown (" + b.getKindValue() + "): MCAP, ROS1_BAG or SIDECAR_MP4");
+            }
+            long size = b.getSizeBytes();
+            if (size == 0) {
+                throw invalid("size_bytes is 0: an empty file is not a recording");
+            }
+            if (size < 0 || size > limits.maxFileBytes()) {
+                throw new Refusal(Status.RESOURCE_EXHAUSTED.withDescription("file " + b.getFileName() + " is "
+                        + Long.toUnsignedString(size) + " bytes; the gateway takes files of at most "
+                        + limits.maxFileBytes() + " bytes"));
+            }
+            String name = b.getFileName();
+            if (name.length() > MAX_NAME || name.contains("/") || name.contains("\\") || name.indexOf('\0') >= 0) {
+                throw invalid("file_name must be a plain name of at most " + MAX_NAME + " characters, without '/'");
+            }
+            if (b.getEpisodeId().length() > MAX_NAME) {
+                throw invalid("episode_id is longer than " + MAX_NAME + " characters");
+            }
+            String recording = "";
+            String camera = "";
+            if (b.getKind() == FileKind.SIDECAR_MP4) {
+                String badRec = UploadIds.checkSha256(b.getRecordingSha256());
+                if (badRec != null) {
+                    throw invalid("a SIDECAR_MP4 needs recording_sha256, the SHA-256 of its recording: " + badRec);
+                }
+                recording = b.getRecordingSha256().toLowerCase(Locale.ROOT);
+                camera = b.getCamera().isEmpty() ? cameraOf(name) : b.getCamera();
+                String badCam = UploadIds.checkCamera(camera);
+                if (badCam != null) {
+                    throw invalid(badCam + " (give camera, or a file_name NAME.<camera>.mp4)");
+                }
+            } else if (!b.getRecordingSha256().isEmpty() || !b.getCamera().isEmpty()) {
+                throw invalid("recording_sha256 and camera are for SIDECAR_MP4 only; kind is " + b.getKind());
+            }
+            String id = UploadIds.uploadId(robot, sha);
+            StagedUpload known = uploads.get(id);
+            if (known == null) {
+                Optional<RawFileRow> row = rawFile(sha);
+                if (row.isPresent()) {
+                    reply(inLake(robot, sha, id, row.get(), true));
+                    return;
+                }
+                if (!recording.isEmpty() && rawFile(recording).isPresent()) {
+                    throw new Refusal(Status.FAILED_PRECONDITION.withDescription("the recording " + recording
+                            + " of sidecar " + name + " is in the lake already, ingested without it: upload sidecars"
+                            + " before their recording"));
+                }
+            } else if (!StagedUpload.STAGING.equals(known.state())) {
+                reply(status(known));
+                return;
+            }
+            synchronized (admission) {
+                StagedUpload u = uploads.get(id);
+                if (u != null) {
+                    if (!StagedUpload.STAGING.equals(u.state())) {
+                        reply(status(u));
+                        return;
+                    }
+                    if (u.sizeBytes() != size || !u.kind().equals(b.getKind().name())) {
+                        throw invalid("upload " + id + " of " + sha + " was begun as " + u.kind() + " of "
+                                + u.sizeBytes() + " bytes; this BEGIN says " + b.getKind() + " of " + size);
+                    }
+                    if (!receiving.add(id)) {
+                        throw new Refusal(Status.ABORTED.withDescription("robot " + robot + " is uploading " + sha
+                                + " on another stream right now (upload " + id + "); retry when it has ended"));
+                    }
+                } else {
+                    long reserved = 0;
+                    int unfinished = 0;
+                    for (StagedUpload s : uploads.values()) {
+                        if (s.robotId().equals(robot) && StagedUpload.STAGING.equals(s.state())) {
+                            reserved += s.sizeBytes();
+                            unfinished++;
+                        }
+                    }
+                    if (reserved + size > limits.robotQuotaBytes()) {
+                        throw new Refusal(Status.RESOURCE_EXHAUSTED.withDescription("robot " + robot + " has "
+                                + reserved + " bytes staged in " + unfinished + " unfinished upload(s); with "
+                                + name + " (" + size + " bytes) that is past its quota of " + limits.robotQuotaBytes()
+                                + " bytes: finish or resume those first"));
+                    }
+                    long now = System.currentTimeMillis() * 1_000_000L;
+                    u = new StagedUpload(id, robot, sha, size, b.getKind().name(), name, b.getEpisodeId(), recording,
+                            camera, StagedUpload.STAGING, "", "", now, now);
+                    staging.save(u);
+                    uploads.put(id, u);
+                    receiving.add(id);
+                }
+                upload = u;
+                holding = true;
+            }
+            Path part = staging.partFile(upload);
+            channel = FileChannel.open(part, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.READ);
+            digest = UploadIds.sha256();
+            long have = channel.size();
+            if (have > size) { // not bytes of this file: start again
+                channel.truncate(0);
+                have = 0;
+            }
+            ByteBuffer buf = ByteBuffer.allocate(1 << 16);
+            for (long pos = 0; pos < have; ) {
+                buf.clear();
+                int n = channel.read(buf, pos);
+                if (n < 0) {
+                    break;
+                }
+                buf.flip();
+                digest.update(buf);
+                pos += n;
+            }
+            next = have;
+            channel.position(have);
+            out.onNext(UploadAck.newBuilder().setBegun(Begun.newBuilder().setUploadId(id).setNextOffset(next)).build());
+        }
+
+        private void chunk(Chunk c) throws IOException {
+            if (upload == null) {
+                throw invalid("CHUNK before BEGIN: the first message of a stream is BEGIN");
+            }
+            ByteString data = c.getData();
+            if (c.getOffset() != next) {
+                throw invalid("chunk at offset " + Long.toUnsignedString(c.getOffset()) + "; the next expected offset"
+                        + " is " + next + " (chunks come in order, without gaps: resume from GetUploadStatus)");
+            }
+            if (next + data.size() > upload.sizeBytes()) {
+                throw invalid("chunk [" + next + ", " + (next + data.size()) + ") goes past the declared size of "
+                        + upload.sizeBytes() + " bytes");
+            }
+            ByteBuffer bb = data.asReadOnlyByteBuffer();
+            while (bb.hasRemaining()) {
+                channel.write(bb);
+            }
+            digest.update(data.asReadOnlyByteBuffer());
+            next += data.size();
+            bytesReceived.addAndGet(data.size());
+            out.onNext(UploadAck.newBuilder().setOffset(Offset.newBuilder().setAckedOffset(next)).build());
+        }
+
+        private void end() throws IOException {
+            if (upload == null) {
+                throw invalid("END before BEGIN: the first message of a stream is BEGIN");
+            }
+            StagedUpload u = upload;
+            if (next != u.sizeBytes()) {
+                throw invalid("END after " + next + " of " + u.sizeBytes() + " bytes; the bytes staged are kept:"
+                        + " continue from offset " + next);
+            }
+            channel.force(true);
+            channel.close();
+            channel = null;
+            String got = HexFormat.of().formatHex(digest.digest());
+            if (!got.equals(u.sha256())) {
+                discard(u);
+                throw new Refusal(Status.DATA_LOSS.withDescription("the SHA-256 of the " + next + " bytes received of "
+                        + u.fileName() + " is " + got + ", BEGIN declared " + u.sha256() + "; the staged bytes are"
+                        + " removed: upload the file again from offset 0"));
+            }
+            String notKind = checkMagic(u);
+            if (notKind != null) {
+                discard(u);
+                throw invalid(notKind);
+            }
+            Path target = staging.land(u);
+            String note = u.sidecar() ? "sidecar video of camera " + u.camera() + " of recording " + u.recordingSha256()
+                    + ": ingested with the recording, once it lands" : "";
+            StagedUpload l = u.withState(StagedUpload.LANDED, staging.relative(target), note);
+            staging.save(l);
+            uploads.put(l.uploadId(), l);
+            landed.incrementAndGet();
+            if (!l.sidecar()) {
+                ingest.submit(l);
+            }
+            reply(status(l));
+        }
+
+        private void discard(StagedUpload u) {
+            staging.remove(u);
+            uploads.remove(u.uploadId());
+        }
+
+        private String checkMagic(StagedUpload u) throws IOException {
+            byte[] head = new byte[16];
+            int n;
+            try (InputStream in = Files.newInputStream(staging.partFile(u))) {
+                n = in.readNBytes(head, 0, head.length);
+            }
+            byte[] h = Arrays.copyOf(head, n);
+            boolean ok = switch (u.fileKind()) {
+                case MCAP -> startsWith(h, MCAP_MAGIC);
+                case ROS1_BAG -> startsWith(h, BAG_MAGIC);
+                case SIDECAR_MP4 -> n >= 8 && h[4] == 'f' && h[5] == 't' && h[6] == 'y' && h[7] == 'p';
+                default -> false;
+            };
+            return ok ? null : u.fileName() + " (" + u.sha256() + ") is not " + switch (u.fileKind()) {
+                case MCAP -> "an MCAP file: it does not start with the MCAP magic 0x89 MCAP0 \\r\\n";
+                case ROS1_BAG -> "a ROS 1 bag: it does not start with #ROSBAG V2.0";
+                default -> "an MP4 file: it has no ftyp box at offset 4";
+            } + "; the staged bytes are removed";
+        }
+    }
+
+    private static boolean startsWith(byte[] h, byte[] magic) {
+        return h.length >= magic.length && Arrays.equals(Arrays.copyOf(h, magic.length), magic);
+    }
+
+    private static String cameraOf(String fileName) {
+        String n = fileName.endsWith(".mp4") ? fileName.substring(0, fileName.length() - 4) : fileName;
+        int dot = n.lastIndexOf('.');
+        return dot < 0 ? "" : n.substring(dot + 1);
+    }
+
+    private static Refusal invalid(String message) {
+        return new Refusal(Status.INVALID_ARGUMENT.withDescription(message));
+    }
+
+    /** Keeps the uploads' states as ingest goes. */
+    private final class IngestListener implements IngestQueue.Listener {
+        @Override
+        public void ingesting(StagedUpload u) {
+            // the status asks the queue which upload it is reading
+        }
+
+        @Override
+        public void ingested(StagedUpload u, IngestQueue.Outcome outcome) {
+            ingested.put(u.uploadId(), outcome);
+            staging.removeState(u);
+            uploads.remove(u.uploadId());
+            List<StagedUpload> sidecars = new ArrayList<>();
+            for (StagedUpload s : uploads.values()) {
+                if (s.sidecar() && s.robotId().equals(u.robotId()) && s.recordingSha256().equals(u.sha256())
+                        && StagedUpload.LANDED.equals(s.state())) {
+                    sidecars.add(s);
+                }
+            }
+            for (StagedUpload s : sidecars) {
+                ingested.put(s.uploadId(), new IngestQueue.Outcome(outcome.recordingId(), outcome.episodes(),
+                        outcome.frames(), staging.landedFile(s).toUri().toString()));
+                staging.removeState(s);
+                uploads.remove(s.uploadId());
+            }
+        }
+
+        @Override
+        public void failed(StagedUpload u, String message) {
+            StagedUpload f = u.withState(StagedUpload.INGEST_FAILED, u.landedPath(), message);
+            staging.save(f);
+            uploads.put(f.uploadId(), f);
+        }
+    }
+}
