@@ -37,6 +37,8 @@ import picocli.CommandLine.Command;
                 WarmCommand.class,
                 QuickstartCommand.class,
                 LakeCommand.class,
+                GatewayCommand.class,
+                UploadCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
