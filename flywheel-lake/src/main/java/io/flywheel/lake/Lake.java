@@ -632,9 +632,14 @@ public final class Lake implements AutoCloseable, RowSink {
      * @return lower-case hex SHA-256 digests, one per raw_files row; empty for a new lake
      */
     public Set<String> rawFileSha256s() {
+        return rawFileSha256s(null);
+    }
+
+    /** @param filter a filter on raw_files, or null for every row */
+    private Set<String> rawFileSha256s(String filter) {
         Set<String> out = new HashSet<>();
         try (LakeTable t = table(TableSchemas.RAW_FILES)) {
-            t.scanArrow(ScanRequest.builder().columns("sha256").build(), batch -> {
+            t.scanArrow(ScanRequest.builder().columns("sha256").filter(filter).build(), batch -> {
                 VarCharVector v = (VarCharVector) batch.getVector("sha256");
                 for (int i = 0; i < batch.getRowCount(); i++) {
                     if (!v.isNull(i)) {
@@ -665,19 +670,26 @@ public final class Lake implements AutoCloseable, RowSink {
     /**
      * Commits one recording as one transaction ({@code ingest}): its raw_files, episodes and frames rows. Rows of
      * episodes new to the lake are appended without scanning the frames table for their keys (the lake's commits
-     * are atomic across tables, so frames of an episode exist only with its episodes row); a recording whose
-     * episodes or files are present (the same content ingested again) replaces their rows.
+     * are atomic across tables, so frames of an episode exist only with its episodes row). A recording whose raw
+     * files are all in the lake already (a concurrent writer ingested the same content after this one checked) is
+     * not written again; one of which only some episodes or files are present replaces their rows.
      *
      * @return the commit's sequence number, or empty when a concurrent writer committed the same raw files first
      */
     @Override
     public java.util.OptionalLong commit(RecordingRows r) {
         List<String> episodeIds = r.episodes().stream().map(EpisodeRow::episodeId).toList();
-        List<String> shas = r.rawFiles().stream().map(RawFileRow::sha256).toList();
-        boolean present;
-        try (LakeTable e = table(TableSchemas.EPISODES); LakeTable f = table(TableSchemas.RAW_FILES)) {
-            present = (!episodeIds.isEmpty() && e.countRows(Sql.in("episode_id", episodeIds)) > 0)
-                    || (!shas.isEmpty() && f.countRows(Sql.in("sha256", shas)) > 0);
+        List<String> shas = r.rawFiles().stream().map(RawFileRow::sha256).distinct().toList();
+        refresh();
+        Set<String> filesPresent = shas.isEmpty() ? Set.of() : rawFileSha256s(Sql.in("sha256", shas));
+        if (!shas.isEmpty() && filesPresent.containsAll(shas)) {
+            return java.util.OptionalLong.empty();
+        }
+        boolean present = !filesPresent.isEmpty();
+        if (!present && !episodeIds.isEmpty()) {
+            try (LakeTable e = table(TableSchemas.EPISODES)) {
+                present = e.countRows(Sql.in("episode_id", episodeIds)) > 0;
+            }
         }
         LakeTransaction tx = begin("ingest").summary("recording", r.recordingId());
         if (present) {

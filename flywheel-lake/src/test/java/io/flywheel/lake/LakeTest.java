@@ -227,6 +227,25 @@ class LakeTest {
     }
 
     @Test
+    void aRecordingWhoseRawFilesAreAllInTheLakeIsNotWrittenAgain() {
+        try (Lake lake = Lake.init(dir.resolve("lake"))) {
+            io.flywheel.rows.RecordingRows rec = new io.flywheel.rows.RecordingRows("rec-0",
+                    List.of(Fixtures.rawFile(0)), List.of(Fixtures.episode(0, 3)), Fixtures.frames(0, 3));
+            java.util.OptionalLong first = lake.commit(rec);
+            assertTrue(first.isPresent());
+            // another writer's ingest of the same file, checked before the first committed: skipped at commit time
+            try (Lake other = Lake.open(dir.resolve("lake"))) {
+                assertTrue(other.commit(rec).isEmpty(), "the same raw file is not ingested twice");
+            }
+            assertEquals(first.getAsLong(), lake.refresh().seq(), "no commit was made");
+            try (LakeTable frames = lake.table("frames"); LakeTable raw = lake.table("raw_files")) {
+                assertEquals(3, frames.countRows());
+                assertEquals(1, raw.countRows());
+            }
+        }
+    }
+
+    @Test
     void addedColumnsAreNullInExistingRowsAndTheSameColumnTwiceIsAConflict() {
         try (Lake lake = Lake.init(dir.resolve("lake"))) {
             Fixtures.ingest(lake, 0, 3);
