@@ -35,12 +35,16 @@ import io.flywheel.error.FlywheelException;
  * Lance keeps, of a dataset opened at version v, v and every later version and every Lance-tagged version; a kept
  * version that has no Lance tag (a lineage version nothing tags) lowers the floor: Lance then keeps every version from
  * it on ({@code before_version}), which keeps more than needed, never less. Lance removes data files that no kept
- * version references, and files that no version references only when they are older than 7 days (they may be a
- * writer's staged files); it looks only at files written before the oldest version it keeps, so an old tag keeps the
- * files written after it until the tag's version goes too. The non-dry run holds the lake's commit lock, so the
+ * version references; data files that no version references (a killed writer's staged data) are removed here, once
+ * they are older than the cutoff and than {@link #ORPHAN_MIN_AGE}, since a writer in flight stages its files outside
+ * the commit lock. Lance looks only at files written before the oldest version it keeps, so an old tag keeps
+ * the files written after it until the tag's version goes too. The non-dry run holds the lake's commit lock, so the
  * newest commit and the tags cannot move meanwhile.
  */
 final class Cleaner {
+    /** The youngest a file that no version references may be for cleanup to remove it. */
+    static final java.time.Duration ORPHAN_MIN_AGE = java.time.Duration.ofHours(1);
+
     private Cleaner() {}
 
     static CleanupResult run(Lake lake, CleanupRequest request) {
@@ -111,6 +115,7 @@ final class Cleaner {
                 policy.withBeforeVersion(floor);
             }
             RemovalStats stats = ds.cleanupWithPolicy(policy.build());
+            long[] orphans = removeOrphans(lake, table, ds, cutoff);
             Set<Long> left = new TreeSet<>();
             try (Dataset again = lake.openDataset(table, committed, a)) {
                 again.listVersions().forEach(v -> left.add(v.getId()));
@@ -122,13 +127,83 @@ final class Cleaner {
                 }
             }
             return new CleanupResult.TableCleanup(table, committed, versions.size(), removed, keptOld,
-                    stats.getDataFilesRemoved(), stats.getDeletionFilesRemoved(), stats.getIndexFilesRemoved(),
-                    stats.getTransactionFilesRemoved(), stats.getBytesRemoved());
+                    stats.getDataFilesRemoved() + orphans[0], stats.getDeletionFilesRemoved(),
+                    stats.getIndexFilesRemoved(), stats.getTransactionFilesRemoved(),
+                    stats.getBytesRemoved() + orphans[1]);
         } catch (FlywheelException e) {
             throw e;
         } catch (Exception e) {
             throw Lake.failure("cleanup of table " + lake.tableUri(table) + " (lake commit " + head.seq() + ", version "
                     + committed + ")" + (dryRun ? "" : " failed; what it removed was old versions only"), e);
+        }
+    }
+
+    /**
+     * Removes the table's data files that no remaining version references (a killed writer's staged files), when they
+     * were last modified before the cutoff and more than {@link #ORPHAN_MIN_AGE} ago. Lance's own option for these
+     * ({@code delete_unverified}) removes them whatever their age, which would take the files of a writer staging now;
+     * here only files listed before the scan of the versions and old enough are candidates.
+     *
+     * @return data files removed and their bytes
+     */
+    private static long[] removeOrphans(Lake lake, String table, Dataset ds, Instant cutoff) throws Exception {
+        Instant before = Instant.now().minus(ORPHAN_MIN_AGE);
+        if (cutoff.isBefore(before)) {
+            before = cutoff;
+        }
+        String dataDir = lake.tableUri(table) + "/data";
+        Map<String, long[]> listed = new TreeMap<>(); // file name -> {last modified ms, bytes}
+        if (Lake.isRemote(dataDir) && !dataDir.startsWith("s3://")) {
+            return new long[] {0, 0}; // listing other object stores is not built
+        }
+        S3Location s3 = Lake.isRemote(dataDir) ? S3Location.parse(dataDir + "/") : null;
+        if (s3 == null) {
+            java.nio.file.Path dir = java.nio.file.Path.of(dataDir);
+            if (!java.nio.file.Files.isDirectory(dir)) {
+                return new long[] {0, 0};
+            }
+            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(dir)) {
+                for (java.nio.file.Path f : files.toList()) {
+                    java.nio.file.attribute.BasicFileAttributes at = java.nio.file.Files.readAttributes(f,
+                            java.nio.file.attribute.BasicFileAttributes.class);
+                    listed.put(f.getFileName().toString(), new long[] {at.lastModifiedTime().toMillis(), at.size()});
+                }
+            }
+        }
+        try (software.amazon.awssdk.services.s3.S3Client client = s3 == null ? null : s3.client(lake.storage, 4)) {
+            if (client != null) {
+                for (software.amazon.awssdk.services.s3.model.S3Object o : client.listObjectsV2Paginator(r -> r
+                        .bucket(s3.bucket()).prefix(s3.prefix())).contents()) {
+                    listed.put(o.key().substring(s3.prefix().length()),
+                            new long[] {o.lastModified().toEpochMilli(), o.size()});
+                }
+            }
+            Set<String> referenced = new HashSet<>();
+            for (Version v : ds.listVersions()) {
+                try (Dataset at = ds.checkoutVersion(v.getId())) {
+                    for (org.lance.Fragment f : at.getFragments()) {
+                        for (org.lance.fragment.DataFile file : f.metadata().getFiles()) {
+                            String path = file.getPath();
+                            referenced.add(path.substring(path.lastIndexOf('/') + 1));
+                        }
+                    }
+                }
+            }
+            long files = 0;
+            long bytes = 0;
+            for (Map.Entry<String, long[]> e : listed.entrySet()) {
+                if (referenced.contains(e.getKey()) || e.getValue()[0] >= before.toEpochMilli()) {
+                    continue;
+                }
+                if (client == null) {
+                    java.nio.file.Files.deleteIfExists(java.nio.file.Path.of(dataDir, e.getKey()));
+                } else {
+                    client.deleteObject(r -> r.bucket(s3.bucket()).key(s3.key(e.getKey())));
+                }
+                files++;
+                bytes += e.getValue()[1];
+            }
+            return new long[] {files, bytes};
         }
     }
 

@@ -1,6 +1,7 @@
 package io.flywheel.lake;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -115,6 +116,56 @@ class CleanupTest {
             assertEquals(0, r.versionsRemoved());
             assertEquals(List.of(1L, 2L, 3L, 4L), versions(lake, "frames"));
             assertThrows(IllegalArgumentException.class, () -> CleanupRequest.olderThan(Duration.ofSeconds(-1)));
+        }
+    }
+
+    @Test
+    void aKilledWritersDataFilesGoOnceOlderThanAnHourAndAFreshOnesStay() throws Exception {
+        java.nio.file.Path data = dir.resolve("lake/frames.lance/data");
+        try (Lake lake = Lake.init(dir.resolve("lake"))) {
+            Fixtures.ingest(lake, 0, 5);
+            java.util.Set<java.nio.file.Path> committed = dataFiles(data);
+            failAtStaged(lake, 1); // a writer dies after writing its data files, before any commit
+            java.util.Set<java.nio.file.Path> old = dataFiles(data);
+            old.removeAll(committed);
+            assertEquals(1, old.size(), "the dead writer's frames data file");
+            java.nio.file.Files.setLastModifiedTime(old.iterator().next(), java.nio.file.attribute.FileTime.from(
+                    java.time.Instant.now().minus(Duration.ofHours(2))));
+            Fixtures.ingest(lake, 2, 5);
+            Fixtures.ingest(lake, 3, 5);
+            java.util.Set<java.nio.file.Path> beforeFresh = dataFiles(data);
+            failAtStaged(lake, 4); // another one dies now: its file is minutes old, as a writer's in flight would be
+            java.util.Set<java.nio.file.Path> fresh = dataFiles(data);
+            fresh.removeAll(beforeFresh);
+            assertEquals(1, fresh.size());
+            Fixtures.ingest(lake, 5, 5);
+
+            lake.cleanup(CleanupRequest.olderThan(Duration.ZERO));
+            java.util.Set<java.nio.file.Path> left = dataFiles(data);
+            assertFalse(left.containsAll(old), "the two-hour-old orphan is removed");
+            assertTrue(left.containsAll(fresh), "the fresh orphan is kept");
+            try (LakeTable t = lake.table("frames")) {
+                assertEquals(20, t.countRows(), "episodes 0, 2, 3 and 5, every committed row");
+                assertEquals(5, t.countRows("episode_id = '" + Fixtures.episodeId(5) + "'"));
+            }
+        }
+    }
+
+    private static void failAtStaged(Lake lake, int episode) {
+        System.setProperty("flywheel.lake.fail-at", "staged");
+        try {
+            // a put stages new data files and commits them only with the lake commit: killed before it, they are in
+            // no Lance version at all (an append commits its Lance version first and is rolled back instead)
+            assertThrows(io.flywheel.error.StorageUnavailableException.class,
+                    () -> lake.begin("put").putFrames(Fixtures.frames(episode, 5)).commit());
+        } finally {
+            System.clearProperty("flywheel.lake.fail-at");
+        }
+    }
+
+    private static java.util.Set<java.nio.file.Path> dataFiles(java.nio.file.Path data) throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.list(data)) {
+            return new java.util.TreeSet<>(s.toList());
         }
     }
 
