@@ -87,7 +87,9 @@ final class CommitLog {
             throw new NotFoundException("no lake commit " + seq + " (" + store.describe(key(seq)) + " is missing)");
         }
         try {
-            ObjectNode n = (ObjectNode) JSON.readTree(b);
+            if (!(JSON.readTree(b) instanceof ObjectNode n)) {
+                throw damaged(seq, b, "not a JSON object");
+            }
             int format = n.path("format").asInt(-1);
             if (format != FORMAT) {
                 throw new BadInputException("lake commit point " + store.describe(key(seq)) + " has format " + format
@@ -100,10 +102,34 @@ final class CommitLog {
                         + s.seq() + ", expected " + seq);
             }
             return s;
-        } catch (IOException | ClassCastException | IllegalArgumentException | NullPointerException e) {
-            throw new BadInputException("lake commit point " + store.describe(key(seq)) + " is damaged (" + b.length
-                    + " bytes; expected a JSON commit point of format " + FORMAT + "): " + e.getMessage(), e);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            com.fasterxml.jackson.core.JsonLocation at = e.getLocation();
+            String where = at == null || at.getLineNr() < 0 ? "" : " at line " + at.getLineNr() + ", column "
+                    + at.getColumnNr();
+            String field = e instanceof com.fasterxml.jackson.databind.JsonMappingException m && !m.getPath().isEmpty()
+                    ? " in field '" + m.getPath().get(m.getPath().size() - 1).getFieldName() + "'" : "";
+            throw damaged(seq, b, (e instanceof com.fasterxml.jackson.core.io.JsonEOFException
+                    || String.valueOf(e.getOriginalMessage()).startsWith("Unexpected end-of-input")
+                    ? "it ends early" : "unreadable JSON" + field) + where, e);
+        } catch (IOException | IllegalArgumentException | NullPointerException e) {
+            throw damaged(seq, b, "unreadable", e);
         }
+    }
+
+    /**
+     * @return the error for a commit point that cannot be read: its file, what is wrong, and how to open the lake at
+     *     the commit before it
+     */
+    private BadInputException damaged(long seq, byte[] b, String what, Exception cause) {
+        String file = store.describe(key(seq));
+        return new BadInputException("lake commit point " + file + " is damaged (" + b.length + " bytes, " + what
+                + "; expected a JSON commit point of format " + FORMAT + "). To open the lake at commit " + (seq - 1)
+                + ", move this file out of " + store.describe(COMMITS) + "; the next commit to each table rolls back"
+                + " the versions it named", cause);
+    }
+
+    private BadInputException damaged(long seq, byte[] b, String what) {
+        return damaged(seq, b, what, null);
     }
 
     /** @return every sequence number, oldest first */

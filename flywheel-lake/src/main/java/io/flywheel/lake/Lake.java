@@ -156,7 +156,8 @@ public final class Lake implements AutoCloseable, RowSink {
             throw e;
         } catch (Exception e) {
             lake.close();
-            throw new StorageUnavailableException("cannot init lake at " + root + ": " + e.getMessage(), e);
+            throw new StorageUnavailableException("cannot init lake at " + root + ": "
+                    + (e instanceof IOException io ? LocalFiles.reason(io) : e.getMessage()), e);
         }
         if (!made) { // existOk, and a lake is there (or a concurrent init committed first): open it
             lake.close();
@@ -236,7 +237,11 @@ public final class Lake implements AutoCloseable, RowSink {
      *     its newest commit point is damaged (naming the file)
      */
     public static Lake open(String location, Options options) {
-        Lake lake = new Lake(normalize(location), storageFor(normalize(location), options));
+        String root = normalize(location);
+        if (!isRemote(root) && Files.exists(Path.of(root)) && !Files.isDirectory(Path.of(root))) {
+            throw new NotFoundException("no Flywheel lake at " + root + ": it is a file, not a folder");
+        }
+        Lake lake = new Lake(root, storageFor(root, options));
         try {
             Optional<LakeSnapshot> head = lake.log.latest();
             if (head.isEmpty()) {
@@ -253,9 +258,11 @@ public final class Lake implements AutoCloseable, RowSink {
             if (!Integer.toString(TableSchemas.SCHEMA_VERSION).equals(v)) {
                 throw new LakeFormatException("the lake at " + lake.root + " has table schema version " + v
                         + "; this Flywheel reads and writes version " + TableSchemas.SCHEMA_VERSION
-                        + (v != null && v.compareTo(Integer.toString(TableSchemas.SCHEMA_VERSION)) < 0
-                                ? ". Migrate it in place with `flywheel lake migrate " + location + "`"
-                                : " (a newer Flywheel wrote it)"));
+                        + ("3".equals(v) ? ". Migrate it in place with `flywheel lake migrate " + location + "`"
+                                : v != null && v.compareTo(Integer.toString(TableSchemas.SCHEMA_VERSION)) > 0
+                                        ? " (a newer Flywheel wrote it)"
+                                        : ", and it cannot be migrated: create a new lake with `flywheel init` and"
+                                                + " ingest the raw files again (they were never changed)"));
             }
             lake.snapshot = head.get();
             return lake;
@@ -505,16 +512,20 @@ public final class Lake implements AutoCloseable, RowSink {
             version = s.version(name);
         }
         BufferAllocator child = allocator.newChildAllocator(name, 0, Long.MAX_VALUE);
+        String which = ref.tag() != null ? "tag '" + ref.tag() + "'" : "lake commit " + s.seq();
         try {
             return new LakeTable(this, name, openDataset(name, version, child), child);
+        } catch (NotFoundException e) {
+            child.close();
+            throw new NotFoundException(e.getMessage() + " (" + which + " names its version " + version + ")", e);
         } catch (RuntimeException e) {
             child.close();
-            if (ref.version() != null && String.valueOf(e.getMessage()).contains("not found")) {
-                throw new NotFoundException("table " + tableUri(name) + " has no version " + ref.version(), e);
+            if (String.valueOf(e.getMessage()).contains("not found")) {
+                throw new NotFoundException("table " + tableUri(name) + " has no version " + version
+                        + (ref.version() != null ? "" : " (" + which + " names it)"), e);
             }
             throw new StorageUnavailableException("cannot open table " + tableUri(name) + " at version " + version
-                    + (ref.tag() != null ? " (tag '" + ref.tag() + "')" : " (lake commit " + s.seq() + ")") + ": "
-                    + e.getMessage(), e);
+                    + " (" + which + "): " + lanceMessage(e), e);
         }
     }
 
@@ -743,12 +754,15 @@ public final class Lake implements AutoCloseable, RowSink {
         if (version != null) {
             ro.setVersion(version);
         }
+        if (!isRemote(root) && !Files.isDirectory(Path.of(tableUri(table)))) {
+            throw new NotFoundException("the folder of table " + table + " (" + tableUri(table) + ") is missing");
+        }
         try {
             return Dataset.open().allocator(alloc).uri(tableUri(table)).readOptions(ro.build()).build();
         } catch (RuntimeException e) {
             throw e;
         } catch (Exception e) { // Lance's native side throws IOException undeclared (a damaged manifest)
-            throw new StorageUnavailableException(String.valueOf(e.getMessage()), e);
+            throw new StorageUnavailableException(lanceMessage(e), e);
         }
     }
 
@@ -804,12 +818,22 @@ public final class Lake implements AutoCloseable, RowSink {
      */
     static FlywheelException failure(String what, Exception e) {
         String m = String.valueOf(e.getMessage());
-        String first = m.lines().findFirst().orElse(m);
+        String first = lanceMessage(e);
         if (m.contains("Invalid user input") || m.contains("Schema error") || m.contains("No field named")
                 || m.contains("SQL") || m.contains("sql parser") || m.contains("not found in schema")) {
             return new BadInputException(what + ": " + first, e);
         }
         return new StorageUnavailableException(what + ": " + first, e);
+    }
+
+    /**
+     * @return the first line of a Lance error without the positions in Lance's Rust sources it appends
+     *     ({@code , /workspace/rust/lance-io/src/local.rs:133:40})
+     */
+    static String lanceMessage(Throwable e) {
+        String m = String.valueOf(e.getMessage());
+        String first = m.lines().findFirst().orElse(m);
+        return first.replaceAll(",?\\s*/[\\w./-]*\\.rs:\\d+:\\d+", "").strip();
     }
 
     static boolean notFound(Throwable e) {

@@ -90,7 +90,7 @@ final class LocalCommitLock implements CommitLock {
             };
         } catch (IOException e) {
             jvm.unlock();
-            throw new StorageUnavailableException("cannot take the lake's commit lock " + file + ": " + e, e);
+            throw new StorageUnavailableException("cannot take the lake's commit lock " + file + ": " + LocalFiles.reason(e), e);
         } catch (InterruptedException e) {
             jvm.unlock();
             Thread.currentThread().interrupt();

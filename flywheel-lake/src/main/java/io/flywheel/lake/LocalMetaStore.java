@@ -36,7 +36,7 @@ final class LocalMetaStore implements MetaStore {
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {
-            throw new StorageUnavailableException("cannot read " + describe(key) + ": " + e, e);
+            throw new StorageUnavailableException("cannot read " + describe(key) + ": " + LocalFiles.reason(e), e);
         }
     }
 
@@ -67,7 +67,7 @@ final class LocalMetaStore implements MetaStore {
             syncFolder(target.getParent());
             return true;
         } catch (IOException e) {
-            throw new StorageUnavailableException("cannot write " + describe(key) + ": " + e, e);
+            throw new StorageUnavailableException("cannot write " + describe(key) + ": " + LocalFiles.reason(e), e);
         } finally {
             deleteQuietly(tmp);
         }
@@ -83,7 +83,7 @@ final class LocalMetaStore implements MetaStore {
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             tmp = null;
         } catch (IOException e) {
-            throw new StorageUnavailableException("cannot write " + describe(key) + ": " + e, e);
+            throw new StorageUnavailableException("cannot write " + describe(key) + ": " + LocalFiles.reason(e), e);
         } finally {
             deleteQuietly(tmp);
         }
@@ -94,7 +94,7 @@ final class LocalMetaStore implements MetaStore {
         try {
             Files.deleteIfExists(root.resolve(key));
         } catch (IOException e) {
-            throw new StorageUnavailableException("cannot delete " + describe(key) + ": " + e, e);
+            throw new StorageUnavailableException("cannot delete " + describe(key) + ": " + LocalFiles.reason(e), e);
         }
     }
 
@@ -113,7 +113,7 @@ final class LocalMetaStore implements MetaStore {
                 }
             });
         } catch (IOException e) {
-            throw new StorageUnavailableException("cannot list " + dir + ": " + e, e);
+            throw new StorageUnavailableException("cannot list " + dir + ": " + LocalFiles.reason(e), e);
         }
         out.sort(null);
         return out;

@@ -45,9 +45,65 @@ class DamagedLakeTest {
         BadInputException e = assertThrows(BadInputException.class, () -> Lake.open(at).close());
         assertTrue(e.getMessage().contains(newest.toString()) && e.getMessage().contains("damaged"), e.getMessage());
         assertEquals(before, listing(at), "refusing the lake writes nothing");
-        Files.write(newest, whole); // put back, the lake is whole again
+        assertTrue(e.getMessage().contains("it ends early") && e.getMessage().contains("move this file"),
+                e.getMessage());
+        assertNoJavaNames(e.getMessage());
+        Files.write(newest, new byte[0]);
+        assertNoJavaNames(assertThrows(BadInputException.class, () -> Lake.open(at).close()).getMessage());
+        Files.writeString(newest, new String(whole, java.nio.charset.StandardCharsets.UTF_8)
+                .replaceFirst("\"episodes\"\\s*:\\s*\\d+", "\"episodes\" : \"x\""));
+        BadInputException wrongType = assertThrows(BadInputException.class, () -> Lake.open(at).close());
+        assertTrue(wrongType.getMessage().contains("field 'episodes'"), wrongType.getMessage());
+        assertNoJavaNames(wrongType.getMessage());
+
+        // what the message says to do: move the damaged commit point aside; the lake opens at the commit before
+        Files.move(newest, dir.resolve("damaged.json"));
+        try (Lake lake = Lake.open(at)) {
+            assertEquals(2, lake.snapshot().seq());
+            try (LakeTable frames = lake.table("frames")) {
+                assertEquals(3, frames.countRows(), "episode 0 only: commit 3 is gone");
+            }
+            Fixtures.ingest(lake, 1, 3); // the next commit rolls back the versions commit 3 named and commits again
+            assertEquals(3, lake.snapshot().seq());
+        }
         try (Lake lake = Lake.open(at); LakeTable frames = lake.table("frames")) {
             assertEquals(6, frames.countRows());
+            assertEquals(3, frames.countRows("episode_id = '" + Fixtures.episodeId(1) + "'"), "not doubled");
+        }
+    }
+
+    @Test
+    void aMissingTableFolderNamesTheTableTheCommitAndTheVersion() throws IOException {
+        Path at = lakeWithTwoCommits();
+        LocalFiles.deleteTree(at.resolve("frames.lance"));
+        try (Lake lake = Lake.open(at)) {
+            io.flywheel.error.NotFoundException e = assertThrows(io.flywheel.error.NotFoundException.class,
+                    () -> lake.table("frames").close());
+            long v = lake.snapshot().tables().get("frames");
+            assertTrue(e.getMessage().contains("frames.lance") && e.getMessage().contains("is missing")
+                    && e.getMessage().contains("lake commit 3 names its version " + v), e.getMessage());
+            assertTrue(!e.getMessage().contains(".rs:"), "no positions in Lance's sources: " + e.getMessage());
+        }
+    }
+
+    @Test
+    void aFileIsNoLakeAndALakeOfSchemaVersion1IsNotOfferedAMigration() throws IOException {
+        Path file = Files.writeString(dir.resolve("afile"), "x");
+        io.flywheel.error.NotFoundException notLake = assertThrows(io.flywheel.error.NotFoundException.class,
+                () -> Lake.open(file).close());
+        assertTrue(notLake.getMessage().contains("it is a file, not a folder"), notLake.getMessage());
+        Path at = lakeWithTwoCommits();
+        Path newest = at.resolve("_lake/commits/" + String.format("%020d", 3) + ".json");
+        Files.writeString(newest, Files.readString(newest).replaceFirst("\"flywheel.schema_version\"\\s*:\\s*\"4\"",
+                "\"flywheel.schema_version\" : \"1\""));
+        LakeFormatException old = assertThrows(LakeFormatException.class, () -> Lake.open(at).close());
+        assertTrue(old.getMessage().contains("version 1") && old.getMessage().contains("cannot be migrated")
+                && !old.getMessage().contains("lake migrate"), old.getMessage());
+    }
+
+    private static void assertNoJavaNames(String message) {
+        for (String java : List.of("com.fasterxml", "java.lang", "class ", "Exception", "REDACTED")) {
+            assertTrue(!message.contains(java), "'" + java + "' in: " + message);
         }
     }
 
