@@ -435,6 +435,23 @@ public final class Lake implements AutoCloseable, RowSink {
     }
 
     /**
+     * @return the sequence numbers below the newest commit whose commit point is missing (a file removed from
+     *     {@code _lake/commits/} by hand), oldest first; empty for a whole log
+     */
+    public List<Long> missingCommits() {
+        List<Long> seqs = log.seqs();
+        List<Long> missing = new ArrayList<>();
+        long expect = 1;
+        for (long seq : seqs) {
+            for (; expect < seq; expect++) {
+                missing.add(expect);
+            }
+            expect = seq + 1;
+        }
+        return missing;
+    }
+
+    /**
      * The newest lake commit and the table versions it names (readers outside Flywheel open these versions for a
      * consistent set of tables), then per table: its Lance versions, tags, rows, fragments and data size. Moves this
      * lake's reads to the newest commit.

@@ -129,6 +129,20 @@ class DamagedLakeTest {
     }
 
     @Test
+    void aCommitPointRemovedFromTheMiddleOfTheLogIsReported() throws IOException {
+        Path at = lakeWithTwoCommits();
+        try (Lake lake = Lake.open(at)) {
+            assertEquals(List.of(), lake.missingCommits());
+        }
+        Files.delete(at.resolve("_lake/commits/" + String.format("%020d", 2) + ".json"));
+        try (Lake lake = Lake.open(at)) {
+            assertEquals(List.of(2L), lake.missingCommits());
+            assertEquals(List.of(3L, 1L), lake.log(10).stream().map(LakeSnapshot::seq).toList());
+            assertEquals(2, lake.log(10).get(0).parentSeq(), "commit 3 still names 2 as its parent");
+        }
+    }
+
+    @Test
     void aGarbageHeadHintOnlyCostsAListing() throws IOException {
         Path at = lakeWithTwoCommits();
         Files.writeString(at.resolve("_lake/HEAD"), "garbage\u0000");
