@@ -130,7 +130,7 @@ final class IngestCommand implements Callable<Integer> {
 
     /** @return the failure's message, with a pointer to {@code flywheel mcap recover} for a broken MCAP file */
     static String failureLine(IngestJob.Failure f) {
-        return f.message() + ("McapFormatException".equals(f.errorType())
+        return f.message() + (f.damagedMcap()
                 ? " (flywheel mcap recover can salvage its readable messages)" : "");
     }
 
