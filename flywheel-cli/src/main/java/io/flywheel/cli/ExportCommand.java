@@ -27,7 +27,7 @@ final class ExportCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        throw Usage.missingSubcommand(spec); // a parent command alone is wrong usage (exit 2)
     }
 
     @Command(name = "lerobot", mixinStandardHelpOptions = true,

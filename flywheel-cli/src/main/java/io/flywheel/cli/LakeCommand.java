@@ -35,7 +35,7 @@ final class LakeCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        throw Usage.missingSubcommand(spec); // a parent command alone is wrong usage (exit 2)
     }
 
     /** {@code flywheel lake versions LAKE}: the newest lake commit's table versions, then each table's versions. */

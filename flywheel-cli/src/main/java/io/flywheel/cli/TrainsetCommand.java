@@ -43,7 +43,7 @@ final class TrainsetCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        throw Usage.missingSubcommand(spec); // a parent command alone is wrong usage (exit 2)
     }
 
     @Command(name = "build", mixinStandardHelpOptions = true,

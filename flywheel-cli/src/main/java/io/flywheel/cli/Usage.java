@@ -29,6 +29,27 @@ final class Usage {
     }
 
     /**
+     * A parent command ({@code flywheel}, {@code flywheel lake}, ...) run without one of its subcommands: wrong usage.
+     * {@link Main} prints its message and the command's usage on standard error and exits 2.
+     *
+     * @param spec the parent command's spec
+     * @return the usage error, to throw, e.g. "missing subcommand: expected one of versions, log, compact"
+     */
+    static MissingSubcommand missingSubcommand(CommandSpec spec) {
+        java.util.List<String> names = spec.subcommands().keySet().stream().filter(n -> !n.equals("help")).toList();
+        return new MissingSubcommand(spec, "missing subcommand: expected one of " + String.join(", ", names));
+    }
+
+    /** A parent command without a subcommand ({@link #missingSubcommand}). */
+    static final class MissingSubcommand extends ParameterException {
+        private static final long serialVersionUID = 1L;
+
+        MissingSubcommand(CommandSpec spec, String message) {
+            super(spec.commandLine(), message);
+        }
+    }
+
+    /**
      * @param ok the condition the options must meet
      * @param message what is wrong when they do not, naming the options
      * @throws ParameterException when {@code ok} is false
