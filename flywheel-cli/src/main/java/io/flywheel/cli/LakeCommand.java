@@ -234,6 +234,14 @@ final class LakeCommand implements Runnable {
 
         @Override
         public Integer call() {
+            if (targetRows != null) {
+                Usage.atLeast(spec, "--target-rows", targetRows, 1);
+            }
+            if (minSmallFragments != null) {
+                Usage.atLeast(spec, "--min-small-fragments", minSmallFragments, 0);
+            }
+            Usage.require(spec, maxDeletedFraction == null || maxDeletedFraction >= 0 && maxDeletedFraction <= 1,
+                    "--max-deleted-fraction must be in [0, 1], got " + maxDeletedFraction);
             CompactionPolicy policy = Usage.check(spec, null, () -> {
                 CompactionPolicy.Builder b = CompactionPolicy.builder();
                 if (targetRows != null) {

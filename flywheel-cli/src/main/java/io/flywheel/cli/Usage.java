@@ -61,6 +61,41 @@ final class Usage {
     }
 
     /**
+     * @param option the option, e.g. {@code --threads}
+     * @param value its value
+     * @param min the smallest value allowed
+     * @throws ParameterException "OPTION must be >= MIN, got VALUE" when {@code value < min}
+     */
+    static void atLeast(CommandSpec spec, String option, long value, long min) {
+        require(spec, value >= min, option + " must be >= " + min + ", got " + value);
+    }
+
+    /**
+     * @param option the option, e.g. {@code --blur-threshold}
+     * @param value its value
+     * @param min the smallest value allowed
+     * @throws ParameterException "OPTION must be a number >= MIN, got VALUE" when {@code value} is below, NaN or
+     *     infinite
+     */
+    static void atLeast(CommandSpec spec, String option, double value, double min) {
+        require(spec, value >= min && Double.isFinite(value), option + " must be a number >= " + number(min) + ", got "
+                + number(value));
+    }
+
+    /**
+     * @param option the option, e.g. {@code --hot-quality}
+     * @throws ParameterException "OPTION must be in MIN..MAX, got VALUE" when {@code value} is outside
+     */
+    static void inRange(CommandSpec spec, String option, long value, long min, long max) {
+        require(spec, value >= min && value <= max, option + " must be in " + min + ".." + max + ", got " + value);
+    }
+
+    /** @return a double as the user would type it: 5 for 5.0, 0.25 as it is */
+    private static String number(double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : Double.toString(v);
+    }
+
+    /**
      * Builds or parses option values with code that checks them (an options builder, a name parser): an
      * {@link IllegalArgumentException} it throws is a usage error.
      *
