@@ -93,6 +93,14 @@ final class EnrichCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         Stride s = Usage.check(spec, "--stride", () -> Stride.parse(stride));
         Usage.require(spec, stopAfter >= 0, "--stop-after must be >= 0 (0: all batches), got " + stopAfter);
+        if (threads != null) {
+            Usage.atLeast(spec, "--threads", threads, 1);
+        }
+        Usage.atLeast(spec, "--batch-episodes", batchEpisodes, 1);
+        Usage.atLeast(spec, "--blur-threshold", blur, 0.0);
+        Usage.atLeast(spec, "--static-threshold", staticThreshold, 0.0);
+        Usage.atLeast(spec, "--hot-size", hotSize, 8);
+        Usage.inRange(spec, "--hot-quality", hotQuality, 1, 100);
         EnrichOptions options = Usage.check(spec, null, () -> {
             EnrichOptions.Builder b = EnrichOptions.builder().stride(s).batchEpisodes(batchEpisodes).blurThreshold(blur)
                     .staticThreshold(staticThreshold).stopAfterBatches(stopAfter)

@@ -27,7 +27,7 @@ final class ExportCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        throw Usage.missingSubcommand(spec); // a parent command alone is wrong usage (exit 2)
     }
 
     @Command(name = "lerobot", mixinStandardHelpOptions = true,
@@ -66,6 +66,8 @@ final class ExportCommand implements Runnable {
         @Override
         public Integer call() throws IOException {
             boolean json = jsonOutput.enabled();
+            Usage.atLeast(spec, "--fps", fps, 0);
+            Usage.atLeast(spec, "--keyframe-interval", keyframeInterval, 1);
             LeRobotExportOptions o = Usage.check(spec, null, () -> LeRobotExportOptions.builder().force(force).fps(fps)
                     .robotType(robotType).keyframeInterval(keyframeInterval).build());
             LeRobotExportResult r;

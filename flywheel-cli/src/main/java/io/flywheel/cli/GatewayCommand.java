@@ -214,7 +214,7 @@ final class GatewayCommand implements Callable<Integer> {
 
         @Override
         public void run() {
-            spec.commandLine().usage(System.out);
+            throw Usage.missingSubcommand(spec); // a parent command alone is wrong usage (exit 2)
         }
 
         /** {@code flywheel gateway token add ROBOT LAKE}. */

@@ -30,7 +30,9 @@ import picocli.CommandLine.Spec;
         description = "Read MCAP files, split rosbag2 recordings, ROS 1 bags and RLDS TFRecords; align every stream to"
                 + " the master clock; run the quality rules; commit raw_files, episodes and frames once each."
                 + " Files already in the lake (same SHA-256) are skipped. A recording that cannot be read is named"
-                + " and skipped, the others are committed, and the exit code is 1.")
+                + " and skipped, the others are committed, and the exit code is 1; in a folder, so is a file named"
+                + " *.mcap, *.bag, *.db3 or *.tfrecord* that is empty or not a recording (other files are passed"
+                + " over).")
 final class IngestCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -130,7 +132,7 @@ final class IngestCommand implements Callable<Integer> {
 
     /** @return the failure's message, with a pointer to {@code flywheel mcap recover} for a broken MCAP file */
     static String failureLine(IngestJob.Failure f) {
-        return f.message() + ("McapFormatException".equals(f.errorType())
+        return f.message() + (f.damagedMcap()
                 ? " (flywheel mcap recover can salvage its readable messages)" : "");
     }
 

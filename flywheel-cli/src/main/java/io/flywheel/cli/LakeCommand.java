@@ -35,7 +35,7 @@ final class LakeCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        throw Usage.missingSubcommand(spec); // a parent command alone is wrong usage (exit 2)
     }
 
     /** {@code flywheel lake versions LAKE}: the newest lake commit's table versions, then each table's versions. */
@@ -234,6 +234,14 @@ final class LakeCommand implements Runnable {
 
         @Override
         public Integer call() {
+            if (targetRows != null) {
+                Usage.atLeast(spec, "--target-rows", targetRows, 1);
+            }
+            if (minSmallFragments != null) {
+                Usage.atLeast(spec, "--min-small-fragments", minSmallFragments, 0);
+            }
+            Usage.require(spec, maxDeletedFraction == null || maxDeletedFraction >= 0 && maxDeletedFraction <= 1,
+                    "--max-deleted-fraction must be in [0, 1], got " + maxDeletedFraction);
             CompactionPolicy policy = Usage.check(spec, null, () -> {
                 CompactionPolicy.Builder b = CompactionPolicy.builder();
                 if (targetRows != null) {
@@ -351,37 +359,42 @@ final class LakeCommand implements Runnable {
                 CleanupRequest req = CleanupRequest.olderThan(olderThan);
                 r = lake.cleanup(dryRun ? req.asDryRun() : req);
             }
-            if (json.enabled()) {
+            boolean dry = dryRun || r.dryRun();
+            if (json.enabled()) { // a dry run removes nothing: its counts are named as what would be removed
+                String versions = dry ? "versions_to_remove" : "versions_removed";
+                String files = dry ? "files_to_remove" : "files_removed";
+                String bytes = dry ? "bytes_to_free" : "bytes_removed";
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("lake", at.uri());
-                m.put("dry_run", r.dryRun());
+                m.put("dry_run", dry);
                 m.put("older_than_s", olderThan.getSeconds());
                 m.put("cutoff", r.cutoff().toString());
                 m.put("commit", r.commitSeq());
-                m.put("versions_removed", r.versionsRemoved());
-                m.put("files_removed", r.filesRemoved());
-                m.put("bytes_removed", r.bytesRemoved());
+                m.put(versions, r.versionsRemoved());
+                m.put(files, r.filesRemoved());
+                m.put(bytes, r.bytesRemoved());
                 List<Map<String, Object>> tables = new ArrayList<>();
                 for (CleanupResult.TableCleanup t : r.tables()) {
                     Map<String, Object> x = new LinkedHashMap<>();
                     x.put("table", t.table());
                     x.put("committed_version", t.committedVersion());
                     x.put("versions_before", t.versionsBefore());
-                    x.put("removed_versions", t.removedVersions());
+                    x.put(dry ? "versions_to_remove" : "removed_versions", t.removedVersions());
                     x.put("kept_old", t.keptOld());
-                    x.put("data_files_removed", t.dataFilesRemoved());
-                    x.put("deletion_files_removed", t.deletionFilesRemoved());
-                    x.put("index_files_removed", t.indexFilesRemoved());
-                    x.put("transaction_files_removed", t.transactionFilesRemoved());
-                    x.put("bytes_removed", t.bytesRemoved());
+                    String f = dry ? "_to_remove" : "_removed";
+                    x.put("data_files" + f, t.dataFilesRemoved());
+                    x.put("deletion_files" + f, t.deletionFilesRemoved());
+                    x.put("index_files" + f, t.indexFilesRemoved());
+                    x.put("transaction_files" + f, t.transactionFilesRemoved());
+                    x.put(bytes, t.bytesRemoved());
                     tables.add(x);
                 }
                 m.put("tables", tables);
                 Json.print(System.out, m);
                 return 0;
             }
-            String verb = r.dryRun() ? "would remove" : "removed";
-            System.out.println("cleanup of " + at.uri() + (r.dryRun() ? " (dry run)" : "") + ": versions committed before "
+            String verb = dry ? "would remove" : "removed";
+            System.out.println("cleanup of " + at.uri() + (dry ? " (dry run)" : "") + ": versions committed before "
                     + r.cutoff() + " (older than " + AgeArg.format(olderThan) + "), keeping lake commit "
                     + r.commitSeq() + "'s versions, tagged versions and training-set lineage");
             System.out.printf(Locale.ROOT, "%n%-20s %9s %9s %8s %10s  %s%n", "table", "versions", verb.split(" ")[0]
@@ -391,7 +404,7 @@ final class LakeCommand implements Runnable {
                         t.removedVersions().size(), t.filesRemoved(), bytes(t.bytesRemoved()), kept(t.keptOld()));
             }
             System.out.println("\n" + verb + " " + r.versionsRemoved() + " version(s), " + r.filesRemoved()
-                    + " file(s), " + bytes(r.bytesRemoved()) + (r.dryRun() ? " (data files only; Lance also removes"
+                    + " file(s), " + bytes(r.bytesRemoved()) + (dry ? " (data files only; Lance also removes"
                             + " the versions' manifests and transaction files)" : ""));
             return 0;
         }

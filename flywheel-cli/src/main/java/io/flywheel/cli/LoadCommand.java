@@ -69,6 +69,9 @@ final class LoadCommand implements Callable<Integer> {
         json = jsonOutput.enabled();
         LoaderOptions.Images mode = imagesMode(spec, images);
         Usage.require(spec, batches >= 0, "--batches must be >= 0 (0: a whole epoch), got " + batches);
+        Usage.atLeast(spec, "--batch-size", batchSize, 1);
+        Usage.atLeast(spec, "--threads", threads, 1);
+        Usage.atLeast(spec, "--prefetch", prefetch, 1);
         LoaderOptions o = Usage.check(spec, null, () -> LoaderOptions.builder().batchSize(batchSize).seed(seed)
                 .threads(threads).prefetch(prefetch).images(mode).build());
         try (TrainsetCache tc = cache == null ? null : TrainsetCache.open(cache, lake.uri(), lake.options());

@@ -3,8 +3,19 @@ package io.flywheel.cli;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.NotLinkException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
+import io.flywheel.error.ErrorKind;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -14,7 +25,10 @@ import picocli.CommandLine.Command;
  * version), a conflicting or failed write, an unreachable store (every {@code io.flywheel.error} type, and any other
  * failure; the message says what and where); 2 wrong usage only: an unknown option, a missing parameter, an option
  * value that is not allowed, options that exclude or need each other (picocli's {@code ParameterException}, raised by
- * picocli or by a command through {@link Usage}).
+ * picocli or by a command through {@link Usage}; a parent command such as {@code flywheel lake} without a subcommand
+ * is one too, and prints its usage). A failure of a command run with {@code --json} also prints one JSON document on
+ * standard output, {@code {"ok": false, "error": {"kind": ..., "message": ...}}} ({@link #failureJson}); a usage error
+ * prints text on standard error only.
  */
 @Command(name = "flywheel", mixinStandardHelpOptions = true, version = "flywheel 0.1.0",
         description = "The data closed loop for robot recordings, on Lance.",
@@ -47,55 +61,114 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        throw Usage.missingSubcommand(spec); // a parent command alone is wrong usage (exit 2)
     }
 
     /** @return the configured command line, shared by {@link #main} and tests */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + describe(ex));
+            String message = describe(ex);
+            commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + message);
             if (System.getenv("FLYWHEEL_DEBUG") != null) {
                 ex.printStackTrace(commandLine.getErr());
+            }
+            if (jsonRequested(commandLine)) { // --json promises one JSON document on standard output, failure or not
+                System.out.flush();
+                Json.print(System.out, failureJson(ex, message));
+                System.out.flush();
             }
             return 1; // usage errors are ParameterExceptions: they reach the handler below, never this one
         });
         cl.setParameterExceptionHandler((ex, args) -> {
+            // usage errors stay text on standard error even with --json (the command line was not understood): exit 2
             CommandLine c = ex.getCommandLine();
             c.getErr().println(c.getCommandSpec().qualifiedName() + ": " + ex.getMessage());
-            c.getErr().println("try: " + c.getCommandSpec().qualifiedName() + " --help");
+            if (ex instanceof Usage.MissingSubcommand) {
+                c.usage(c.getErr());
+            } else {
+                c.getErr().println("try: " + c.getCommandSpec().qualifiedName() + " --help");
+            }
             return 2;
         });
         return cl;
     }
 
+    /** @return whether the command that failed was given {@code --json} */
+    static boolean jsonRequested(CommandLine commandLine) {
+        CommandLine.ParseResult pr = commandLine.getParseResult();
+        return pr != null && commandLine.getCommandSpec().findOption("--json") != null && pr.hasMatchedOption("--json");
+    }
+
     /**
-     * A one-line description of a failure for the user: what and where, no stack trace and no Java class name (but for
-     * a failure without a message, which is a bug: its class is named so that it can be reported).
+     * @return the JSON document of a failed command:
+     *     {@code {"ok": false, "error": {"kind": "not_found", "message": "no Flywheel lake at /x"}}}, the kind from
+     *     {@link ErrorKind#of} ({@code bad_input}, {@code not_found}, {@code conflict}, {@code storage_unavailable},
+     *     {@code internal})
+     */
+    static Map<String, Object> failureJson(Throwable ex, String message) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("kind", ErrorKind.of(ex).id());
+        error.put("message", message);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("ok", false);
+        m.put("error", error);
+        return m;
+    }
+
+    /**
+     * A one-line description of a failure for the user: what and where, no stack trace and no Java class name. A file
+     * system error, whose message is only the path, is put in words ("no such file or folder: /x", "permission denied:
+     * /x"), also where a message ends with one (e.g. "cannot init lake at /proc/nope/lake: /proc/nope").
      */
     static String describe(Throwable ex) {
-        Throwable e = ex instanceof UncheckedIOException u ? u.getCause() : ex;
-        if (e instanceof NoSuchFileException n) {
-            return "no such file or folder: " + n.getFile();
-        }
-        if (e instanceof AccessDeniedException a) {
-            return "permission denied: " + a.getFile();
-        }
-        if (e instanceof java.nio.file.FileAlreadyExistsException f && f.getFile() != null) {
-            return f.getFile() + ": " + (java.nio.file.Files.isRegularFile(java.nio.file.Path.of(f.getFile()))
-                    ? "is a file; a folder is expected here" : "already exists");
-        }
-        if (e instanceof java.nio.file.FileSystemException f && f.getFile() != null) {
-            return f.getFile() + ": " + (f.getReason() == null ? f.getClass().getSimpleName() : f.getReason());
+        Throwable e = ex instanceof UncheckedIOException u && u.getCause() != null ? u.getCause() : ex;
+        if (e instanceof FileSystemException f && f.getFile() != null) {
+            return words(f);
         }
         if (e instanceof IOException && "Is a directory".equals(e.getMessage())) {
             return "a folder was given where a file is expected";
         }
         if (e.getMessage() != null && !(e instanceof NullPointerException)) {
-            return e.getMessage();
+            String m = e.getMessage();
+            for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+                if (c instanceof FileSystemException f && f.getFile() != null && f.getReason() == null
+                        && f.getMessage() != null && m.endsWith(": " + f.getMessage())) {
+                    return m.substring(0, m.length() - f.getMessage().length()) + words(f);
+                }
+            }
+            return m;
         }
-        return "internal error (" + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
-                + "); run with FLYWHEEL_DEBUG=1 for the stack trace and report it";
+        return "internal error" + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")") + ", which is a bug; run"
+                + " with FLYWHEEL_DEBUG=1 for the stack trace and report it";
+    }
+
+    /** @return a file system error in words, naming its file (and the other file, for a move or link) */
+    static String words(FileSystemException f) {
+        String file = f.getFile() + (f.getOtherFile() == null ? "" : " -> " + f.getOtherFile());
+        if (f instanceof NoSuchFileException) {
+            return "no such file or folder: " + file;
+        }
+        if (f instanceof AccessDeniedException) {
+            return "permission denied: " + file;
+        }
+        if (f instanceof FileAlreadyExistsException) {
+            return file + ": " + (Files.isRegularFile(Path.of(f.getFile())) ? "is a file; a folder is expected here"
+                    : "already exists");
+        }
+        if (f instanceof NotDirectoryException) {
+            return file + ": not a folder";
+        }
+        if (f instanceof DirectoryNotEmptyException) {
+            return file + ": the folder is not empty";
+        }
+        if (f instanceof FileSystemLoopException) {
+            return file + ": symbolic links in a loop";
+        }
+        if (f instanceof NotLinkException) {
+            return file + ": not a symbolic link";
+        }
+        return file + ": " + (f.getReason() == null ? "file system error" : f.getReason());
     }
 
     public static void main(String[] args) {

@@ -69,7 +69,7 @@ final class MineCommand implements Callable<Integer> {
     int nprobes;
 
     @Option(names = "--refine-factor", defaultValue = "10",
-            description = "candidates re-ranked exactly, times k (default ${DEFAULT-VALUE})")
+            description = "candidates re-ranked exactly, times k; 0: none (default ${DEFAULT-VALUE})")
     int refineFactor;
 
     @Option(names = "--cameras", paramLabel = "TOPIC", split = ",",
@@ -112,6 +112,9 @@ final class MineCommand implements Callable<Integer> {
         if (whitenEpsilon != null && !whiten) {
             throw new ParameterException(spec.commandLine(), "--whiten-epsilon needs --whiten");
         }
+        Usage.atLeast(spec, "-k", k, 1);
+        Usage.atLeast(spec, "--nprobes", nprobes, 1);
+        Usage.atLeast(spec, "--refine-factor", refineFactor, 0);
         requireNames("--cameras", cameras, "/left_wrist_camera/image_raw/compressed");
         requireNames("--phases", phases, "approach,grasp");
         Usage.require(spec, failures || !episodes.isEmpty() || !recordings.isEmpty(),

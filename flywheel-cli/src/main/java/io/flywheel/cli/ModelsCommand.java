@@ -26,7 +26,7 @@ final class ModelsCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        throw Usage.missingSubcommand(spec); // a parent command alone is wrong usage (exit 2)
     }
 
     /** Which built-in model(s) to pull: a short name or id ({@link BuiltinModel#byName}), or {@code all}. */

@@ -87,7 +87,7 @@ final class NativeCache {
                     lib.point().accept(dir, files);
                 }
             } catch (IOException | UncheckedIOException | SecurityException e) {
-                System.err.println("flywheel: cannot cache " + lib.folder() + " under " + root + " (" + e
+                System.err.println("flywheel: cannot cache " + lib.folder() + " under " + root + " (" + Main.describe(e)
                         + "); it is unpacked for this run only");
             }
         }

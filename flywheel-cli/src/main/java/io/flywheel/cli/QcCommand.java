@@ -30,7 +30,7 @@ final class QcCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        throw Usage.missingSubcommand(spec); // a parent command alone is wrong usage (exit 2)
     }
 
     @Command(name = "report", mixinStandardHelpOptions = true,

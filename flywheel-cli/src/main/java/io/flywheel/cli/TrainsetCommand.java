@@ -43,7 +43,7 @@ final class TrainsetCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        throw Usage.missingSubcommand(spec); // a parent command alone is wrong usage (exit 2)
     }
 
     @Command(name = "build", mixinStandardHelpOptions = true,
@@ -73,8 +73,9 @@ final class TrainsetCommand implements Runnable {
         boolean passOnly;
 
         @Option(names = "--mined", paramLabel = "FILE",
-                description = "neighbours to add: the JSON written by `flywheel mine --json` (a list of objects with"
-                        + " episode_id, query_episode_id, distance, rank; or an object with such a list under 'neighbours')")
+                description = "neighbours to add: the file written by `flywheel mine --out FILE` (an object with a list"
+                        + " under 'neighbours' of objects with episode_id, query_episode_id, distance, rank; or such a"
+                        + " list alone)")
         Path mined;
 
         @Mixin

@@ -29,6 +29,27 @@ final class Usage {
     }
 
     /**
+     * A parent command ({@code flywheel}, {@code flywheel lake}, ...) run without one of its subcommands: wrong usage.
+     * {@link Main} prints its message and the command's usage on standard error and exits 2.
+     *
+     * @param spec the parent command's spec
+     * @return the usage error, to throw, e.g. "missing subcommand: expected one of versions, log, compact"
+     */
+    static MissingSubcommand missingSubcommand(CommandSpec spec) {
+        java.util.List<String> names = spec.subcommands().keySet().stream().filter(n -> !n.equals("help")).toList();
+        return new MissingSubcommand(spec, "missing subcommand: expected one of " + String.join(", ", names));
+    }
+
+    /** A parent command without a subcommand ({@link #missingSubcommand}). */
+    static final class MissingSubcommand extends ParameterException {
+        private static final long serialVersionUID = 1L;
+
+        MissingSubcommand(CommandSpec spec, String message) {
+            super(spec.commandLine(), message);
+        }
+    }
+
+    /**
      * @param ok the condition the options must meet
      * @param message what is wrong when they do not, naming the options
      * @throws ParameterException when {@code ok} is false
@@ -37,6 +58,41 @@ final class Usage {
         if (!ok) {
             throw error(spec, message);
         }
+    }
+
+    /**
+     * @param option the option, e.g. {@code --threads}
+     * @param value its value
+     * @param min the smallest value allowed
+     * @throws ParameterException "OPTION must be >= MIN, got VALUE" when {@code value < min}
+     */
+    static void atLeast(CommandSpec spec, String option, long value, long min) {
+        require(spec, value >= min, option + " must be >= " + min + ", got " + value);
+    }
+
+    /**
+     * @param option the option, e.g. {@code --blur-threshold}
+     * @param value its value
+     * @param min the smallest value allowed
+     * @throws ParameterException "OPTION must be a number >= MIN, got VALUE" when {@code value} is below, NaN or
+     *     infinite
+     */
+    static void atLeast(CommandSpec spec, String option, double value, double min) {
+        require(spec, value >= min && Double.isFinite(value), option + " must be a number >= " + number(min) + ", got "
+                + number(value));
+    }
+
+    /**
+     * @param option the option, e.g. {@code --hot-quality}
+     * @throws ParameterException "OPTION must be in MIN..MAX, got VALUE" when {@code value} is outside
+     */
+    static void inRange(CommandSpec spec, String option, long value, long min, long max) {
+        require(spec, value >= min && value <= max, option + " must be in " + min + ".." + max + ", got " + value);
+    }
+
+    /** @return a double as the user would type it: 5 for 5.0, 0.25 as it is */
+    private static String number(double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : Double.toString(v);
     }
 
     /**

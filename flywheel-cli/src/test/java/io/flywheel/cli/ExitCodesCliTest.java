@@ -135,7 +135,25 @@ class ExitCodesCliTest {
                 Arguments.of(new String[] {"align", "report", lake, "--episode", episode, "--stream", "/robot/action"},
                         "--stream needs --plot"),
                 Arguments.of(new String[] {"enrich", lake, "--stride", "often"}, "--stride 'often'"),
-                Arguments.of(new String[] {"enrich", lake, "--model", "resnet9000"}, "--model: unknown model 'resnet9000'"),
+                Arguments.of(new String[] {"enrich", lake, "--model", "resnet9000"},
+                        "--model: unknown model 'resnet9000'"),
+                Arguments.of(new String[] {"enrich", lake, "--batch-episodes", "0"},
+                        "--batch-episodes must be >= 1, got 0"),
+                Arguments.of(new String[] {"enrich", lake, "--threads", "0"}, "--threads must be >= 1, got 0"),
+                Arguments.of(new String[] {"enrich", lake, "--blur-threshold", "-5"},
+                        "--blur-threshold must be a number >= 0, got -5"),
+                Arguments.of(new String[] {"enrich", lake, "--static-threshold", "NaN"},
+                        "--static-threshold must be a number >= 0, got NaN"),
+                Arguments.of(new String[] {"enrich", lake, "--hot-quality", "200"},
+                        "--hot-quality must be in 1..100, got 200"),
+                Arguments.of(new String[] {"enrich", lake, "--hot-size", "4"}, "--hot-size must be >= 8, got 4"),
+                Arguments.of(new String[] {"mine", lake, "--failures", "-k", "0"}, "-k must be >= 1, got 0"),
+                Arguments.of(new String[] {"mine", lake, "--failures", "--nprobes", "0"},
+                        "--nprobes must be >= 1, got 0"),
+                Arguments.of(new String[] {"lake", "compact", lake, "--max-deleted-fraction", "2"},
+                        "--max-deleted-fraction must be in [0, 1], got 2.0"),
+                Arguments.of(new String[] {"lake", "compact", lake, "--target-rows", "0"},
+                        "--target-rows must be >= 1, got 0"),
                 Arguments.of(new String[] {"dedup", "--json"}, "Missing required parameter: 'LAKE'"),
                 Arguments.of(new String[] {"dedup", lake, "--episode-threshold", "3"},
                         "--episode-threshold is a cosine distance in [0, 2], got 3.0"),
@@ -155,11 +173,14 @@ class ExitCodesCliTest {
                         "--no-chart"}, "--hard-case: unknown composition dimension 'colour'"),
                 Arguments.of(new String[] {"load", lake, "train-v1", "--images", "fancy"},
                         "--images 'fancy': expected none, bytes or decoded"),
-                Arguments.of(new String[] {"load", lake, "train-v1", "--batch-size", "0"}, "batch size"),
+                Arguments.of(new String[] {"load", lake, "train-v1", "--batch-size", "0"},
+                        "--batch-size must be >= 1, got 0"),
+                Arguments.of(new String[] {"load", lake, "train-v1", "--prefetch", "0"},
+                        "--prefetch must be >= 1, got 0"),
                 Arguments.of(new String[] {"warm", lake, "train-v1"}, "--cache DIR is needed to warm (or give --list)"),
                 Arguments.of(new String[] {"export", "lerobot", lake, "train-v1"}, "Missing required parameter: 'OUT'"),
                 Arguments.of(new String[] {"export", "lerobot", lake, "train-v1", tmp.resolve("e").toString(),
-                        "--keyframe-interval", "0"}, "export options out of range"),
+                        "--keyframe-interval", "0"}, "--keyframe-interval must be >= 1, got 0"),
                 Arguments.of(new String[] {"map", lake}, "Missing required option: '--out=PNG'"),
                 Arguments.of(new String[] {"map", lake, "--out", png, "--max-points", "0"},
                         "--max-points must be >= 1, got 0"),
@@ -181,6 +202,91 @@ class ExitCodesCliTest {
         assertTrue(r.err().contains(message), cmd + ": " + r.err());
         assertTrue(r.err().contains("try: flywheel "), cmd + ": " + r.err());
         assertClean(cmd, r);
+    }
+
+    /** Parent commands, run without a subcommand. */
+    static Stream<Arguments> parentCommands() {
+        return Stream.of(
+                Arguments.of((Object) new String[] {}),
+                Arguments.of((Object) new String[] {"lake"}),
+                Arguments.of((Object) new String[] {"mcap"}),
+                Arguments.of((Object) new String[] {"qc"}),
+                Arguments.of((Object) new String[] {"align"}),
+                Arguments.of((Object) new String[] {"trainset"}),
+                Arguments.of((Object) new String[] {"export"}),
+                Arguments.of((Object) new String[] {"models"}),
+                Arguments.of((Object) new String[] {"gateway", "token"}));
+    }
+
+    /** A parent command alone is a missing subcommand: its usage on standard error, nothing on stdout, exit 2. */
+    @ParameterizedTest
+    @MethodSource("parentCommands")
+    void aParentCommandWithoutASubcommandIsWrongUsage(String[] args) {
+        CliRun r = CliRun.of(args);
+        String cmd = String.join(" ", Stream.concat(Stream.of("flywheel"), Stream.of(args)).toList());
+        assertEquals(2, r.exitCode(), cmd + ": " + r.err());
+        assertTrue(r.err().startsWith(cmd + ": missing subcommand: expected one of "), cmd + ": " + r.err());
+        assertTrue(r.err().contains("Usage: " + cmd + " "), "its usage: " + r.err());
+        assertEquals("", r.out(), cmd);
+        assertClean(cmd, r);
+        CliRun help = CliRun.of(Stream.concat(Stream.of(args), Stream.of("--help")).toArray(String[]::new));
+        assertEquals(0, help.exitCode(), cmd + " --help: " + help.err());
+        assertTrue(help.out().contains("Usage: " + cmd + " "), help.out());
+    }
+
+    @Test
+    void theLakeCommandNamesItsSubcommands() {
+        CliRun r = CliRun.of("lake");
+        assertTrue(r.err().startsWith("flywheel lake: missing subcommand: expected one of versions, log, compact,"
+                + " cleanup, migrate\n"), r.err());
+    }
+
+    /** --json promises one JSON document on standard output: a failure is one too, and still says why on stderr. */
+    @Test
+    void aFailureWithJsonPrintsOneJsonDocumentOnStandardOutput() throws Exception {
+        CliRun r = CliRun.of("lake", "versions", missing, "--json");
+        assertEquals(1, r.exitCode(), r.err());
+        com.fasterxml.jackson.databind.JsonNode j = JSON.readTree(r.out());
+        assertFalse(j.get("ok").asBoolean());
+        assertEquals("not_found", j.get("error").get("kind").asText(), r.out());
+        assertTrue(j.get("error").get("message").asText().contains("no Flywheel lake at " + missing), r.out());
+        assertEquals("flywheel lake versions: " + j.get("error").get("message").asText(), r.err().strip());
+        CliRun text = CliRun.of("lake", "versions", missing);
+        assertEquals(1, text.exitCode());
+        assertEquals("", text.out(), "without --json, the failure is text on stderr only");
+        CliRun bad = CliRun.of("trainset", "build", lake, "--tag", "train-v1", "--ratio", "0.2", "--json");
+        assertEquals(1, bad.exitCode(), bad.err());
+        assertEquals("conflict", JSON.readTree(bad.out()).get("error").get("kind").asText(),
+                "tags are immutable: " + bad.out());
+        // a usage error stays text on stderr (the command line was not understood), exit 2
+        CliRun usage = CliRun.of("lake", "versions", "--json");
+        assertEquals(2, usage.exitCode());
+        assertEquals("", usage.out());
+        assertTrue(usage.err().contains("Missing required parameter: 'LAKE'"), usage.err());
+    }
+
+    /** A file system error whose message is only its path is said in words, also at the end of another message. */
+    @Test
+    void fileSystemErrorsAreSaidInWords() {
+        assertEquals("cannot init lake at /x/lake: permission denied: /x", Main.describe(
+                new io.flywheel.error.StorageUnavailableException("cannot init lake at /x/lake: /x",
+                        new java.nio.file.AccessDeniedException("/x"))));
+        assertEquals("cannot init lake at /x/lake: no such file or folder: /x", Main.describe(
+                new io.flywheel.error.StorageUnavailableException("cannot init lake at /x/lake: /x",
+                        new java.nio.file.NoSuchFileException("/x"))));
+        assertEquals("/x: not a folder", Main.describe(new java.nio.file.NotDirectoryException("/x")));
+        assertEquals("/x: the folder is not empty", Main.describe(new java.nio.file.DirectoryNotEmptyException("/x")));
+        assertEquals("no such file or folder: /a -> /b", Main.describe(new java.io.UncheckedIOException(
+                new java.nio.file.NoSuchFileException("/a", "/b", null))));
+    }
+
+    @Test
+    void initWhereNoFolderCanBeMadeSaysWhy() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "needs Linux /proc");
+        CliRun r = CliRun.of("init", "/proc/nope/lake");
+        assertEquals(1, r.exitCode(), r.err());
+        assertEquals("flywheel init: cannot init lake at /proc/nope/lake: no such file or folder: /proc/nope",
+                r.err().strip());
     }
 
     /** No stack trace, and no Java exception class name (the message is for people). */

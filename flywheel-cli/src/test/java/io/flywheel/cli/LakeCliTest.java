@@ -307,6 +307,40 @@ class LakeCliTest {
         assertTrue(missing.err().contains("no-lake"), missing.err());
     }
 
+    /**
+     * A folder's {@code .mcap} files that are empty or not recordings are failed inputs like a truncated one (exit 1,
+     * named, in --json with the kind {@code bad_input}), and the folder's good recording is committed; a README is no
+     * recording and not reported.
+     */
+    @Test
+    void aFolderReportsItsUnreadableRecordingFilesAsFailed(@TempDir Path tmp) throws IOException {
+        Path lake = lake(tmp, "lake");
+        Path in = Files.createDirectories(tmp.resolve("in"));
+        Files.copy(SharedData.data("camera/bridge-mcap/bridge_ep00.mcap"), in.resolve("bridge_ep00.mcap"));
+        Files.createFile(in.resolve("empty.mcap"));
+        Files.writeString(in.resolve("garbage.mcap"), "hello\n");
+        Files.writeString(in.resolve("README.md"), "# notes\n");
+        CliRun r = CliRun.of("ingest", lake.toString(), in.toString(), "--json");
+        assertEquals(1, r.exitCode(), "two inputs failed: " + r.err());
+        JsonNode j = JSON.readTree(r.out());
+        assertEquals(10, j.get("frames").asLong());
+        JsonNode failed = j.get("failed");
+        assertEquals(2, failed.size(), failed.toString());
+        assertEquals(in.resolve("empty.mcap").toString(), failed.get(0).get("input").asText());
+        assertTrue(failed.get(0).get("message").asText().endsWith("found an empty file"), failed.toString());
+        assertEquals(in.resolve("garbage.mcap").toString(), failed.get(1).get("input").asText());
+        for (JsonNode f : failed) {
+            assertEquals("bad_input", f.get("kind").asText(), f.toString());
+            assertFalse(f.has("error_type"), "no Java class name: " + f);
+        }
+        assertTrue(r.err().contains("flywheel ingest: " + in.resolve("empty.mcap") + " at byte 0: not a recording"),
+                r.err());
+        CliRun text = CliRun.of("ingest", lake.toString(), in.toString());
+        assertEquals(1, text.exitCode());
+        assertTrue(text.out().contains("ingested 0 recording(s): 0 episode(s), 0 frame(s); 1 skipped as already in"
+                + " the lake; 2 failed"), text.out());
+    }
+
     @Test
     void timestampFindingsAreCountedPerTopicOverEpisodes() {
         IngestJob.RecordingResult a = new IngestJob.RecordingResult("rec-a", "MCAP", List.of("file:///x/a.mcap"), false,

@@ -185,15 +185,26 @@ class LakeMaintenanceCliTest {
         }
         assertEquals(1, frames2Before, "frames version 2 (the first ingest) is there, and no tag names it");
 
+        CliRun dryText = CliRun.of("lake", "cleanup", lake, "--older-than", "0s", "--dry-run");
+        assertTrue(dryText.out().contains("\nwould remove "), dryText.out());
         JsonNode dry = json(CliRun.of("lake", "cleanup", lake, "--older-than", "0s", "--dry-run", "--json"));
         assertTrue(dry.get("dry_run").asBoolean());
-        assertTrue(dry.get("versions_removed").asLong() > 0);
+        assertTrue(dry.get("versions_to_remove").asLong() > 0);
+        for (String removed : List.of("versions_removed", "files_removed", "bytes_removed")) {
+            assertFalse(dry.has(removed), "a dry run removes nothing, so it has no " + removed + ": " + dry);
+        }
+        assertTrue(dry.has("files_to_remove") && dry.has("bytes_to_free"), dry.toString());
+        assertTrue(dry.get("tables").get(0).has("versions_to_remove"), dry.toString());
+        try (Lake l = Lake.open(lake); LakeTable f = l.table("frames")) {
+            assertEquals(1, f.versions().stream().filter(x -> x.version() == 2).count(), "the dry run removed nothing");
+        }
         JsonNode r = json(CliRun.of("lake", "cleanup", lake, "--older-than", "0s", "--json"));
         for (String key : List.of("lake", "dry_run", "older_than_s", "cutoff", "commit", "versions_removed",
                 "files_removed", "bytes_removed", "tables")) {
             assertTrue(r.has(key), key);
         }
-        assertEquals(dry.get("versions_removed").asLong(), r.get("versions_removed").asLong(),
+        assertFalse(r.get("dry_run").asBoolean());
+        assertEquals(dry.get("versions_to_remove").asLong(), r.get("versions_removed").asLong(),
                 "the dry run said what cleanup then removed");
         assertTrue(r.get("files_removed").asLong() > 0);
         assertTrue(r.get("bytes_removed").asLong() > 0);

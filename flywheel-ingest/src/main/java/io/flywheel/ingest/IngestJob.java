@@ -215,9 +215,13 @@ public final class IngestJob {
      *
      * @param input the file or folder
      * @param message what was wrong and where (names the file and, where known, the byte offset)
-     * @param errorType simple class name of the error, e.g. {@code McapFormatException}, {@code IngestException}
+     * @param kind the kind of failure, a stable name ({@link io.flywheel.error.ErrorKind#id()}): {@code bad_input}
+     *     (damaged, truncated, empty or not a recording), {@code not_found}, {@code storage_unavailable} (e.g.
+     *     permission denied), {@code internal} (a bug)
+     * @param damagedMcap whether an MCAP format error is among the causes ({@code flywheel mcap recover} may salvage
+     *     the file's readable messages)
      */
-    public record Failure(String input, String message, String errorType) {}
+    public record Failure(String input, String message, String kind, boolean damagedMcap) {}
 
     /**
      * What the run committed.
@@ -240,8 +244,15 @@ public final class IngestJob {
 
     private IngestJob() {}
 
-    /** A recording read and turned into rows, waiting to be committed. */
-    private record Pending(RecordingRows rows, int resultIndex, long frames) {}
+    /**
+     * A recording read and turned into rows, waiting to be committed.
+     *
+     * @param counter its {@code [n/N] } prefix in the progress lines
+     * @param name the file or folder, as in the progress lines
+     * @param summary what it holds, e.g. {@code 1 episode(s), 59 frame(s) {pass=1}}
+     */
+    private record Pending(RecordingRows rows, int resultIndex, long frames, String counter, String name,
+                           String summary) {}
 
     /**
      * Reads every recording of the inputs, one at a time, and commits each as one transaction (its raw_files,
@@ -274,7 +285,8 @@ public final class IngestJob {
             int failedBefore = failed.size();
             discover(in, sources, failed);
             if (sources.size() == before && failed.size() == failedBefore) {
-                failed.add(new Failure(in.toString(), "no recordings found in " + in, "NoRecordings"));
+                failed.add(new Failure(in.toString(), "no recordings found in " + in,
+                        io.flywheel.error.ErrorKind.BAD_INPUT.id(), false));
             }
         }
         List<RecordingResult> results = new ArrayList<>();
@@ -360,17 +372,19 @@ public final class IngestJob {
             results.add(new RecordingResult(rec.recordingId(), rec.format().name(), uris(rec), false,
                     rec.episodes().size(), recFrames, rec.profile() == null ? null : ProfileSummary.of(rec.profile()),
                     List.copyOf(issues), status, gripperJoints));
+            String summary = String.format("%d episode(s), %d frame(s) %s", rec.episodes().size(), recFrames, status);
             pending.add(new Pending(new RecordingRows(rec.recordingId(), rawFiles, episodes, frames),
-                    results.size() - 1, recFrames));
-            progress.accept(String.format("%s%s: %d episode(s), %d frame(s) %s", counter, name,
-                    rec.episodes().size(), recFrames, status));
+                    results.size() - 1, recFrames, counter, name, summary));
             if (unseenPolicyTopics.isEmpty()) {
-                commit(sink, pending, results, totals);
+                commit(sink, pending, results, totals, progress);
+            } else { // said as what it is: read, not yet in the lake
+                progress.accept(counter + "read " + name + ": " + summary + "; committed once a recording has the"
+                        + " --policy topic(s) " + String.join(", ", unseenPolicyTopics));
             }
         }
         if (!pending.isEmpty()) {
             checkPolicyTopics(align, streamTopics);
-            commit(sink, pending, results, totals);
+            commit(sink, pending, results, totals, progress);
         }
         return new Result(results, totals.episodes, totals.frames, totals.skipped, failed, totals.commits);
     }
@@ -383,15 +397,24 @@ public final class IngestJob {
         final List<Long> commits = new ArrayList<>();
     }
 
-    /** Commits each pending recording as its own transaction; one a concurrent writer committed first is skipped. */
-    private static void commit(RowSink sink, List<Pending> pending, List<RecordingResult> results, Totals totals) {
+    /**
+     * Commits each pending recording as its own transaction; one a concurrent writer committed first is skipped. The
+     * progress line of a recording is given after its commit, so that it says what is in the lake: {@code [n/N] FILE:
+     * 1 episode(s), 59 frame(s) {pass=1} (lake commit 7)}, or {@code [n/N] skip FILE: ...} when another writer
+     * committed it first.
+     */
+    private static void commit(RowSink sink, List<Pending> pending, List<RecordingResult> results, Totals totals,
+                               Consumer<String> progress) {
         for (Pending p : pending) {
             java.util.OptionalLong c = sink.commit(p.rows());
             if (c.isPresent()) {
                 totals.commits.add(c.getAsLong());
                 totals.episodes += p.rows().episodes().size();
                 totals.frames += p.frames();
+                progress.accept(p.counter() + p.name() + ": " + p.summary() + " (lake commit " + c.getAsLong() + ")");
             } else {
+                progress.accept(p.counter() + "skip " + p.name() + ": already in the lake (a concurrent writer"
+                        + " committed the same content first)");
                 RecordingResult r = results.get(p.resultIndex());
                 results.set(p.resultIndex(), new RecordingResult(r.recordingId(), r.format(), r.files(), true, 0, 0,
                         null, List.of(), Map.of()));
@@ -427,10 +450,10 @@ public final class IngestJob {
 
     /** A failure whose message names the input; an MCAP format error anywhere in the causes is reported as such. */
     static Failure failure(String input, Throwable e) {
-        String type = e.getClass().getSimpleName();
+        boolean damagedMcap = false;
         for (Throwable c = e; c != null; c = c.getCause()) {
             if (c instanceof io.flywheel.mcap.McapFormatException) {
-                type = c.getClass().getSimpleName();
+                damagedMcap = true;
                 break;
             }
         }
@@ -453,7 +476,7 @@ public final class IngestJob {
         if (!msg.contains(file)) {
             msg = input + ": " + msg;
         }
-        return new Failure(input, msg, type);
+        return new Failure(input, msg, io.flywheel.error.ErrorKind.of(e).id(), damagedMcap);
     }
 
     /**
@@ -466,7 +489,8 @@ public final class IngestJob {
                 out.add(Sources.detect(in));
                 return;
             }
-            out.addAll(Sources.scan(in));
+            // a file named as a recording that cannot be read is a failure, like a truncated one, not silently skipped
+            out.addAll(Sources.scan(in, (file, error) -> failed.add(failure(file.toString(), error))));
         } catch (IOException | RuntimeException e) {
             failed.add(failure(in.toString(), e));
             return;

@@ -90,6 +90,21 @@ public final class Sources {
      * @throws IOException when reading fails or a metadata.yaml is broken
      */
     public static List<Source> scan(Path folder) throws IOException {
+        return scan(folder, (file, error) -> { });
+    }
+
+    /**
+     * Like {@link #scan(Path)}, but a file whose name says it is a recording ({@link #hasRecordingName}) and that
+     * cannot be read as one (empty, not a recording, unreadable) is given to {@code unreadable} instead of being
+     * skipped silently; other unrecognised files (README, LICENSE, JSON ...) are still skipped.
+     *
+     * @param folder the folder
+     * @param unreadable called with each such file and the error that names it and what was found
+     * @return the recordings, by file name
+     * @throws IOException when listing fails or a metadata.yaml is broken
+     */
+    public static List<Source> scan(Path folder, java.util.function.BiConsumer<Path, IOException> unreadable)
+            throws IOException {
         if (!Files.isDirectory(folder)) return List.of(detect(folder));
         Path meta = folder.resolve("metadata.yaml");
         if (Files.isRegularFile(meta)) return List.of(rosbag2FromMetadata(folder, meta));
@@ -103,7 +118,12 @@ public final class Sources {
             SourceFormat fmt;
             try {
                 fmt = formatOf(f);
-            } catch (IngestException e) {
+            } catch (IOException e) {
+                if (hasRecordingName(f)) {
+                    unreadable.accept(f, e); // named as a recording: the user expects it ingested
+                } else if (!(e instanceof IngestException)) {
+                    throw e;
+                }
                 continue; // not a recording (README, LICENSE, JSON ...)
             }
             Matcher m = SPLIT.matcher(f.getFileName().toString());
@@ -119,6 +139,16 @@ public final class Sources {
         }
         out.sort(Comparator.comparing(s -> s.files().get(0).getFileName().toString()));
         return out;
+    }
+
+    /**
+     * @param file a file
+     * @return whether its name is one recordings have: {@code .mcap}, {@code .bag} (ROS 1), {@code .db3} (rosbag2
+     *     SQLite), or a TFRecord ({@code .tfrecord}, also {@code NAME.tfrecord-00000-of-00016})
+     */
+    public static boolean hasRecordingName(Path file) {
+        String n = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
+        return n.endsWith(".mcap") || n.endsWith(".bag") || n.endsWith(".db3") || n.contains(".tfrecord");
     }
 
     /** Splits numbered files into runs of consecutive numbers whose times continue. */
@@ -225,6 +255,10 @@ public final class Sources {
         if (n >= 8 && startsWith(head, MCAP_MAGIC)) return SourceFormat.MCAP;
         if (n >= 13 && new String(head, 0, 13, StandardCharsets.ISO_8859_1).equals("#ROSBAG V2.0\n")) return SourceFormat.ROS1_BAG;
         if (TfRecordReader.looksLikeTfRecord(file)) return SourceFormat.RLDS_TFRECORD;
+        if (n >= 16 && new String(head, 0, 16, StandardCharsets.ISO_8859_1).equals("SQLite format 3\0")) {
+            throw new IngestException(file.toString(), 0, "a SQLite file (rosbag2 .db3 storage): only MCAP recordings"
+                    + " are read; convert it to MCAP first (ros2 bag convert)");
+        }
         StringBuilder hex = new StringBuilder();
         for (int i = 0; i < Math.min(n, 8); i++) hex.append(i == 0 ? "" : " ").append(String.format("%02X", head[i]));
         throw new IngestException(file.toString(), 0, "not a recording: expected the MCAP magic 89 4D 43 41 50 30 0D 0A,"

@@ -232,8 +232,14 @@ public final class CacheServer implements AutoCloseable {
 
     private static void send(HttpExchange ex, int code, String body) throws IOException {
         byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        if (ex.getRequestMethod().equals("HEAD")) {
+            // a HEAD answer has no body: the JDK server wants -1 (it warns about a length) and takes the header as set
+            ex.getResponseHeaders().set("Content-Length", Integer.toString(b.length));
+            ex.sendResponseHeaders(code, -1);
+            return;
+        }
         ex.sendResponseHeaders(code, b.length == 0 ? -1 : b.length);
-        if (b.length > 0 && !ex.getRequestMethod().equals("HEAD")) {
+        if (b.length > 0) {
             try (OutputStream o = ex.getResponseBody()) {
                 o.write(b);
             }
