@@ -131,8 +131,15 @@ final class LakeCommand implements Runnable {
         public Integer call() {
             Usage.require(spec, limit >= 1, "--limit must be >= 1, got " + limit);
             List<LakeSnapshot> log;
+            List<Long> missing;
             try (Lake lake = at.open()) {
                 log = lake.log(limit);
+                missing = lake.missingCommits();
+            }
+            if (!missing.isEmpty()) {
+                System.err.println("flywheel lake log: the log has a hole: commit point(s) " + missing + " are missing"
+                        + " from _lake/commits/ (removed outside Flywheel; the commits after them still name them as"
+                        + " parents)");
             }
             if (json.enabled()) {
                 List<Map<String, Object>> commits = new ArrayList<>();
@@ -165,6 +172,7 @@ final class LakeCommand implements Runnable {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("lake", at.uri());
                 m.put("commits", commits);
+                m.put("missing_commits", missing);
                 Json.print(System.out, m);
                 return 0;
             }

@@ -127,6 +127,14 @@ class LakeMaintenanceCliTest {
         assertEquals(250, after.get("tables").findValues("rows").stream().mapToLong(JsonNode::asLong).max().orElse(0));
         JsonNode configure = json(CliRun.of("lake", "log", lake, "--limit", "1", "--json")).get("commits").get(0);
         assertEquals("configure", configure.get("operation").asText());
+        assertEquals(0, json(CliRun.of("lake", "log", lake, "--json")).get("missing_commits").size());
+
+        // a commit point removed by hand: the log still prints, and says where its hole is
+        Files.delete(Path.of(lake, "_lake/commits", String.format("%020d", 5) + ".json"));
+        CliRun holed = CliRun.of("lake", "log", lake, "--limit", "100", "--json");
+        assertEquals(0, holed.exitCode(), holed.err());
+        assertEquals("[5]", json(holed).get("missing_commits").toString());
+        assertTrue(holed.err().contains("commit point(s) [5] are missing"), holed.err());
     }
 
     @Test
