@@ -46,16 +46,7 @@ class SidecarVideoCliTest {
     @BeforeEach
     void write() throws IOException {
         mcap = tmp.resolve("run.mcap");
-        byte[] jpeg = Files.readAllBytes(SharedData.data("camera/widowx-tictactoe/top_down_cam/td_move0.jpg"));
-        try (McapWriter w = McapWriter.builder().profile("ros2").build(mcap)) {
-            int ch = w.registerChannel("/master/image/compressed", "cdr", w.registerSchema("sensor_msgs/msg/CompressedImage",
-                    "ros2msg", IMAGE_SCHEMA.getBytes(StandardCharsets.UTF_8)), Map.of());
-            for (int j = 0; j < 10; j++) {
-                long t = T0 + j * 100_000_000L;
-                w.writeMessage(ch, j, t, t, new CdrWriter(jpeg.length + 64).header(t, "top").string("jpeg")
-                        .byteSequence(jpeg, 0, jpeg.length).toByteArray());
-            }
-        }
+        writeMcap(mcap, T0);
         mp4 = tmp.resolve("run.wrist.mp4");
         java.awt.image.BufferedImage bi = javax.imageio.ImageIO.read(
                 SharedData.data("camera/widowx-tictactoe/over_shoulder_cam/move0.jpg").toFile());
@@ -72,6 +63,20 @@ class SidecarVideoCliTest {
                     }
                 }
                 w.write(new RgbImage(160, 120, px));
+            }
+        }
+    }
+
+    /** Ten master camera frames at 10 Hz from {@code t0}. */
+    private static void writeMcap(Path out, long t0) throws IOException {
+        byte[] jpeg = Files.readAllBytes(SharedData.data("camera/widowx-tictactoe/top_down_cam/td_move0.jpg"));
+        try (McapWriter w = McapWriter.builder().profile("ros2").build(out)) {
+            int ch = w.registerChannel("/master/image/compressed", "cdr", w.registerSchema("sensor_msgs/msg/CompressedImage",
+                    "ros2msg", IMAGE_SCHEMA.getBytes(StandardCharsets.UTF_8)), Map.of());
+            for (int j = 0; j < 10; j++) {
+                long t = t0 + j * 100_000_000L;
+                w.writeMessage(ch, j, t, t, new CdrWriter(jpeg.length + 64).header(t, "top").string("jpeg")
+                        .byteSequence(jpeg, 0, jpeg.length).toByteArray());
             }
         }
     }
@@ -119,8 +124,9 @@ class SidecarVideoCliTest {
                 java.nio.file.StandardOpenOption.WRITE)) {
             fc.write(java.nio.ByteBuffer.allocate(4).putInt(0, 60109), table.samples().get(k).offset());
         }
+        // another recording without a sidecar (an hour later: other bytes, so not the same raw file)
         Path other = Files.createDirectories(tmp.resolve("other")).resolve("other.mcap");
-        Files.copy(mcap, other);
+        writeMcap(other, T0 + 3_600_000_000_000L);
         long expected = 0;
         for (int j = 0; j < 10; j++) {
             expected += 2 * j >= k && 2 * j < next ? 1 : 0;
