@@ -258,7 +258,7 @@ class MineCliTest {
         assertTrue(comma.err().startsWith("flywheel mine: --cameras: an empty name"), comma.err());
         CliRun k0 = CliRun.of("mine", lake, "--failures", "-k", "0");
         assertEquals(2, k0.exitCode());
-        assertTrue(k0.err().startsWith("flywheel mine: k must be >= 1, got 0"), k0.err());
+        assertTrue(k0.err().startsWith("flywheel mine: -k must be >= 1, got 0"), k0.err());
         CliRun zero = CliRun.of("mine", lake, "--failures", "--whiten", "--whiten-epsilon", "0");
         assertEquals(2, zero.exitCode());
         assertTrue(zero.err().contains("--whiten-epsilon: whitening epsilon must be a positive number, got 0.0"), zero.err());
