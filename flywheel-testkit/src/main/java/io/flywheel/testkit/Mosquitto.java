@@ -104,11 +104,16 @@ public final class Mosquitto implements AutoCloseable {
 
     /** Stops it by PID (SIGTERM, then SIGKILL after 5 s). */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         ProcessHandle.of(process.pid()).ifPresent(ProcessHandle::destroy);
-        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
             process.destroyForcibly();
-            process.waitFor(5, TimeUnit.SECONDS);
+            Thread.currentThread().interrupt();
         }
     }
 }
