@@ -207,4 +207,34 @@ class TelemetryCliTest {
             assertEquals(2, CliRun.of("gateway", lake, "--mqtt", broker.url(), "--embedded-mqtt").exitCode());
         }
     }
+
+    @Test
+    void embeddedBrokerNeedsNoSetup() throws Exception {
+        String lake = tmp.resolve("lake").toString();
+        assertEquals(0, CliRun.of("init", lake).exitCode());
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Child gw = Child.start(tmp.resolve("gw"), null, "gateway", lake, "--grpc-port", "0", "--embedded-mqtt",
+                "--mqtt-port", Integer.toString(port), "--telemetry-batch", "200,5000", "--stats-every", "1");
+        gw.await(l -> l.startsWith("telemetry from the embedded MQTT broker on tcp://127.0.0.1:" + port));
+        var robot = MqttClient.builder().useMqttVersion3().identifier("arm-8").serverHost("127.0.0.1")
+                .serverPort(port).buildBlocking();
+        robot.connect();
+        robot.publishWith().topic("fleet/arm-8/alert/estop").qos(MqttQos.AT_LEAST_ONCE).payload(("{\"message_id\":"
+                + " \"s-1\", \"ts_ns\": " + T0 + ", \"text\": \"stop\"}").getBytes(StandardCharsets.UTF_8)).send();
+        robot.publishWith().topic("fleet/arm-8/telemetry/battery").payload("not json".getBytes(StandardCharsets.UTF_8))
+                .send();
+        robot.disconnect();
+        gw.await(l -> l.contains("telemetry: connected, 2 received, 1 committed in 1 batch(es), 0 duplicate(s)"
+                + " dropped, 1 malformed, 0 waiting"));
+        assertTrue(gw.lines().stream().anyMatch(l -> l.contains("flywheel gateway: telemetry message on"
+                + " fleet/arm-8/telemetry/battery (robot arm-8) refused: the payload is not JSON")), gw.lines().toString());
+        gw.process().destroy();
+        assertTrue(gw.process().waitFor(30, TimeUnit.SECONDS));
+        try (Lake l = Lake.open(lake)) {
+            assertEquals(Map.of("s-1", 1), counts(l, "arm-8"));
+        }
+    }
 }
