@@ -15,12 +15,24 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
 import io.flywheel.fleet.auth.RobotTokens;
+import io.flywheel.fleet.telemetry.EmbeddedBroker;
+import io.flywheel.fleet.telemetry.TelemetryOptions;
+import io.flywheel.fleet.telemetry.TelemetryStats;
+import io.flywheel.fleet.telemetry.TelemetrySubscriber;
 import io.flywheel.fleet.gateway.FleetGateway;
 import io.flywheel.fleet.gateway.GatewayOptions;
 import io.flywheel.fleet.upload.UploadIds;
 import io.flywheel.fleet.upload.UploadLimits;
 import io.flywheel.fleet.upload.UploadStats;
+import io.flywheel.lake.AlertLinks;
+import io.flywheel.lake.FleetTables;
 import io.flywheel.lake.Lake;
+import io.flywheel.lake.LakeTable;
+import io.flywheel.lake.ScanRequest;
+import io.flywheel.lake.Sql;
+import io.flywheel.lake.TableSchemas;
+import io.flywheel.rows.TelemetryRow;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,8 +47,11 @@ import picocli.CommandLine.Spec;
                 + " resumable chunks; each file is checked against its SHA-256, lands in LAKE/raw/<robot>/ and is"
                 + " ingested like flywheel ingest --robot ROBOT. Prints a stats line every few seconds; Ctrl-C (or"
                 + " SIGTERM) stops it, keeping uploads in flight staged for the next start. Plain-text HTTP/2: keep it"
-                + " on a trusted network. Not yet: MQTT telemetry and live observation streams.",
-        subcommands = {GatewayCommand.Token.class})
+                + " on a trusted network. With --mqtt URL (a broker such as mosquitto) or --embedded-mqtt (a broker in"
+                + " this process), robots' MQTT telemetry (fleet/<robot>/telemetry|alert|audit/<kind>, JSON; QoS 0, 1"
+                + " and 2) lands in the lake's telemetry table in micro-batches, QoS 1 and 2 acknowledged only once"
+                + " committed. Not yet: live observation streams.",
+        subcommands = {GatewayCommand.Token.class, GatewayCommand.LinkAlerts.class, GatewayCommand.Telemetry.class})
 final class GatewayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -71,6 +86,43 @@ final class GatewayCommand implements Callable<Integer> {
             + " line, one when stopped")
     boolean json;
 
+    /** Where telemetry comes from: an external broker or one in this process. */
+    static final class Broker {
+        @Option(names = "--mqtt", paramLabel = "URL", description = "MQTT broker to read the fleet's telemetry from,"
+                + " tcp://host:port (e.g. mosquitto)")
+        String url;
+
+        @Option(names = "--embedded-mqtt", description = "run an MQTT broker (Moquette, MQTT 3.1.1) in this process"
+                + " on --host and --mqtt-port, and read the telemetry from it")
+        boolean embedded;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "0..1")
+    Broker broker;
+
+    @Option(names = "--mqtt-port", paramLabel = "P", description = "port of the embedded broker; 0 picks a free one"
+            + " (default: ${DEFAULT-VALUE})")
+    int mqttPort = 1883;
+
+    @Option(names = "--mqtt-user", paramLabel = "USER", description = "user name for the --mqtt broker")
+    String mqttUser;
+
+    @Option(names = "--mqtt-password-env", paramLabel = "VAR", description = "environment variable holding the"
+            + " --mqtt broker's password (default: FLYWHEEL_MQTT_PASSWORD when --mqtt-user is given)")
+    String mqttPasswordEnv;
+
+    @Option(names = "--mqtt-version", paramLabel = "V", description = "MQTT protocol with the --mqtt broker: 5 or"
+            + " 3.1.1 (default: 5; the embedded broker speaks 3.1.1)")
+    String mqttVersion = "5";
+
+    @Option(names = "--mqtt-client-id", paramLabel = "ID", description = "MQTT client id of the gateway, which names"
+            + " its persistent session: keep it across restarts (default: ${DEFAULT-VALUE})")
+    String mqttClientId = "flywheel-gateway";
+
+    @Option(names = "--telemetry-batch", paramLabel = "MS,ROWS", description = "micro-batch bounds: at most MS"
+            + " milliseconds and ROWS rows per lake commit (default: 1000,5000)")
+    String telemetryBatch = "1000,5000";
+
     @Override
     public Integer call() throws Exception {
         Usage.require(spec, lake != null, "Missing required parameter: 'LAKE'");
@@ -85,6 +137,29 @@ final class GatewayCommand implements Callable<Integer> {
         }
         GatewayOptions options = Usage.check(spec, null,
                 () -> GatewayOptions.builder().host(host).port(port).limits(lb.build()).build());
+        boolean embedded = broker != null && broker.embedded;
+        Usage.require(spec, mqttPort >= 0 && mqttPort <= 65535, "--mqtt-port must be in 0..65535, got " + mqttPort);
+        Usage.require(spec, mqttVersion.equals("5") || mqttVersion.equals("3.1.1"), "--mqtt-version must be 5 or"
+                + " 3.1.1, got '" + mqttVersion + "'");
+        String[] tb = telemetryBatch.split(",", -1);
+        Usage.require(spec, tb.length == 2 && tb[0].matches("\\d{1,7}") && tb[1].matches("\\d{1,7}"),
+                "--telemetry-batch must be MS,ROWS (e.g. 1000,5000), got '" + telemetryBatch + "'");
+        Usage.require(spec, !embedded || mqttUser == null, "--mqtt-user is for a --mqtt broker (the embedded one"
+                + " takes anonymous clients)");
+        String password = null;
+        if (mqttUser != null) {
+            password = System.getenv(mqttPasswordEnv != null ? mqttPasswordEnv : "FLYWHEEL_MQTT_PASSWORD");
+        }
+        final String mqttPassword = password;
+        TelemetryOptions.Builder telemetry = broker == null ? null : Usage.check(spec, "--mqtt", () -> {
+            TelemetryOptions.Builder b = TelemetryOptions.builder(embedded ? "tcp://" + host + ":1" : broker.url)
+                    .mqtt5(!embedded && mqttVersion.equals("5")).clientId(mqttClientId)
+                    .credentials(mqttUser, mqttPassword)
+                    .batchInterval(Duration.ofMillis(Long.parseLong(tb[0])))
+                    .batchRows(Integer.parseInt(tb[1]));
+            b.build();
+            return b;
+        });
         PrintStream out = System.out;
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -95,6 +170,28 @@ final class GatewayCommand implements Callable<Integer> {
             }
             int tokens = RobotTokens.of(l).list().size();
             FleetGateway gw = FleetGateway.start(l, options);
+            EmbeddedBroker mqttBroker = null;
+            TelemetrySubscriber sub = null;
+            try {
+                if (telemetry != null) {
+                    if (embedded) {
+                        mqttBroker = EmbeddedBroker.start(host, mqttPort);
+                        telemetry = TelemetryOptions.builder(mqttBroker.url()).mqtt5(false).clientId(mqttClientId)
+                                .batchInterval(telemetry.build().batchInterval())
+                                .batchRows(telemetry.build().batchRows());
+                    }
+                    sub = TelemetrySubscriber.start(l, telemetry.build(),
+                            line -> System.err.println("flywheel gateway: " + line));
+                }
+            } catch (RuntimeException e) {
+                gw.close();
+                if (mqttBroker != null) {
+                    mqttBroker.close();
+                }
+                throw e;
+            }
+            final TelemetrySubscriber telemetrySub = sub;
+            final EmbeddedBroker embeddedBroker = mqttBroker;
             Thread hook = new Thread(() -> {
                 stop.countDown();
                 try {
@@ -118,12 +215,20 @@ final class GatewayCommand implements Callable<Integer> {
                 m.put("tokens", tokens);
                 m.put("staged_uploads", at0.staged());
                 m.put("ingest_waiting", at0.ingestWaiting());
+                if (telemetrySub != null) {
+                    m.put("mqtt", telemetrySub.broker());
+                    m.put("mqtt_embedded", embeddedBroker != null);
+                }
                 if (json) {
                     line(out, m);
                 } else {
                     out.println("Flywheel gateway for " + l.location() + " on " + gw.target() + " (gRPC; "
                             + tokens + " robot token(s); " + at0.staged() + " staged upload(s) to resume, "
                             + at0.ingestWaiting() + " landed file(s) to ingest). Ctrl-C stops it.");
+                    if (telemetrySub != null) {
+                        out.println("telemetry from " + (embeddedBroker != null ? "the embedded MQTT broker on "
+                                : "") + telemetrySub.broker() + " (fleet/<robot>/telemetry|alert|audit/<kind>)");
+                    }
                     if (tokens == 0) {
                         out.println("no robot can upload yet: flywheel gateway token add ROBOT " + lake);
                     }
@@ -138,18 +243,28 @@ final class GatewayCommand implements Callable<Integer> {
                     last = s;
                     lastNs = now;
                     if (statsEvery > 0) {
+                        TelemetryStats ts = telemetrySub == null ? null : telemetrySub.stats();
                         if (json) {
                             Map<String, Object> j = stats(s);
                             j.put("event", "stats");
                             j.put("mb_per_s", Math.round(mbps * 100) / 100.0);
+                            if (ts != null) {
+                                j.put("telemetry", telemetryJson(ts));
+                            }
                             line(out, j);
                         } else {
-                            out.println(statsLine(s, mbps));
+                            out.println(statsLine(s, mbps) + (ts == null ? "" : "; " + telemetryLine(ts)));
                         }
                         out.flush();
                     }
                 }
             } finally {
+                if (telemetrySub != null) {
+                    telemetrySub.close();
+                }
+                if (embeddedBroker != null) {
+                    embeddedBroker.close();
+                }
                 gw.close();
                 UploadStats s = gw.stats();
                 double secs = Duration.between(started, Instant.now()).toMillis() / 1000.0;
@@ -157,12 +272,18 @@ final class GatewayCommand implements Callable<Integer> {
                     Map<String, Object> j = stats(s);
                     j.put("event", "stopped");
                     j.put("seconds", secs);
+                    if (telemetrySub != null) {
+                        j.put("telemetry", telemetryJson(telemetrySub.stats()));
+                    }
                     line(out, j);
                 } else {
                     out.printf(Locale.ROOT, "gateway stopped after %.1f s: %d file(s) landed (%s received), %d"
                                     + " refused, %d ingested, %d ingest failure(s); %d upload(s) stay staged, %d landed"
                                     + " file(s) wait for ingest%n", secs, s.landed(), ByteSizeArg.human(s.bytesReceived()),
                             s.refused(), s.ingested(), s.ingestFailed(), s.staged(), s.ingestWaiting());
+                    if (telemetrySub != null) {
+                        out.println(telemetryLine(telemetrySub.stats()));
+                    }
                 }
                 out.flush();
                 try {
@@ -182,6 +303,29 @@ final class GatewayCommand implements Callable<Integer> {
                         + " ingest: %d waiting%s, %d ingested, %d failed", s.receiving(), s.staged(), s.landed(),
                 s.refused(), mbps, s.ingestWaiting(), s.ingesting() > 0 ? " + 1 running" : "", s.ingested(),
                 s.ingestFailed());
+    }
+
+    static String telemetryLine(TelemetryStats t) {
+        return String.format(Locale.ROOT, "telemetry: %s, %d received, %d committed in %d batch(es), %d duplicate(s)"
+                        + " dropped, %d malformed, %d waiting (lag %d ms), %d alert(s) linked", t.connected()
+                        ? "connected" : "DISCONNECTED", t.received(), t.committed(), t.batches(), t.duplicates(),
+                t.malformed(), t.pending(), t.lagMs(), t.linkedAtWrite() + t.linkedLater());
+    }
+
+    static Map<String, Object> telemetryJson(TelemetryStats t) {
+        Map<String, Object> j = new LinkedHashMap<>();
+        j.put("connected", t.connected());
+        j.put("received", t.received());
+        j.put("committed", t.committed());
+        j.put("batches", t.batches());
+        j.put("duplicates", t.duplicates());
+        j.put("malformed", t.malformed());
+        j.put("pending", t.pending());
+        j.put("lag_ms", t.lagMs());
+        j.put("linked_at_write", t.linkedAtWrite());
+        j.put("linked_later", t.linkedLater());
+        j.put("commit_failures", t.commitFailures());
+        return j;
     }
 
     private static Map<String, Object> stats(UploadStats s) {
@@ -336,6 +480,142 @@ final class GatewayCommand implements Callable<Integer> {
                 }
                 return 0;
             }
+        }
+    }
+
+    /** {@code flywheel gateway link-alerts LAKE}: alerts linked to the episodes ingested after them. */
+    @Command(name = "link-alerts", mixinStandardHelpOptions = true,
+            description = "Give each alert in the telemetry table that has no episode the episode its robot was"
+                    + " recording at its ts_ns (episodes.robot_id, start_ns..end_ns), for episodes ingested after the"
+                    + " alert arrived (a running gateway does this itself every few seconds). One lake commit"
+                    + " (link-alerts) updating telemetry.episode_id only; none when nothing matches.")
+    static final class LinkAlerts implements Callable<Integer> {
+        @Mixin
+        LakeLocation at;
+
+        @Option(names = "--robot", paramLabel = "ROBOT", description = "only this robot's alerts (repeatable)")
+        List<String> robots;
+
+        @Mixin
+        JsonOutput json;
+
+        @Override
+        public Integer call() {
+            AlertLinks.Result r;
+            try (Lake l = at.open()) {
+                r = AlertLinks.link(l, robots == null || robots.isEmpty() ? null : robots);
+            }
+            if (json.enabled()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("unlinked_before", r.unlinked());
+                m.put("linked", r.linked());
+                m.put("lake_commit", r.lakeCommit() < 0 ? null : r.lakeCommit());
+                Json.print(System.out, m);
+            } else {
+                System.out.println("linked " + r.linked() + " of " + r.unlinked() + " alert(s) without an episode"
+                        + (r.lakeCommit() < 0 ? " (nothing committed)" : " (lake commit " + r.lakeCommit() + ")"));
+            }
+            return 0;
+        }
+    }
+
+    /** {@code flywheel gateway telemetry LAKE}: the newest telemetry rows. */
+    @Command(name = "telemetry", mixinStandardHelpOptions = true,
+            description = "List telemetry rows (newest first by the robot's ts_ns): robot, time, class, kind, QoS,"
+                    + " message id, values, text, episode. A lake without telemetry lists none.")
+    static final class Telemetry implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        LakeLocation at;
+
+        @Option(names = "--robot", paramLabel = "ROBOT", description = "only this robot")
+        String robot;
+
+        @Option(names = "--kind", paramLabel = "KIND", description = "only this kind (heartbeat, battery, estop, ...)")
+        String kind;
+
+        @Option(names = "--class", paramLabel = "CLASS", description = "only telemetry, alert or audit")
+        String messageClass;
+
+        @Option(names = "--since", paramLabel = "TIME", converter = TimeArg.class, description = "only rows with"
+                + " ts_ns at or after TIME (ns, seconds, or ISO-8601)")
+        Long since;
+
+        @Option(names = "--limit", paramLabel = "N", description = "at most N rows (default: ${DEFAULT-VALUE})")
+        long limit = 100;
+
+        @Mixin
+        JsonOutput json;
+
+        @Override
+        public Integer call() {
+            Usage.require(spec, limit >= 1, "--limit must be >= 1, got " + limit);
+            Usage.require(spec, messageClass == null || List.of(TelemetryRow.TELEMETRY, TelemetryRow.ALERT,
+                    TelemetryRow.AUDIT).contains(messageClass), "--class must be telemetry, alert or audit, got '"
+                    + messageClass + "'");
+            List<String> where = new ArrayList<>();
+            if (robot != null) {
+                where.add(TableSchemas.ROBOT_ID + " = " + Sql.quote(robot));
+            }
+            if (kind != null) {
+                where.add(FleetTables.KIND + " = " + Sql.quote(kind));
+            }
+            if (messageClass != null) {
+                where.add(FleetTables.MESSAGE_CLASS + " = " + Sql.quote(messageClass));
+            }
+            if (since != null) {
+                where.add(FleetTables.TS_NS + " >= " + since);
+            }
+            List<TelemetryRow> rows = new ArrayList<>();
+            long total = 0;
+            try (Lake l = at.open()) {
+                if (l.hasTable(FleetTables.TELEMETRY)) {
+                    try (LakeTable t = l.table(FleetTables.TELEMETRY)) {
+                        ScanRequest.Builder b = ScanRequest.builder().limit(limit)
+                                .orderBy(ScanRequest.SortKey.desc(FleetTables.TS_NS));
+                        if (!where.isEmpty()) {
+                            b.filter(String.join(" AND ", where));
+                        }
+                        rows.addAll(t.rows(FleetTables.TELEMETRY_TABLE, b.build()));
+                        total = where.isEmpty() ? t.countRows() : t.countRows(String.join(" AND ", where));
+                    }
+                }
+            }
+            if (json.enabled()) {
+                List<Map<String, Object>> out = new ArrayList<>();
+                for (TelemetryRow r : rows) {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("robot_id", r.robotId());
+                    m.put("ts_ns", r.tsNs());
+                    m.put("received_ns", r.receivedNs());
+                    m.put("message_class", r.messageClass());
+                    m.put("kind", r.kind());
+                    m.put("qos", r.qos());
+                    m.put("message_id", r.messageId());
+                    m.put("topic", r.topic());
+                    m.put("values", r.values());
+                    m.put("text", r.text());
+                    m.put("episode_id", r.episodeId());
+                    out.add(m);
+                }
+                Map<String, Object> doc = new LinkedHashMap<>();
+                doc.put("matching", total);
+                doc.put("rows", out);
+                Json.print(System.out, doc);
+            } else {
+                for (TelemetryRow r : rows) {
+                    StringBuilder v = new StringBuilder();
+                    r.values().forEach((k, x) -> v.append(v.length() == 0 ? "" : " ").append(k).append('=').append(x));
+                    System.out.println(Instant.ofEpochSecond(0, r.tsNs()) + "  " + r.robotId() + "  " + r.messageClass()
+                            + "/" + r.kind() + "  qos " + r.qos() + "  " + (r.messageId() == null ? "-" : r.messageId())
+                            + (v.length() == 0 ? "" : "  " + v) + (r.text() == null ? "" : "  \"" + r.text() + "\"")
+                            + (r.episodeId() == null ? "" : "  episode " + r.episodeId()));
+                }
+                System.out.println(rows.size() + " of " + total + " telemetry row(s) in " + at.uri());
+            }
+            return 0;
         }
     }
 }

@@ -257,9 +257,9 @@ public final class TableSchemas {
     /** The ingest tables, created by {@code init} and written with typed rows. */
     public static final List<String> CORE_TABLES = List.of(RAW_FILES, EPISODES, FRAMES);
 
-    /** Every table a Flywheel lake may hold: the ingest tables, then the curation tables. */
+    /** Every table a Flywheel lake may hold: the ingest tables, the curation tables, then the fleet tables. */
     public static final List<String> KNOWN_TABLES = List.of(RAW_FILES, EPISODES, FRAMES, EPISODE_GROUPS,
-            FRAME_GROUPS, TRAINSETS, TRAINSET_EPISODES, TRAINSET_SAMPLES);
+            FRAME_GROUPS, TRAINSETS, TRAINSET_EPISODES, TRAINSET_SAMPLES, FleetTables.TELEMETRY);
 
     /**
      * @param table a table name
