@@ -466,6 +466,7 @@ final class GatewayCommand implements Callable<Integer> {
                 List<String> i = ids == null ? List.of() : ids;
                 List<String> r = robots == null ? List.of() : robots;
                 Usage.require(spec, !i.isEmpty() || !r.isEmpty(), "name token ids or --robot ROBOT");
+                Usage.require(spec, i.isEmpty() || r.isEmpty(), "name token ids or --robot ROBOT, not both");
                 List<RobotTokens.TokenInfo> gone;
                 try (Lake l = at.open()) {
                     gone = RobotTokens.revoke(l, i, r);

@@ -80,6 +80,9 @@ class GatewayCliTest {
             assertTrue(other.noStackTrace(), other.err());
 
             // revoked: UNAUTHENTICATED once the gateway has read the tokens again (every 500 ms here)
+            CliRun both = CliRun.of("gateway", "token", "revoke", lake, "someid", "--robot", "arm-3");
+            assertEquals(2, both.exitCode(), both.err());
+            assertTrue(both.err().contains("not both"), both.err());
             CliRun rv = CliRun.of("gateway", "token", "revoke", lake, "--robot", "arm-3");
             assertEquals(0, rv.exitCode(), rv.err());
             assertTrue(rv.out().contains("1 token(s) revoked"), rv.out());
