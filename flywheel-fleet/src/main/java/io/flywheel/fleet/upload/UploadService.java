@@ -5,13 +5,11 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -59,8 +57,6 @@ import io.grpc.stub.StreamObserver;
  */
 public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase implements AutoCloseable {
     private static final int MAX_NAME = 256;
-    private static final byte[] MCAP_MAGIC = {(byte) 0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
-    private static final byte[] BAG_MAGIC = "#ROSBAG V2.0\n".getBytes(StandardCharsets.US_ASCII);
 
     private final Lake lake;
     private final String refusal;
@@ -555,16 +551,11 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
         }
 
         private String checkMagic(StagedUpload u) throws IOException {
-            byte[] head = new byte[16];
-            int n;
-            try (InputStream in = Files.newInputStream(staging.partFile(u))) {
-                n = in.readNBytes(head, 0, head.length);
-            }
-            byte[] h = Arrays.copyOf(head, n);
+            Path part = staging.partFile(u);
             boolean ok = switch (u.fileKind()) {
-                case MCAP -> startsWith(h, MCAP_MAGIC);
-                case ROS1_BAG -> startsWith(h, BAG_MAGIC);
-                case SIDECAR_MP4 -> n >= 8 && h[4] == 'f' && h[5] == 't' && h[6] == 'y' && h[7] == 'p';
+                case MCAP -> formatOf(part) == io.flywheel.ingest.SourceFormat.MCAP;
+                case ROS1_BAG -> formatOf(part) == io.flywheel.ingest.SourceFormat.ROS1_BAG;
+                case SIDECAR_MP4 -> isMp4(part);
                 default -> false;
             };
             return ok ? null : u.fileName() + " (" + u.sha256() + ") is not " + switch (u.fileKind()) {
@@ -575,8 +566,23 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
         }
     }
 
-    private static boolean startsWith(byte[] h, byte[] magic) {
-        return h.length >= magic.length && Arrays.equals(Arrays.copyOf(h, magic.length), magic);
+    /** @return the recording format ingest sees in the file's first bytes, or null for none */
+    private static io.flywheel.ingest.SourceFormat formatOf(Path file) throws IOException {
+        try {
+            return io.flywheel.ingest.Sources.formatOf(file);
+        } catch (io.flywheel.ingest.IngestException e) {
+            return null;
+        }
+    }
+
+    /** @return whether the file has an ISO BMFF {@code ftyp} box at offset 4 */
+    private static boolean isMp4(Path file) throws IOException {
+        byte[] h = new byte[8];
+        int n;
+        try (InputStream in = Files.newInputStream(file)) {
+            n = in.readNBytes(h, 0, h.length);
+        }
+        return n == 8 && h[4] == 'f' && h[5] == 't' && h[6] == 'y' && h[7] == 'p';
     }
 
     private static String cameraOf(String fileName) {
