@@ -2,20 +2,13 @@ package io.flywheel.cli;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.DirectoryNotEmptyException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
-import java.nio.file.FileSystemLoopException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
-import java.nio.file.NotLinkException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.flywheel.error.ErrorKind;
+import io.flywheel.error.FileErrors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -124,7 +117,7 @@ public final class Main implements Runnable {
     static String describe(Throwable ex) {
         Throwable e = ex instanceof UncheckedIOException u && u.getCause() != null ? u.getCause() : ex;
         if (e instanceof FileSystemException f && f.getFile() != null) {
-            return words(f);
+            return FileErrors.words(f);
         }
         if (e instanceof IOException && "Is a directory".equals(e.getMessage())) {
             return "a folder was given where a file is expected";
@@ -133,8 +126,9 @@ public final class Main implements Runnable {
             String m = e.getMessage();
             for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
                 if (c instanceof FileSystemException f && f.getFile() != null && f.getReason() == null
-                        && f.getMessage() != null && m.endsWith(": " + f.getMessage())) {
-                    return m.substring(0, m.length() - f.getMessage().length()) + words(f);
+                        && f.getMessage() != null && m.endsWith(": " + f.getMessage())
+                        && !m.endsWith(FileErrors.words(f))) { // not said in words where it was thrown already
+                    return m.substring(0, m.length() - f.getMessage().length()) + FileErrors.words(f);
                 }
             }
             return m;
@@ -143,33 +137,6 @@ public final class Main implements Runnable {
                 + " with FLYWHEEL_DEBUG=1 for the stack trace and report it";
     }
 
-    /** @return a file system error in words, naming its file (and the other file, for a move or link) */
-    static String words(FileSystemException f) {
-        String file = f.getFile() + (f.getOtherFile() == null ? "" : " -> " + f.getOtherFile());
-        if (f instanceof NoSuchFileException) {
-            return "no such file or folder: " + file;
-        }
-        if (f instanceof AccessDeniedException) {
-            return "permission denied: " + file;
-        }
-        if (f instanceof FileAlreadyExistsException) {
-            return file + ": " + (Files.isRegularFile(Path.of(f.getFile())) ? "is a file; a folder is expected here"
-                    : "already exists");
-        }
-        if (f instanceof NotDirectoryException) {
-            return file + ": not a folder";
-        }
-        if (f instanceof DirectoryNotEmptyException) {
-            return file + ": the folder is not empty";
-        }
-        if (f instanceof FileSystemLoopException) {
-            return file + ": symbolic links in a loop";
-        }
-        if (f instanceof NotLinkException) {
-            return file + ": not a symbolic link";
-        }
-        return file + ": " + (f.getReason() == null ? "file system error" : f.getReason());
-    }
 
     public static void main(String[] args) {
         NativeCache.install(); // first: before any class loads a native library

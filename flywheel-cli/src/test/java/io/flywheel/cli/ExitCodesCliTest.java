@@ -285,7 +285,7 @@ class ExitCodesCliTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "needs Linux /proc");
         CliRun r = CliRun.of("init", "/proc/nope/lake");
         assertEquals(1, r.exitCode(), r.err());
-        assertEquals("flywheel init: cannot init lake at /proc/nope/lake: /proc/nope: no such file or folder",
+        assertEquals("flywheel init: cannot init lake at /proc/nope/lake: no such file or folder: /proc/nope",
                 r.err().strip());
     }
 

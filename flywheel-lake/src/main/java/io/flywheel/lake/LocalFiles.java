@@ -11,29 +11,12 @@ public final class LocalFiles {
     private LocalFiles() {}
 
     /**
-     * @return what went wrong with a local file operation, in words and with the path it names (a
-     *     {@code NoSuchFileException}'s message is only its path): e.g. "/proc/nope: no such file or folder"
+     * @return what went wrong with a local file operation, in words and with the path it names
+     *     ({@link io.flywheel.error.FileErrors#words}; a {@code NoSuchFileException}'s message is only its path)
      */
     public static String reason(IOException e) {
-        if (e instanceof java.nio.file.FileSystemException f) {
-            String what;
-            if (f instanceof java.nio.file.NoSuchFileException) {
-                what = "no such file or folder";
-            } else if (f instanceof java.nio.file.AccessDeniedException) {
-                what = "permission denied";
-            } else if (f instanceof java.nio.file.NotDirectoryException) {
-                what = "not a folder";
-            } else if (f instanceof java.nio.file.FileAlreadyExistsException) {
-                what = "already exists";
-            } else if (f instanceof java.nio.file.DirectoryNotEmptyException) {
-                what = "folder not empty";
-            } else {
-                what = f.getReason() == null ? "file system error" : f.getReason().toLowerCase(java.util.Locale.ROOT);
-            }
-            return (f.getFile() == null ? "" : f.getFile() + ": ") + what
-                    + (f.getOtherFile() == null ? "" : " (" + f.getOtherFile() + ")");
-        }
-        return String.valueOf(e.getMessage());
+        return e instanceof java.nio.file.FileSystemException f && f.getFile() != null
+                ? io.flywheel.error.FileErrors.words(f) : String.valueOf(e.getMessage());
     }
 
     /**
