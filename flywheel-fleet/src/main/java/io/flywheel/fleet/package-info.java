@@ -6,11 +6,11 @@
  *   <li>{@link io.flywheel.fleet.upload}: the resumable episode upload (staging, verification, landing in the raw
  *       layer, the ingest queue behind it);</li>
  *   <li>{@link io.flywheel.fleet.auth}: per-robot bearer tokens, stored hashed in a lake property;</li>
- *   <li>{@link io.flywheel.fleet.client}: the robot-side client ({@code flywheel upload}); it needs gRPC only, no
- *       Lance.</li>
+ *   <li>{@link io.flywheel.fleet.telemetry}: MQTT telemetry into the lake's {@code telemetry} table.</li>
  * </ul>
  *
- * The wire protocol is {@code src/main/proto/flywheel/fleet/v1/gateway.proto} (generated classes in
- * {@code io.flywheel.fleet.v1}).
+ * The wire protocol ({@code flywheel-fleet-client/src/main/proto/flywheel/fleet/v1/gateway.proto}, generated classes
+ * in {@code io.flywheel.fleet.v1}) and the robot-side client ({@code io.flywheel.fleet.client}, {@code flywheel
+ * upload}) are the module {@code flywheel-fleet-client}, which needs gRPC only: no Lance, no lake.
  */
 package io.flywheel.fleet;
