@@ -111,7 +111,7 @@ public final class FleetSimulator {
                                 throw new IOException("episode " + spec.episodeId() + " (" + target + "): " + e.getMessage(), e);
                             }
                             long size = Files.exists(target) ? Files.size(target) : 0;
-                            results[i] = withBytes(ep, size);
+                            results[i] = ep.withBytes(size);
                             messages.addAndGet(ep.messages());
                             bytes.addAndGet(size);
                             int d = done.incrementAndGet();
@@ -141,15 +141,7 @@ public final class FleetSimulator {
             pool.shutdownNow();
         }
 
-        GroundTruth truth = groundTruth(options, plan, encoder, List.of(results));
-        Path gt = out.resolve(GROUND_TRUTH);
-        Path tmp = out.resolve("." + GROUND_TRUTH + ".tmp");
-        mapper().writeValue(tmp.toFile(), truth);
-        try {
-            Files.move(tmp, gt, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, gt, StandardCopyOption.REPLACE_EXISTING);
-        }
+        Path gt = writeGroundTruth(options, plan, encoder, List.of(results));
         long frames = 0;
         long simNs = 0;
         for (GroundTruth.Episode e : results) {
@@ -163,11 +155,28 @@ public final class FleetSimulator {
                 wall, frames / wall, simNs / 1e9 / wall, encoder, threads);
     }
 
-    private static GroundTruth.Episode withBytes(GroundTruth.Episode e, long bytes) {
-        return new GroundTruth.Episode(e.episodeId(), e.file(), e.robotId(), e.scene(), e.lighting(), e.operator(),
-                e.object(), e.transparent(), e.reflective(), e.task(), e.outcome(), e.failureCause(), e.startTimeNs(),
-                e.durationNs(), e.duplicateGroup(), e.phases(), e.blurryIntervals(), e.staticIntervals(), e.cameras(),
-                e.jointStates(), e.commands(), e.messages(), bytes);
+    /**
+     * Writes {@code <outDir>/ground_truth.json} atomically (a temporary file renamed over it).
+     *
+     * @param options the fleet's options (its folder is where the file goes)
+     * @param plan the fleet's plan
+     * @param encoder the JPEG encoder's name, "opencv" or "imageio"
+     * @param episodes every episode's ground truth, in index order, with its file size
+     * @return the file written
+     * @throws IOException when it cannot be written
+     */
+    public static Path writeGroundTruth(SimOptions options, FleetPlan plan, String encoder,
+            List<GroundTruth.Episode> episodes) throws IOException {
+        Path out = options.outDir();
+        Path gt = out.resolve(GROUND_TRUTH);
+        Path tmp = out.resolve("." + GROUND_TRUTH + ".tmp");
+        mapper().writeValue(tmp.toFile(), groundTruth(options, plan, encoder, episodes));
+        try {
+            Files.move(tmp, gt, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, gt, StandardCopyOption.REPLACE_EXISTING);
+        }
+        return gt;
     }
 
     static GroundTruth groundTruth(SimOptions o, FleetPlan plan, String encoder, List<GroundTruth.Episode> episodes) {

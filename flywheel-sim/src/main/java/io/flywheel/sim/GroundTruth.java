@@ -94,5 +94,13 @@ public record GroundTruth(String format, int version, Fleet fleet, List<FleetPla
                           long durationNs, int duplicateGroup, List<Interval> phases,
                           List<Interval> blurryIntervals, List<Interval> staticIntervals,
                           Map<String, Stream> cameras, Stream jointStates, Stream commands,
-                          long messages, long bytes) {}
+                          long messages, long bytes) {
+
+        /** @return this episode with its file size set ({@link EpisodeGenerator#generate} leaves it 0) */
+        public Episode withBytes(long fileBytes) {
+            return new Episode(episodeId, file, robotId, scene, lighting, operator, object, transparent, reflective,
+                    task, outcome, failureCause, startTimeNs, durationNs, duplicateGroup, phases, blurryIntervals,
+                    staticIntervals, cameras, jointStates, commands, messages, fileBytes);
+        }
+    }
 }

@@ -11,7 +11,7 @@ import java.util.Map;
  * {@link McapWriter}: chunks with message indexes, chunk/metadata indexes, statistics, summary
  * offsets and CRCs. The file appears under its name only when {@link #close()} succeeds.
  */
-final class McapEpisodeSink implements EpisodeSink {
+public final class McapEpisodeSink implements EpisodeSink {
     private final McapWriter writer;
 
     private McapEpisodeSink(McapWriter writer) {
@@ -24,7 +24,7 @@ final class McapEpisodeSink implements EpisodeSink {
      * @return an open sink
      * @throws IOException when the temporary file cannot be created
      */
-    static McapEpisodeSink open(Path target, SimOptions options) throws IOException {
+    public static McapEpisodeSink open(Path target, SimOptions options) throws IOException {
         return new McapEpisodeSink(McapWriter.builder()
                 .profile("ros2")
                 .library("flywheel-sim")
@@ -65,7 +65,7 @@ final class McapEpisodeSink implements EpisodeSink {
     }
 
     /** Deletes the temporary file; nothing appears under the target name. */
-    void abort() throws IOException {
+    public void abort() throws IOException {
         writer.abort();
     }
 }

@@ -110,22 +110,48 @@ public final class RobotTokens {
      * @throws BadInputException when the robot id is not valid
      */
     public static Issued add(Lake lake, String robotId) {
-        String bad = UploadIds.checkRobotId(robotId);
-        if (bad != null) {
-            throw new BadInputException(bad);
+        return add(lake, List.of(robotId)).get(0);
+    }
+
+    /**
+     * Issues a new token for each robot, all in one lake commit (a simulated fleet, a batch of new robots).
+     *
+     * @param lake the lake
+     * @param robotIds the robots, at least one
+     * @return the tokens, in the order of {@code robotIds}
+     * @throws BadInputException when a robot id is not valid (nothing is issued then)
+     */
+    public static List<Issued> add(Lake lake, List<String> robotIds) {
+        if (robotIds.isEmpty()) {
+            throw new IllegalArgumentException("no robot to issue a token for");
         }
-        byte[] idBytes = new byte[6];
-        byte[] secretBytes = new byte[32];
-        byte[] salt = new byte[16];
-        RANDOM.nextBytes(idBytes);
-        RANDOM.nextBytes(secretBytes);
-        RANDOM.nextBytes(salt);
-        String id = HexFormat.of().formatHex(idBytes);
-        String secret = Base64.getUrlEncoder().withoutPadding().encodeToString(secretBytes);
-        Entry e = new Entry(robotId, HexFormat.of().formatHex(salt), hash(salt, secret),
-                System.currentTimeMillis() * 1_000_000L);
-        long seq = change(lake, "add " + id, m -> m.put(id, e));
-        return new Issued(id, robotId, PREFIX + id + "." + secret, seq);
+        for (String robotId : robotIds) {
+            String bad = UploadIds.checkRobotId(robotId);
+            if (bad != null) {
+                throw new BadInputException(bad);
+            }
+        }
+        Map<String, Entry> entries = new LinkedHashMap<>();
+        List<String[]> issued = new ArrayList<>(); // id, robot, token
+        for (String robotId : robotIds) {
+            byte[] idBytes = new byte[6];
+            byte[] secretBytes = new byte[32];
+            byte[] salt = new byte[16];
+            RANDOM.nextBytes(idBytes);
+            RANDOM.nextBytes(secretBytes);
+            RANDOM.nextBytes(salt);
+            String id = HexFormat.of().formatHex(idBytes);
+            String secret = Base64.getUrlEncoder().withoutPadding().encodeToString(secretBytes);
+            entries.put(id, new Entry(robotId, HexFormat.of().formatHex(salt), hash(salt, secret),
+                    System.currentTimeMillis() * 1_000_000L));
+            issued.add(new String[] {id, robotId, PREFIX + id + "." + secret});
+        }
+        long seq = change(lake, "add " + String.join(" ", entries.keySet()), m -> m.putAll(entries));
+        List<Issued> out = new ArrayList<>();
+        for (String[] t : issued) {
+            out.add(new Issued(t[0], t[1], t[2], seq));
+        }
+        return out;
     }
 
     /**
