@@ -6,7 +6,9 @@
  *   <li>{@link io.flywheel.fleet.upload}: the resumable episode upload (staging, verification, landing in the raw
  *       layer, the ingest queue behind it);</li>
  *   <li>{@link io.flywheel.fleet.auth}: per-robot bearer tokens, stored hashed in a lake property;</li>
- *   <li>{@link io.flywheel.fleet.telemetry}: MQTT telemetry into the lake's {@code telemetry} table.</li>
+ *   <li>{@link io.flywheel.fleet.telemetry}: MQTT telemetry into the lake's {@code telemetry} table;</li>
+ *   <li>{@link io.flywheel.fleet.sim}: a simulated fleet that drives a gateway live, with faults
+ *       ({@code flywheel sim --live}).</li>
  * </ul>
  *
  * The wire protocol ({@code flywheel-fleet-client/src/main/proto/flywheel/fleet/v1/gateway.proto}, generated classes

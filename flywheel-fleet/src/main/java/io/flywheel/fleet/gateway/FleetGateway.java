@@ -30,6 +30,18 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
  * queue finishes the file it is reading, and the files still waiting are queued again by the next gateway.
  */
 public final class FleetGateway implements AutoCloseable {
+    /**
+     * grpc-netty logs a robot's connection dropped mid-stream as a WARNING with a stack trace ("Stream closed before
+     * write could take place"); for a gateway that is a robot leaving Wi-Fi range, which the upload state already
+     * handles (the bytes stay staged). Held here so that the level sticks (java.util.logging keeps loggers weakly).
+     */
+    private static final java.util.logging.Logger NETTY_STREAMS =
+            java.util.logging.Logger.getLogger("io.grpc.netty.shaded.io.grpc.netty.NettyServerHandler");
+
+    static {
+        NETTY_STREAMS.setLevel(java.util.logging.Level.SEVERE);
+    }
+
     private final Server server;
     private final ExecutorService executor;
     private final UploadService uploads;
