@@ -27,15 +27,27 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code flywheel sim}: writes a simulated robot fleet's recordings with their ground truth. */
+/**
+ * {@code flywheel sim}: writes a simulated robot fleet's recordings with their ground truth; with {@code --live}, the
+ * fleet lives its day against a fleet gateway instead ({@link LiveFleet}).
+ */
 @Command(name = "sim", mixinStandardHelpOptions = true,
-        description = "Write a simulated dual-arm robot fleet as ROS 2 MCAP episodes (one file per episode)"
-                + " plus ground_truth.json: true capture times, clock offsets, drops, duplicate groups, failures.")
+        description = {"Write a simulated dual-arm robot fleet as ROS 2 MCAP episodes (one file per episode)"
+                + " plus ground_truth.json: true capture times, clock offsets, drops, duplicate groups, failures.",
+            "With --live --gateway HOST:PORT, the robots live their day instead, one thread each, at --speed times real"
+                + " time: each uploads every episode to the gateway as soon as it is recorded (resumable gRPC) and, with"
+                + " --mqtt URL, publishes heartbeats, battery and joint temperatures (QoS 0), alerts (QoS 1) and"
+                + " billing audit records (QoS 2) while it records; --faults cuts uploads mid-file, publishes alerts"
+                + " twice and cuts MQTT connections. Tokens come from --tokens FILE or are issued in --lake LAKE, which"
+                + " the run is then checked against: every episode in raw_files once, every QoS 1 and 2 message in"
+                + " telemetry once. The recordings are the same bytes the offline simulator writes for the same"
+                + " options."})
 final class SimCommand implements Callable<Integer> {
     @Option(names = "--preset", paramLabel = "NAME", description = "tiny, motivating or bench (default: ${DEFAULT-VALUE})")
     String preset = "tiny";
 
-    @Option(names = "--out", paramLabel = "DIR", required = true, description = "fleet folder to write")
+    @Option(names = "--out", paramLabel = "DIR", description = "fleet folder to write (--live: the robots' disk; default"
+            + " a temporary folder, removed at the end)")
     Path out;
 
     @Option(names = "--seed", description = "random seed (default: ${DEFAULT-VALUE})")
@@ -44,8 +56,12 @@ final class SimCommand implements Callable<Integer> {
     @Option(names = "--episodes", description = "episode count (default: the preset's)")
     Integer episodes;
 
-    @Option(names = "--robots", description = "robot count (default: the preset's)")
+    @Option(names = "--robots", paramLabel = "N", description = "robot count (default: the preset's)")
     Integer robots;
+
+    @Option(names = "--episodes-per-robot", paramLabel = "K", description = "episodes of each robot, instead of"
+            + " --episodes (default with --live and --robots: the preset's, 3 for tiny)")
+    Integer episodesPerRobot;
 
     @Option(names = "--duration", paramLabel = "SECONDS", description = "mean episode length (default: the preset's)")
     Double duration;
@@ -83,8 +99,67 @@ final class SimCommand implements Callable<Integer> {
     @Mixin
     JsonOutput jsonOutput;
 
+    @Mixin
+    Live live;
+
     @Spec
     CommandSpec spec;
+
+    /** The options of {@code sim --live}. */
+    static final class Live {
+        @Option(names = "--live", description = "run the fleet live against a fleet gateway (see above)")
+        boolean enabled;
+
+        @Option(names = "--gateway", paramLabel = "HOST:PORT", description = "--live: the fleet gateway")
+        String gateway;
+
+        @Option(names = "--mqtt", paramLabel = "URL", description = "--live: the MQTT broker the gateway reads"
+                + " telemetry from, tcp://host:port (MQTT 3.1.1; default: no telemetry)")
+        String mqtt;
+
+        @Option(names = "--tokens", paramLabel = "FILE", description = "--live: the robots' gateway tokens, a line"
+                + " 'ROBOT TOKEN' each (gateway token add prints a token)")
+        Path tokens;
+
+        @Option(names = "--lake", paramLabel = "LAKE", description = "--live: the gateway's lake, on this machine:"
+                + " robots without a token in --tokens get one issued there (revoked when the run ends), and the run"
+                + " is checked against it at the end")
+        String lake;
+
+        @Option(names = "--no-check", description = "--live: do not check the run against --lake")
+        boolean noCheck;
+
+        @Option(names = "--speed", paramLabel = "X", description = "--live: robot time runs X times as fast as wall"
+                + " time; 0 or max: as fast as the machine generates (default: ${DEFAULT-VALUE})")
+        String speed = "1";
+
+        @Option(names = "--faults", paramLabel = "SPEC", description = "--live: none, all (cut=0.3,duplicate=0.2,"
+                + "reconnect=0.2), or cut=P,duplicate=P,reconnect=P: the probability of a connection cut per upload,"
+                + " of a second publish per alert, of an MQTT cut per episode (default: ${DEFAULT-VALUE})")
+        String faults = "none";
+
+        @Option(names = "--chunk-size", paramLabel = "SIZE", converter = ByteSizeArg.class, description = "--live:"
+                + " upload chunk size, 1KiB..4MiB (default: 64KiB)")
+        Long chunkSize;
+
+        @Option(names = "--no-wait", description = "--live: do not wait for the gateway to ingest the uploads")
+        boolean noWait;
+
+        @Option(names = "--wait-timeout", paramLabel = "SECONDS", description = "--live: how long each robot waits for"
+                + " the ingest of its uploads (default: ${DEFAULT-VALUE})")
+        int waitTimeout = 600;
+
+        /** @return the first --live option given without --live, or null */
+        String givenWithoutLive(picocli.CommandLine.ParseResult pr) {
+            for (String o : List.of("--gateway", "--mqtt", "--tokens", "--lake", "--no-check", "--speed", "--faults",
+                    "--chunk-size", "--no-wait", "--wait-timeout")) {
+                if (pr.hasMatchedOption(o)) {
+                    return o;
+                }
+            }
+            return null;
+        }
+    }
 
     /** Option names of the {@link SimOptions} fields whose range errors a user can cause. */
     private static final Map<String, String> OPTION_OF_FIELD = Map.ofEntries(Map.entry("episodes", "--episodes"),
@@ -92,18 +167,30 @@ final class SimCommand implements Callable<Integer> {
             Map.entry("resolution", "--resolution"), Map.entry("duplicateRate", "--duplicate-rate"),
             Map.entry("messageDropRate", "--message-drop-rate"), Map.entry("frameDropRate", "--frame-drop-rate"),
             Map.entry("threads", "--threads"), Map.entry("hardObjects", "--hard-objects"),
-            Map.entry("glassFailures", "--glass-failures"));
+            Map.entry("glassFailures", "--glass-failures"), Map.entry("chunkSize", "--chunk-size"));
 
     @Override
     public Integer call() throws Exception {
         boolean json = jsonOutput.enabled();
-        SimOptions.Builder b = SimOptions.builder(Usage.check(spec, "--preset", () -> Preset.parse(preset))).seed(seed)
-                .outDir(out);
+        if (!live.enabled) {
+            String o = live.givenWithoutLive(spec.commandLine().getParseResult());
+            Usage.require(spec, o == null, o + " needs --live");
+            Usage.require(spec, out != null, "Missing required option: '--out=DIR'");
+        }
+        SimOptions.Builder b = SimOptions.builder(Usage.check(spec, "--preset", () -> Preset.parse(preset))).seed(seed);
+        Usage.require(spec, episodes == null || episodesPerRobot == null, "--episodes and --episodes-per-robot exclude"
+                + " each other");
         if (episodes != null) {
             b.episodes(episodes);
         }
         if (robots != null) {
             b.robots(robots);
+        }
+        if (episodesPerRobot != null || live.enabled && robots != null && episodes == null) {
+            Preset p = Preset.parse(preset);
+            int k = episodesPerRobot != null ? episodesPerRobot : Math.max(1, p.episodes() / p.robots());
+            Usage.atLeast(spec, "--episodes-per-robot", k, 1);
+            b.episodes(Math.multiplyExact(k, robots != null ? robots : p.robots()));
         }
         if (duration != null) {
             b.episodeSeconds(duration);
@@ -138,6 +225,10 @@ final class SimCommand implements Callable<Integer> {
             case "imageio" -> JpegEncoder.Kind.IMAGEIO;
             default -> throw Usage.error(spec, "--jpeg '" + jpeg + "': expected auto, opencv or imageio");
         });
+        if (live.enabled) {
+            return new LiveRun(spec, live, json).run(b, out, force);
+        }
+        b.outDir(out);
         SimOptions options;
         try {
             options = b.build();
