@@ -126,46 +126,122 @@ public final class Staging {
      */
     public List<StagedUpload> recover(List<String> problems) {
         List<StagedUpload> out = new ArrayList<>();
-        if (!Files.isDirectory(dir)) {
+        for (Path f : files(dir, "*.json")) {
+            StagedUpload u;
+            try {
+                u = JSON.readValue(f.toFile(), StagedUpload.class);
+                u.fileKind();
+            } catch (IOException | RuntimeException e) {
+                problems.add(f + ": not an upload state file (" + e.getMessage() + "); left as it is");
+                continue;
+            }
+            boolean part = Files.isRegularFile(partFile(u));
+            boolean landed = Files.isRegularFile(landedFile(u));
+            if (StagedUpload.STAGING.equals(u.state())) {
+                if (part) {
+                    out.add(u);
+                } else if (landed) {
+                    u = u.withState(StagedUpload.LANDED, relative(landedFile(u)), u.message());
+                    save(u);
+                    out.add(u);
+                } else {
+                    removeState(u);
+                }
+            } else if (landed) {
+                out.add(u);
+            } else {
+                removeState(u);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * An upload as its state file says, with the bytes staged so far.
+     *
+     * @param upload the state file's contents
+     * @param stagedBytes the size of its staging file (0 once landed, or when it is gone)
+     */
+    public record Staged(StagedUpload upload, long stagedBytes) {}
+
+    /**
+     * A file in the raw layer of uploads, {@code raw/<robot>/}.
+     *
+     * @param robotId the robot folder it is in
+     * @param name its name: {@code <sha256>.mcap}, {@code <sha256>.bag} or a sidecar {@code <sha256>.<camera>.mp4}
+     * @param sha256 the SHA-256 its name gives (the recording's, for a sidecar), lower-case hex; null when the name
+     *     holds none
+     * @param bytes its size
+     * @param sidecar whether it is a sidecar video (ingested with its recording)
+     */
+    public record Landed(String robotId, String name, String sha256, long bytes, boolean sidecar) {}
+
+    /**
+     * Reads the state files as they are, without repairing anything ({@link #recover} is the gateway's): for readers
+     * beside a running gateway, such as the console. Files that cannot be read (one being replaced this instant, a
+     * damaged one) are left out.
+     *
+     * @return every upload the staging folder holds, by robot then upload id
+     */
+    public List<Staged> list() {
+        List<Staged> out = new ArrayList<>();
+        for (Path f : files(dir, "*.json")) {
+            try {
+                StagedUpload u = JSON.readValue(f.toFile(), StagedUpload.class);
+                out.add(new Staged(u, StagedUpload.STAGING.equals(u.state()) ? stagedBytes(u) : 0));
+            } catch (IOException | RuntimeException e) {
+                // being replaced, or not ours: the gateway reports the damaged ones at its start
+            }
+        }
+        out.sort(java.util.Comparator.comparing((Staged st) -> st.upload().robotId())
+                .thenComparing(st -> st.upload().uploadId()));
+        return out;
+    }
+
+    /** @return every file in {@code raw/<robot>/} folders, by robot then name */
+    public List<Landed> landed() {
+        List<Landed> out = new ArrayList<>();
+        for (Path f : files(lakeRoot.resolve(RAW), "*")) {
+            String name = f.getFileName().toString();
+            if (name.startsWith(".")) {
+                continue;
+            }
+            int dot = name.indexOf('.');
+            String sha = dot > 0 && UploadIds.checkSha256(name.substring(0, dot)) == null
+                    ? name.substring(0, dot).toLowerCase(java.util.Locale.ROOT) : null;
+            long bytes;
+            try {
+                bytes = Files.size(f);
+            } catch (IOException e) {
+                continue; // gone meanwhile
+            }
+            out.add(new Landed(f.getParent().getFileName().toString(), name, sha, bytes, name.endsWith(".mp4")));
+        }
+        out.sort(java.util.Comparator.comparing(Landed::robotId).thenComparing(Landed::name));
+        return out;
+    }
+
+    /** @return the regular files matching {@code glob} in the sub-folders of {@code root} (none when it is missing) */
+    private static List<Path> files(Path root, String glob) {
+        List<Path> out = new ArrayList<>();
+        if (!Files.isDirectory(root)) {
             return out;
         }
-        try (DirectoryStream<Path> robots = Files.newDirectoryStream(dir)) {
+        try (DirectoryStream<Path> robots = Files.newDirectoryStream(root)) {
             for (Path robot : robots) {
                 if (!Files.isDirectory(robot)) {
                     continue;
                 }
-                try (DirectoryStream<Path> files = Files.newDirectoryStream(robot, "*.json")) {
-                    for (Path f : files) {
-                        StagedUpload u;
-                        try {
-                            u = JSON.readValue(f.toFile(), StagedUpload.class);
-                            u.fileKind();
-                        } catch (IOException | RuntimeException e) {
-                            problems.add(f + ": not an upload state file (" + e.getMessage() + "); left as it is");
-                            continue;
-                        }
-                        boolean part = Files.isRegularFile(partFile(u));
-                        boolean landed = Files.isRegularFile(landedFile(u));
-                        if (StagedUpload.STAGING.equals(u.state())) {
-                            if (part) {
-                                out.add(u);
-                            } else if (landed) {
-                                u = u.withState(StagedUpload.LANDED, relative(landedFile(u)), u.message());
-                                save(u);
-                                out.add(u);
-                            } else {
-                                removeState(u);
-                            }
-                        } else if (landed) {
-                            out.add(u);
-                        } else {
-                            removeState(u);
+                try (DirectoryStream<Path> fs = Files.newDirectoryStream(robot, glob)) {
+                    for (Path f : fs) {
+                        if (Files.isRegularFile(f)) {
+                            out.add(f);
                         }
                     }
                 }
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the staging folder " + dir + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot read " + root + ": " + e.getMessage(), e);
         }
         return out;
     }
