@@ -141,6 +141,16 @@ try {
   await page.waitForFunction(() => document.getElementById('comp-tag').textContent === 'train-v1');
   ts.composition_after_click = await text('#comp-tag');
 
+  // ---------------------------------------------------------------- fleet
+  await page.click('nav a[href="/fleet"]');
+  await page.waitForURL(/\/fleet$/);
+  await ready();
+  const fl = out.fleet = {};
+  fl.nav_on = await text('nav a.on');
+  fl.robots = await page.locator('#robots-table tbody tr').allInnerTexts();
+  fl.summary_robots = await text('#n-robots');
+  await shot('fleet.png');
+
   // ---------------------------------------------------------------- an error page
   const resp = await page.goto(base + 'episodes/rec-0000000000000000-e00');
   out.missing = { status: resp.status(), message: await text('#error') };

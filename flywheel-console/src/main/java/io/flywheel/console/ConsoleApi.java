@@ -152,6 +152,20 @@ public final class ConsoleApi {
         return new TreeSet<>(t.columnNames());
     }
 
+    // ------------------------------------------------------------------ fleet
+
+    /**
+     * The fleet: robots (token count, last heartbeat by the gateway's clock and its age in s, last battery values,
+     * episodes, files landed by the gateway, ingested, failed and waiting, uploads in progress), the newest alerts
+     * (by the robot's ts_ns), the uploads in progress (bytes staged of the declared size) and totals.
+     *
+     * @return {@code now_ns}, {@code local_staging} (false for an s3:// lake: no staging folder), {@code totals},
+     *     {@code robots}, {@code alerts}, {@code uploads}
+     */
+    public Map<String, Object> fleet() {
+        return FleetStatus.of(lake);
+    }
+
     // ------------------------------------------------------------------ episodes
 
     /**

@@ -45,6 +45,7 @@ import io.flywheel.lake.Lake;
  *   <li>{@code /api/map?trainset}, {@code /api/map.png?trainset}</li>
  *   <li>{@code /api/trainsets}, {@code /api/trainsets/TAG}, {@code /api/trainset-diff?from&to},
  *       {@code /api/trainset-diff.png?from&to}</li>
+ *   <li>{@code /api/fleet}: robots, last heartbeats, alerts, uploads in progress</li>
  * </ul>
  * Errors: 400 for a bad parameter, 403 for a raw file not registered in the lake, 404 for an unknown
  * path, episode, frame or tag, 405 for another method than GET/HEAD, 415/422 for data the console cannot
@@ -253,6 +254,8 @@ public final class ConsoleServer implements AutoCloseable {
             bytes(bo.toByteArray(), "image/png", "no-cache", response, cb);
         } else if (n == 1 && s.get(0).equals("trainsets")) {
             json(api.trainsets(), response, cb);
+        } else if (n == 1 && s.get(0).equals("fleet")) {
+            json(api.fleet(), response, cb);
         } else if (n == 2 && s.get(0).equals("trainsets")) {
             json(api.trainset(id(s.get(1), "training-set tag"), (int) longParam(p, "limit", 200, 1, 100_000)),
                     response, cb);
@@ -297,6 +300,8 @@ public final class ConsoleServer implements AutoCloseable {
             html = pages.map();
         } else if (n == 1 && first.equals("trainsets")) {
             html = pages.trainsets();
+        } else if (n == 1 && first.equals("fleet")) {
+            html = pages.fleet();
         } else {
             throw ApiException.notFound("no page " + Request.getPathInContext(request));
         }

@@ -31,6 +31,9 @@ final class Pages {
             new String[] {TableSchemas.FRAME_COUNT, "frames"}, new String[] {TableSchemas.QUALITY_STATUS, "QC"},
             new String[] {TableSchemas.QUALITY_FLAGS, "QC flags"}, new String[] {DedupTables.DUPLICATE_OF, "duplicate group"});
 
+    /** Seconds between reloads of the fleet page. */
+    static final int FLEET_REFRESH_S = 5;
+
     private final ConsoleApi api;
 
     Pages(ConsoleApi api) {
@@ -66,11 +69,13 @@ final class Pages {
         data.forEach((k, v) -> attrs.append(" data-").append(k).append("=\"").append(esc(v)).append('"'));
         return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                + (page.equals("fleet") ? "<meta http-equiv=\"refresh\" content=\"" + FLEET_REFRESH_S + "\">" : "")
                 + "<title>" + esc(title) + " - Flywheel</title><link rel=\"stylesheet\" href=\"/static/console.css\"></head>\n"
                 + "<body data-page=\"" + page + "\"" + attrs + ">\n<header><a class=\"brand\" href=\"/episodes\">Flywheel</a>"
                 + "<nav><a href=\"/episodes\"" + (page.startsWith("episode") || page.equals("align") ? " class=\"on\"" : "")
                 + ">Episodes</a><a href=\"/map\"" + (page.equals("map") ? " class=\"on\"" : "") + ">Embedding map</a>"
-                + "<a href=\"/trainsets\"" + (page.equals("trainsets") ? " class=\"on\"" : "") + ">Training sets</a></nav>"
+                + "<a href=\"/trainsets\"" + (page.equals("trainsets") ? " class=\"on\"" : "") + ">Training sets</a>"
+                + "<a href=\"/fleet\"" + (page.equals("fleet") ? " class=\"on\"" : "") + ">Fleet</a></nav>"
                 + "<span class=\"lake\" title=\"lake\">" + esc(api.lake().location()) + "</span></header>\n<main>\n"
                 + body + "\n</main>\n<script src=\"/static/console.js\"></script>\n</body></html>\n";
     }
@@ -365,5 +370,120 @@ final class Pages {
                 + "<div class=\"cols\"><div><h3>added</h3><ul id=\"diff-added\"></ul></div><div><h3>removed</h3>"
                 + "<ul id=\"diff-removed\"></ul></div></div><p><a id=\"diff-png\" href=\"#\">chart as PNG</a></p></section>");
         return layout("Training sets", "trainsets", Map.of(), b.toString());
+    }
+
+    // ------------------------------------------------------------------ fleet
+
+    @SuppressWarnings("unchecked")
+    String fleet() {
+        Map<String, Object> f = api.fleet();
+        Map<String, Object> t = (Map<String, Object>) f.get("totals");
+        List<Map<String, Object>> robots = (List<Map<String, Object>>) f.get("robots");
+        List<Map<String, Object>> alerts = (List<Map<String, Object>>) f.get("alerts");
+        List<Map<String, Object>> uploads = (List<Map<String, Object>>) f.get("uploads");
+        StringBuilder b = new StringBuilder("<h1>Fleet</h1>\n");
+        b.append("<p class=\"summary\" id=\"fleet-summary\"><b id=\"n-robots\">").append(t.get("robots"))
+                .append("</b> robot(s); <b id=\"n-landed\">").append(t.get("landed"))
+                .append("</b> file(s) landed by the gateway, <b id=\"n-ingested\">").append(t.get("ingested"))
+                .append("</b> ingested, <b id=\"n-waiting\">").append(t.get("waiting_for_ingest"))
+                .append("</b> waiting for ingest; <b id=\"n-uploading\">").append(t.get("uploading"))
+                .append("</b> upload(s) in progress; ").append(t.get("telemetry_rows")).append(" telemetry row(s).")
+                .append(" Reloads every ").append(FLEET_REFRESH_S).append(" s. <a href=\"/api/fleet\">JSON</a></p>\n");
+        b.append("<h2>Robots</h2>\n");
+        if (robots.isEmpty()) {
+            b.append("<p id=\"no-robots\">No robot yet: issue a token (flywheel gateway token add ROBOT LAKE) and start"
+                    + " the gateway (flywheel gateway LAKE).</p>\n");
+        } else {
+            b.append("<table class=\"grid\" id=\"robots-table\"><thead><tr><th>robot</th><th>tokens</th>"
+                    + "<th>last heartbeat</th><th>heard</th><th>battery</th><th>episodes</th><th>landed</th>"
+                    + "<th>ingested</th><th>waiting</th><th>ingest failed</th><th>uploading</th></tr></thead><tbody>\n");
+            for (Map<String, Object> r : robots) {
+                String id = (String) r.get("robot_id");
+                Object age = r.get("heartbeat_age_s");
+                b.append("<tr data-robot=\"").append(esc(id)).append("\"><td><a href=\"/episodes?robot=")
+                        .append(esc(url(id))).append("\">").append(esc(id)).append("</a></td><td>").append(r.get("tokens"))
+                        .append("</td><td class=\"c-heartbeat\">").append(esc(time(r.get("last_heartbeat_ts_ns"))))
+                        .append("</td><td class=\"c-age\">").append(age == null ? "never" : esc(ago((Double) age)))
+                        .append("</td><td class=\"c-battery\">").append(esc(battery((Map<String, Double>) r.get("battery"))))
+                        .append("</td><td class=\"c-episodes\">").append(r.get("episodes"))
+                        .append("</td><td class=\"c-landed\">").append(r.get("landed"))
+                        .append("</td><td class=\"c-ingested\">").append(r.get("ingested"))
+                        .append("</td><td class=\"c-waiting\">").append(r.get("waiting_for_ingest"))
+                        .append("</td><td class=\"c-failed\">").append(r.get("ingest_failed"))
+                        .append("</td><td class=\"c-uploading\">").append(r.get("uploading")).append("</td></tr>\n");
+            }
+            b.append("</tbody></table>\n");
+        }
+        b.append("<h2>Latest alerts</h2>\n");
+        if (alerts.isEmpty()) {
+            b.append("<p id=\"no-alerts\">No alert in the telemetry table.</p>\n");
+        } else {
+            b.append("<table class=\"grid\" id=\"alerts-table\"><thead><tr><th>time (robot clock)</th><th>robot</th>"
+                    + "<th>kind</th><th>text</th><th>values</th><th>episode</th></tr></thead><tbody>\n");
+            for (Map<String, Object> a : alerts) {
+                String ep = (String) a.get("episode_id");
+                StringBuilder v = new StringBuilder();
+                ((Map<String, Double>) a.get("values")).forEach((k, x) -> v.append(v.length() == 0 ? "" : " ").append(k)
+                        .append('=').append(x));
+                b.append("<tr data-message=\"").append(esc(a.get("message_id"))).append("\"><td>")
+                        .append(esc(time(a.get("ts_ns")))).append("</td><td>").append(esc(a.get("robot_id")))
+                        .append("</td><td class=\"c-kind\">").append(esc(a.get("kind"))).append("</td><td>")
+                        .append(esc(a.get("text"))).append("</td><td>").append(esc(v)).append("</td><td class=\"c-episode\">")
+                        .append(ep == null ? "" : "<a href=\"/episodes/" + esc(url(ep)) + "\">" + esc(ep) + "</a>")
+                        .append("</td></tr>\n");
+            }
+            b.append("</tbody></table>\n");
+        }
+        b.append("<h2>Uploads in progress</h2>\n");
+        if (!(Boolean) f.get("local_staging")) {
+            b.append("<p>An s3:// lake takes no uploads yet: no staging folder.</p>\n");
+        } else if (uploads.isEmpty()) {
+            b.append("<p id=\"no-uploads\">None: every upload the gateway began has landed.</p>\n");
+        } else {
+            b.append("<table class=\"grid\" id=\"uploads-table\"><thead><tr><th>robot</th><th>file</th><th>episode</th>"
+                    + "<th>staged</th><th>of</th><th>%</th><th>last chunk</th></tr></thead><tbody>\n");
+            for (Map<String, Object> u : uploads) {
+                b.append("<tr data-upload=\"").append(esc(u.get("upload_id"))).append("\"><td>").append(esc(u.get("robot_id")))
+                        .append("</td><td>").append(esc(u.get("file_name"))).append("</td><td>").append(esc(u.get("episode_id")))
+                        .append("</td><td class=\"c-staged\">").append(u.get("staged_bytes")).append("</td><td class=\"c-size\">")
+                        .append(u.get("size_bytes")).append("</td><td class=\"c-percent\">").append(u.get("percent"))
+                        .append("</td><td>").append(esc(ago((Double) u.get("idle_s")))).append("</td></tr>\n");
+            }
+            b.append("</tbody></table>\n");
+        }
+        return layout("Fleet", "fleet", Map.of(), b.toString());
+    }
+
+    private static String time(Object ns) {
+        if (!(ns instanceof Long n)) {
+            return "";
+        }
+        return Instant.ofEpochSecond(n / 1_000_000_000L, n % 1_000_000_000L).toString();
+    }
+
+    /** @return an age in words: "4.2 s ago", "3 min ago", "5 h ago", "2 d ago" */
+    static String ago(double seconds) {
+        if (seconds < 60) {
+            return String.format(Locale.ROOT, "%.1f s ago", seconds);
+        }
+        if (seconds < 3600) {
+            return String.format(Locale.ROOT, "%.0f min ago", seconds / 60);
+        }
+        if (seconds < 86400) {
+            return String.format(Locale.ROOT, "%.0f h ago", seconds / 3600);
+        }
+        return String.format(Locale.ROOT, "%.0f d ago", seconds / 86400);
+    }
+
+    private static String battery(Map<String, Double> values) {
+        if (values == null) {
+            return "";
+        }
+        if (values.containsKey("soc_pct")) {
+            return String.format(Locale.ROOT, "%.0f%%", values.get("soc_pct"));
+        }
+        StringBuilder v = new StringBuilder();
+        values.forEach((k, x) -> v.append(v.length() == 0 ? "" : " ").append(k).append('=').append(x));
+        return v.toString();
     }
 }

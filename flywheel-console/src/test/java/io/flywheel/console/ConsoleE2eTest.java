@@ -49,10 +49,11 @@ class ConsoleE2eTest {
             String failure = TestLake.failureEpisode(lake);
             List<Object[]> eps = new ArrayList<>();
             try (LakeTable t = lake.table("episodes")) {
-                t.scan(ScanRequest.builder().columns("episode_id", "scene", "outcome", "frame_count").build(), b -> {
+                t.scan(ScanRequest.builder().columns("episode_id", "scene", "outcome", "frame_count", "robot_id").build(),
+                        b -> {
                     for (int i = 0; i < b.rowCount(); i++) {
                         eps.add(new Object[] {RowJson.str(b, "episode_id", i), RowJson.str(b, "scene", i),
-                            RowJson.str(b, "outcome", i), b.value("frame_count", i)});
+                            RowJson.str(b, "outcome", i), b.value("frame_count", i), RowJson.str(b, "robot_id", i)});
                     }
                 });
             }
@@ -124,6 +125,12 @@ class ConsoleE2eTest {
             assertEquals(0, ts.get("removed").asInt());
             assertTrue(ts.get("diff_bars").asInt() > 0);
             assertEquals("train-v1", ts.get("composition_after_click").asText());
+
+            JsonNode fl = o.get("fleet");
+            assertEquals("Fleet", fl.get("nav_on").asText());
+            long robots = eps.stream().map(x -> x[4]).filter(x -> !"".equals(x)).distinct().count();
+            assertEquals(robots, fl.get("robots").size(), fl.toString()); // robots of the simulated episodes
+            assertEquals(Long.toString(robots), fl.get("summary_robots").asText());
 
             // the only failed requests: the deliberate bad tolerance and the missing episode
             assertEquals(2, o.get("http_errors").size(), o.get("http_errors").toString());
