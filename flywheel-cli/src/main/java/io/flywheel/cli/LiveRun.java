@@ -133,18 +133,21 @@ final class LiveRun {
     private static LiveProgress.Listener progress(PrintStream err) {
         boolean console = System.console() != null;
         long[] last = {0};
+        boolean[] ended = {false};
         return p -> {
             long now = System.nanoTime();
             boolean done = p.uploaded() == p.total();
-            if (!done && now - last[0] < (console ? 250_000_000L : 2_000_000_000L)) {
+            if (ended[0] || !done && now - last[0] < (console ? 250_000_000L : 2_000_000_000L)) {
                 return;
             }
             last[0] = now;
+            ended[0] = done;
             double s = Math.max(1e-9, p.elapsedNanos() / 1e9);
             err.printf(Locale.ROOT, "%ssim --live: %d/%d episodes uploaded (%d recorded), %.1f episodes/s, %.1f MB/s,"
-                            + " %,d messages, %d upload cut(s), %d MQTT cut(s), ETA %.0fs%s", console ? "\r" : "",
+                            + " %,d messages, %d upload cut(s), %d MQTT cut(s), ETA %s%s", console ? "\r" : "",
                     p.uploaded(), p.total(), p.recorded(), p.episodesPerSecond(), p.bytesUploaded() / s / 1e6,
-                    p.published(), p.uploadCuts(), p.mqttCuts(), p.etaSeconds(), console && !done ? "   " : "\n");
+                    p.published(), p.uploadCuts(), p.mqttCuts(), p.uploaded() == 0 ? "-"
+                            : String.format(Locale.ROOT, "%.0fs", p.etaSeconds()), console && !done ? "   " : "\n");
             err.flush();
         };
     }

@@ -32,7 +32,8 @@ import io.flywheel.lake.TableSchemas;
  * not resume a publisher's in-flight QoS 1/2 flows after one; {@code LiveFleetTest} cuts them against mosquitto);
  * tokens issued in the lake for the run and revoked after it; the run checked against the lake (every episode once,
  * every QoS 1 and 2 message once). A second run of the same fleet sends nothing (the gateway has every file) and its
- * messages, the same ids again, still leave one row each. Then the usage errors.
+ * messages, the same ids again, still leave one row each; a third, another fleet on the same robot ids, lands all its
+ * own. Then the usage errors.
  */
 class LiveSimCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -97,15 +98,16 @@ class LiveSimCliTest {
                 assertEquals(4, t.countRows());
             }
 
-            // text output: the summary lines
-            CliRun text = CliRun.of("sim", "--live", "--gateway", gateway.target(), "--lake", lakeDir, "--robots", "1",
-                    "--episodes-per-robot", "1", "--duration", "1", "--resolution", "64x48", "--jpeg", "imageio",
-                    "--speed", "max", "--seed", "9");
+            // another fleet on the same robot ids (text output): its messages are new ones, never taken for the
+            // first fleet's (message ids are unique per robot across fleets)
+            CliRun text = CliRun.of("sim", "--live", "--gateway", gateway.target(), "--mqtt", broker.url(), "--lake",
+                    lakeDir, "--robots", "1", "--episodes-per-robot", "1", "--duration", "1", "--resolution", "64x48",
+                    "--jpeg", "imageio", "--speed", "max", "--seed", "9");
             assertEquals(0, text.exitCode(), text.err() + text.out());
             assertTrue(text.out().contains("live fleet of 1 robot(s) to " + gateway.target() + ": 1 episode(s)"
                     + " recorded, 1 uploaded, 0 already in the lake, 1 ingested, 0 failed"), text.out());
-            assertTrue(text.out().contains("check against " + lakeDir + ": 1/1 episode(s) in raw_files once"),
-                    text.out());
+            assertTrue(text.out().contains("check against " + lakeDir + ": 1/1 episode(s) in raw_files once with one"
+                    + " episodes row, 1/1 QoS 1/2 message(s) in telemetry once"), text.out());
             assertTrue(text.err().contains("sim --live: 1/1 episodes uploaded"), text.err());
         }
     }

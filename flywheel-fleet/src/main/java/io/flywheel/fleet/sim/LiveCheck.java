@@ -22,8 +22,9 @@ import io.flywheel.rows.TelemetryRow;
 /**
  * Checks a {@link LiveFleet} run against the gateway's lake: every episode the gateway took is in {@code raw_files}
  * exactly once under its SHA-256 with exactly one {@code episodes} row of its recording, every QoS 1 and QoS 2 message
- * the robots published is in {@code telemetry} exactly once by {@code (robot_id, message_id)} (injected duplicates and
- * redeliveries after reconnects collapsed), and every alert linked to an episode is linked to the one its robot was
+ * the robots published is in {@code telemetry} exactly once by {@code (robot_id, message_id)} with its {@code ts_ns}
+ * (injected duplicates and redeliveries after reconnects collapsed; a row of another message under the same id does
+ * not count), and every alert linked to an episode is linked to the one its robot was
  * recording. Telemetry arrives in micro-batches and episodes through the ingest queue, so the check waits for them
  * (at most {@code wait}) before it counts; alerts not linked yet are counted, not failed (the gateway links them within
  * seconds of their episode's ingest).
@@ -92,7 +93,9 @@ public final class LiveCheck {
                 messagesOnce++;
             } else {
                 problems.add(m.topic() + " " + m.messageId() + " (QoS " + m.qos() + (m.duplicated() ? ", published"
-                        + " twice" : "") + "): " + n + " telemetry row(s); expected 1");
+                        + " twice" : "") + "): " + n + " telemetry row(s); expected 1"
+                        + (c.reused.contains(key(m.robotId(), m.messageId())) ? " (a row of another message has its id)"
+                        : ""));
             }
         }
         problems.addAll(c.wrongLinks);
@@ -113,6 +116,8 @@ public final class LiveCheck {
     private static final class Counts {
         final Set<String> wantedSha = new TreeSet<>();
         final Set<String> wantedIds = new TreeSet<>();
+        final Map<String, Long> wantedTs = new HashMap<>();
+        final Set<String> reused = new TreeSet<>();
         final Map<String, Integer> raw = new HashMap<>();
         final Map<String, String> recordingOf = new HashMap<>();
         final Map<String, Integer> episodesOf = new HashMap<>();
@@ -131,7 +136,10 @@ public final class LiveCheck {
         lake.refresh();
         Counts c = new Counts();
         episodes.forEach(e -> c.wantedSha.add(e.sha256()));
-        report.messages().forEach(m -> c.wantedIds.add(key(m.robotId(), m.messageId())));
+        for (LiveFleetReport.Message m : report.messages()) {
+            c.wantedIds.add(key(m.robotId(), m.messageId()));
+            c.wantedTs.put(key(m.robotId(), m.messageId()), m.tsNs());
+        }
         try (LakeTable t = lake.table(TableSchemas.RAW_FILES)) {
             scanIn(t, TableSchemas.SHA256, List.copyOf(c.wantedSha), List.of(TableSchemas.SHA256,
                     TableSchemas.RECORDING_ID), b -> {
@@ -173,13 +181,18 @@ public final class LiveCheck {
             List<String> robots = report.messages().stream().map(LiveFleetReport.Message::robotId).distinct().toList();
             try (LakeTable t = lake.table(FleetTables.TELEMETRY)) {
                 t.scan(ScanRequest.builder().columns(TableSchemas.ROBOT_ID, FleetTables.MESSAGE_ID,
-                        TableSchemas.EPISODE_ID).filter(FleetTables.QOS + " > 0 AND " + Sql.in(TableSchemas.ROBOT_ID,
+                        FleetTables.TS_NS, TableSchemas.EPISODE_ID).filter(FleetTables.QOS + " > 0 AND " + Sql.in(TableSchemas.ROBOT_ID,
                                 robots)).build(), b -> {
                                     for (int i = 0; i < b.rowCount(); i++) {
                                         String k = key(b.column(TableSchemas.ROBOT_ID).getString(i),
                                                 b.column(FleetTables.MESSAGE_ID).getString(i));
-                                        if (!c.wantedIds.contains(k)) {
+                                        Long ts = c.wantedTs.get(k);
+                                        if (ts == null) {
                                             continue; // another run's
+                                        }
+                                        if (ts != b.column(FleetTables.TS_NS).getLong(i)) {
+                                            c.reused.add(k); // the same id for another message: not this one
+                                            continue;
                                         }
                                         c.rows.merge(k, 1, Integer::sum);
                                         LiveFleetReport.Message a = alertsById.get(k);

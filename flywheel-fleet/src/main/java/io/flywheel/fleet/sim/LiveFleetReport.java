@@ -66,7 +66,8 @@ public record LiveFleetReport(int robots, int episodesRecorded, long uploaded, l
      * One QoS 1 or QoS 2 message.
      *
      * @param robotId the robot
-     * @param messageId its id ({@code <robot>-<counter>}), unique per robot and the same for the same seed
+     * @param messageId its id ({@code <robot>-<day>-<counter>}), unique per robot, the same when the same fleet runs
+     *     again
      * @param qos 1 or 2
      * @param topic the topic, {@code fleet/<robot>/alert|audit/<kind>}
      * @param tsNs its time, robot clock

@@ -46,7 +46,10 @@ import io.grpc.StatusRuntimeException;
  * joint temperatures every 2 s and the battery every 5 s (QoS 0), safety alerts during episodes (QoS 1:
  * {@code grasp_failed} in every failed episode, {@code estop} in 15% of the episodes) and an audit record at the end
  * of each episode (QoS 2: {@code billing}, the robot seconds recorded). Every message carries the robot's clock in
- * {@code ts_ns} and a message id {@code <robot>-<counter>}, so the same seed publishes the same ids. Faults
+ * {@code ts_ns} and a message id {@code <robot>-<day>-<counter>}, unique per robot as the payload format wants:
+ * {@code <day>} is 8 hex digits of a hash of the robot's seed and planned episodes, so another fleet (another seed,
+ * other options) never reuses an id, and the same fleet run again publishes the same messages with the same ids (the
+ * gateway keeps one row of each, as it keeps one copy of each recording). Faults
  * ({@link Faults}) are drawn from the robot's own random sources, in the same order whatever the threads do.
  */
 final class SimRobot {
@@ -96,6 +99,7 @@ final class SimRobot {
     private long nextHeartbeatNs;
     private long nextJointTempNs;
     private long nextBatteryNs;
+    private final String day;
     private long counter;
     private int plannedOrder;
     private double soc;
@@ -137,6 +141,7 @@ final class SimRobot {
         this.dayStartNs = episodes.get(0).startNs();
         EpisodeSpec last = episodes.get(episodes.size() - 1);
         this.dayEndNs = last.startNs() + last.durationNs();
+        this.day = day(seed, episodes);
         String[] hp = LiveFleetOptions.hostPort(o.gateway());
         this.grpcLink = o.faults().cut() > 0 ? CuttableLink.start(hp[0], Integer.parseInt(hp[1]), robotId + "-grpc")
                 : null;
@@ -147,6 +152,17 @@ final class SimRobot {
 
     String robotId() {
         return robotId;
+    }
+
+    /** @return 8 hex digits of SHA-256 over the robot's seed and its episodes' ids, starts and durations */
+    static String day(long seed, List<EpisodeSpec> episodes) {
+        java.security.MessageDigest md = io.flywheel.fleet.upload.UploadIds.sha256();
+        StringBuilder b = new StringBuilder().append(seed);
+        for (EpisodeSpec e : episodes) {
+            b.append('/').append(e.episodeId()).append(':').append(e.startNs()).append(':').append(e.durationNs());
+        }
+        md.update(b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return java.util.HexFormat.of().formatHex(md.digest()).substring(0, 8);
     }
 
     /** @return robot time of the robot's day, ns: its first episode's start to its last one's end */
@@ -359,7 +375,7 @@ final class SimRobot {
 
     private String publish(String messageClass, String kind, int qos, long tNs, Map<String, Double> values,
             String text) {
-        String id = String.format(Locale.ROOT, "%s-%06d", robotId, ++counter);
+        String id = String.format(Locale.ROOT, "%s-%s-%06d", robotId, day, ++counter);
         mqtt.publish(topic(messageClass, kind), qos, payload(id, tNs, values, text));
         counters.published.incrementAndGet();
         return id;
