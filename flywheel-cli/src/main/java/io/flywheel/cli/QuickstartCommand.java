@@ -9,18 +9,24 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import io.flywheel.fleet.gateway.LocalGateway;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code flywheel quickstart}: the whole loop on real recordings plus a small simulated fleet with field
- * failures, into a local lake, each stage through the same command a user would type, timed.
+ * failures, into a local lake, each stage through the same command a user would type, timed. The simulated fleet
+ * arrives as a live one: a gateway with an embedded MQTT broker runs in this process ({@link LocalGateway}) and
+ * {@code flywheel sim --live} uploads into it, as fast as it can, with upload cuts and duplicated alerts injected
+ * (no MQTT cuts: the embedded Moquette broker does not resume a session's in-flight messages after one), checked
+ * against the lake at the end.
  */
 @Command(name = "quickstart", mixinStandardHelpOptions = true,
-        description = "Run the whole loop into a local lake: ingest real recordings and a small simulated fleet with"
-                + " field failures, align and check quality, enrich (MAC model), deduplicate, mine the failures'"
-                + " neighbours, build train-v1 (uniform) and train-v2 (uniform + mined) and diff them, warm a cache,"
-                + " read batches through the loader, export LeRobot; ends with a one-screen summary.")
+        description = "Run the whole loop into a local lake: ingest real recordings, then a small simulated fleet with"
+                + " field failures uploads live into a gateway in this process (gRPC, MQTT telemetry), align and check"
+                + " quality, enrich (MAC model), deduplicate, mine the failures' neighbours, build train-v1 (uniform)"
+                + " and train-v2 (uniform + mined) and diff them, warm a cache, read batches through the loader, export"
+                + " LeRobot; ends with a one-screen summary.")
 final class QuickstartCommand implements Callable<Integer> {
     @Option(names = "--lake", defaultValue = "lake", description = "lake folder (default ${DEFAULT-VALUE})")
     Path lake;
@@ -64,9 +70,10 @@ final class QuickstartCommand implements Callable<Integer> {
         List<String> ingest = new ArrayList<>(List.of("ingest", l));
         ingest.addAll(real);
         plan.add(ingest.toArray(new String[0]));
-        plan.add(new String[] {"sim", "--preset", "tiny", "--episodes", "24", "--hard-objects", "4", "--glass-failures", "2",
-                "--out", fleet, "--force"});
-        plan.add(new String[] {"ingest", l, fleet});
+        // the fleet lives its day against a gateway in this process: GATEWAY and MQTT are its addresses
+        plan.add(new String[] {"sim", "--live", "--gateway", GATEWAY, "--mqtt", MQTT, "--lake", l, "--speed", "max",
+            "--faults", "cut=0.3,duplicate=0.2", "--preset", "tiny", "--episodes", "24", "--hard-objects", "4",
+            "--glass-failures", "2", "--out", fleet, "--force"});
         plan.add(new String[] {"qc", "report", l, "--status", "fail"});
         plan.add(new String[] {"enrich", l, "--model", model, "--stride", "keyframes"});
         plan.add(new String[] {"dedup", l, "--episode-threshold", "0.0005"});
@@ -104,7 +111,7 @@ final class QuickstartCommand implements Callable<Integer> {
                 continue;
             }
             long t0 = System.nanoTime();
-            int exit = Main.commandLine().execute(args);
+            int exit = args[0].equals("sim") ? live(args) : Main.commandLine().execute(args);
             double secs = (System.nanoTime() - t0) / 1e9;
             stages.add(new Stage(args[0] + (args[0].equals("trainset") || args[0].equals("qc") || args[0].equals("export")
                     ? " " + args[1] : ""), args, exit, secs));
@@ -117,6 +124,24 @@ final class QuickstartCommand implements Callable<Integer> {
         }
         summary(stages, v1, v2);
         return 0;
+    }
+
+    /** Placeholders of the live fleet's stage for the in-process gateway's addresses. */
+    private static final String GATEWAY = "<gateway>";
+    private static final String MQTT = "<mqtt>";
+
+    /** Runs {@code sim --live} against a gateway with an embedded broker started for it on the lake. */
+    private int live(String[] args) {
+        try (io.flywheel.lake.Lake l = io.flywheel.lake.Lake.open(lake.toString());
+                LocalGateway gw = LocalGateway.start(l, "flywheel-quickstart",
+                        line -> System.err.println("quickstart: gateway: " + line))) {
+            String[] a = args.clone();
+            for (int i = 0; i < a.length; i++) {
+                a[i] = a[i].equals(GATEWAY) ? gw.target() : a[i].equals(MQTT) ? gw.mqttUrl() : a[i];
+            }
+            System.out.println("(gateway " + gw.target() + " and MQTT broker " + gw.mqttUrl() + " in this process)");
+            return Main.commandLine().execute(a);
+        }
     }
 
     private boolean exists(String tag) {

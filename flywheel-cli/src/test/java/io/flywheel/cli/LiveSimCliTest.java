@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,23 +16,19 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.flywheel.fleet.auth.RobotTokens;
 import io.flywheel.fleet.client.FleetClient;
-import io.flywheel.fleet.gateway.FleetGateway;
-import io.flywheel.fleet.gateway.GatewayOptions;
-import io.flywheel.fleet.telemetry.EmbeddedBroker;
-import io.flywheel.fleet.telemetry.TelemetryOptions;
-import io.flywheel.fleet.telemetry.TelemetrySubscriber;
+import io.flywheel.fleet.gateway.LocalGateway;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.TableSchemas;
 
 /**
- * {@code flywheel sim --live} against a gateway with the embedded (Moquette) broker in this JVM: 2 robots x 2
- * episodes at full speed with every upload cut once and every alert published twice (no MQTT cuts: Moquette 0.17 does
- * not resume a publisher's in-flight QoS 1/2 flows after one; {@code LiveFleetTest} cuts them against mosquitto);
- * tokens issued in the lake for the run and revoked after it; the run checked against the lake (every episode once,
- * every QoS 1 and 2 message once). A second run of the same fleet sends nothing (the gateway has every file) and its
- * messages, the same ids again, still leave one row each; a third, another fleet on the same robot ids, lands all its
- * own. Then the usage errors.
+ * {@code flywheel sim --live} against a gateway with the embedded (Moquette) broker in this JVM ({@link LocalGateway}):
+ * 2 robots x 2 episodes at full speed with every upload cut once and every alert published twice (no MQTT cuts:
+ * Moquette 0.17 does not resume a publisher's in-flight QoS 1/2 flows after one; {@code LiveFleetTest} cuts them
+ * against mosquitto); tokens issued in the lake for the run and revoked after it; the run checked against the lake
+ * (every episode once, every QoS 1 and 2 message once). A second run of the same fleet sends nothing (the gateway has
+ * every file) and its messages, the same ids again, still leave one row each; a third, another fleet on the same robot
+ * ids, lands all its own. Then the usage errors.
  */
 class LiveSimCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -54,12 +49,8 @@ class LiveSimCliTest {
     void aLiveFleetWithFaultsLandsEverythingOnceAndASecondRunAddsNothing() throws Exception {
         String lakeDir = tmp.resolve("lake").toString();
         try (Lake lake = Lake.init(tmp.resolve("lake"));
-                FleetGateway gateway = FleetGateway.start(lake, GatewayOptions.builder().build());
-                EmbeddedBroker broker = EmbeddedBroker.start("127.0.0.1", 0);
-                TelemetrySubscriber sub = TelemetrySubscriber.start(lake, TelemetryOptions.builder(broker.url())
-                        .mqtt5(false).clientId("gw-cli").batchInterval(Duration.ofMillis(200))
-                        .linkInterval(Duration.ofMillis(200)).build(), line -> { })) {
-            CliRun r = CliRun.of(args(gateway.target(), broker.url(), lakeDir, tmp.resolve("robots"), "--faults",
+                LocalGateway gateway = LocalGateway.start(lake, "gw-cli", line -> { })) {
+            CliRun r = CliRun.of(args(gateway.target(), gateway.mqttUrl(), lakeDir, tmp.resolve("robots"), "--faults",
                     "cut=1,duplicate=1"));
             assertEquals(0, r.exitCode(), r.err() + r.out());
             JsonNode j = JSON.readTree(r.out());
@@ -86,7 +77,7 @@ class LiveSimCliTest {
             assertTrue(Files.exists(tmp.resolve("robots/ground_truth.json")));
             assertEquals(0, RobotTokens.of(lake).list().size(), "the run's tokens are revoked after it");
 
-            CliRun again = CliRun.of(args(gateway.target(), broker.url(), lakeDir, tmp.resolve("robots"), "--force"));
+            CliRun again = CliRun.of(args(gateway.target(), gateway.mqttUrl(), lakeDir, tmp.resolve("robots"), "--force"));
             assertEquals(0, again.exitCode(), again.err() + again.out());
             JsonNode k = JSON.readTree(again.out());
             assertEquals(0, k.get("uploaded").asInt());
@@ -100,7 +91,7 @@ class LiveSimCliTest {
 
             // another fleet on the same robot ids (text output): its messages are new ones, never taken for the
             // first fleet's (message ids are unique per robot across fleets)
-            CliRun text = CliRun.of("sim", "--live", "--gateway", gateway.target(), "--mqtt", broker.url(), "--lake",
+            CliRun text = CliRun.of("sim", "--live", "--gateway", gateway.target(), "--mqtt", gateway.mqttUrl(), "--lake",
                     lakeDir, "--robots", "1", "--episodes-per-robot", "1", "--duration", "1", "--resolution", "64x48",
                     "--jpeg", "imageio", "--speed", "max", "--seed", "9");
             assertEquals(0, text.exitCode(), text.err() + text.out());

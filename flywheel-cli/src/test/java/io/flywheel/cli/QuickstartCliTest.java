@@ -14,7 +14,10 @@ import io.flywheel.curate.trainset.Trainsets;
 import io.flywheel.lake.Lake;
 import io.flywheel.testkit.SharedData;
 
-/** {@code flywheel quickstart}: the whole loop on the bundled real recordings plus a simulated fleet, run twice. */
+/**
+ * {@code flywheel quickstart}: the whole loop on the bundled real recordings plus a simulated fleet uploading live into
+ * a gateway in the same process, run twice.
+ */
 class QuickstartCliTest {
     @Test
     void theWholeLoopRunsAndASecondRunAddsNothingButStillSucceeds(@TempDir Path tmp) throws Exception {
@@ -28,6 +31,10 @@ class QuickstartCliTest {
             "warm", "load", "export lerobot", "total"}) {
             assertTrue(r.out().contains("  " + stage + " "), "summary lists " + stage + ":\n" + r.out());
         }
+        // the simulated fleet came through the gateway: uploads landed in raw/<robot>/, telemetry in its table
+        assertTrue(r.out().contains("check against " + tmp.resolve("lake") + ": 24/24 episode(s) in raw_files once"),
+                r.out());
+        assertTrue(Files.isDirectory(tmp.resolve("lake/raw/robot_01")));
         assertTrue(Files.size(tmp.resolve("work/trainset-diff.png")) > 1000);
         assertTrue(Files.size(tmp.resolve("work/embedding-map.png")) > 1000);
         assertTrue(Files.exists(tmp.resolve("work/lerobot-train-v2/meta/info.json")));
