@@ -78,6 +78,16 @@ final class GatewayCommand implements Callable<Integer> {
             description = "most bytes one robot may have staged in unfinished uploads (default: 256GiB)")
     Long quota;
 
+    @Option(names = "--stream-window", paramLabel = "SIZE", converter = ByteSizeArg.class,
+            description = "HTTP/2 flow-control window of each upload stream, 64KiB..16MiB: the gateway holds at most"
+                    + " about this plus one chunk per robot uploading (default: 1MiB)")
+    Long streamWindow;
+
+    @Option(names = "--staging-rate", paramLabel = "SIZE", converter = ByteSizeArg.class,
+            description = "most bytes per second written to staging by all uploads together, e.g. 100MiB; the robots"
+                    + " are slowed down, not refused (default: no limit)")
+    Long stagingRate;
+
     @Option(names = "--stats-every", paramLabel = "SECONDS", description = "seconds between stats lines; 0 for none"
             + " (default: ${DEFAULT-VALUE})")
     int statsEvery = 5;
@@ -132,12 +142,28 @@ final class GatewayCommand implements Callable<Integer> {
         if (maxFileSize != null) {
             lb.maxFileBytes(maxFileSize);
         }
+        if (streamWindow != null) {
+            Usage.require(spec, streamWindow >= 64 << 10 && streamWindow <= 16 << 20,
+                    "--stream-window must be 64KiB..16MiB, got " + streamWindow + " bytes");
+            lb.streamWindowBytes(streamWindow.intValue());
+        }
+        if (stagingRate != null) {
+            Usage.require(spec, stagingRate > 0, "--staging-rate must be > 0");
+            lb.stagingBytesPerSecond(stagingRate);
+        }
         if (quota != null) {
             lb.robotQuotaBytes(quota);
         }
         GatewayOptions options = Usage.check(spec, null,
                 () -> GatewayOptions.builder().host(host).port(port).limits(lb.build()).build());
         boolean embedded = broker != null && broker.embedded;
+        for (String o : List.of("--telemetry-batch", "--mqtt-port", "--mqtt-user", "--mqtt-password-env",
+                "--mqtt-version", "--mqtt-client-id")) {
+            Usage.require(spec, broker != null || !spec.commandLine().getParseResult().hasMatchedOption(o),
+                    o + " is for telemetry: give --mqtt URL or --embedded-mqtt too");
+        }
+        Usage.require(spec, embedded || !spec.commandLine().getParseResult().hasMatchedOption("--mqtt-port"),
+                "--mqtt-port is the embedded broker's port (--embedded-mqtt); a --mqtt broker's port is in its URL");
         Usage.require(spec, mqttPort >= 0 && mqttPort <= 65535, "--mqtt-port must be in 0..65535, got " + mqttPort);
         Usage.require(spec, mqttVersion.equals("5") || mqttVersion.equals("3.1.1"), "--mqtt-version must be 5 or"
                 + " 3.1.1, got '" + mqttVersion + "'");
@@ -201,6 +227,7 @@ final class GatewayCommand implements Callable<Integer> {
                 }
             }, "flywheel-gateway-stop");
             Runtime.getRuntime().addShutdownHook(hook);
+            stopOnSignals(stop);
             Instant started = Instant.now();
             try {
                 for (String p : gw.problems()) {
@@ -298,6 +325,26 @@ final class GatewayCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * SIGINT (Ctrl-C) and SIGTERM stop the gateway gracefully and it exits 0: a stop asked for is not a failure. A
+     * second signal while stopping halts at once (exit 130). Where the JVM has no {@code sun.misc.Signal}, the
+     * shutdown hook still stops it gracefully (exit 130 or 143, the JVM's).
+     */
+    private static void stopOnSignals(CountDownLatch stop) {
+        try {
+            for (String name : List.of("INT", "TERM")) {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> {
+                    if (stop.getCount() == 0) {
+                        Runtime.getRuntime().halt(130);
+                    }
+                    stop.countDown();
+                });
+            }
+        } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError e) {
+            // no signal handling here: the shutdown hook stops the gateway
+        }
+    }
+
     static String statsLine(UploadStats s, double mbps) {
         return String.format(Locale.ROOT, "uploads: %d active, %d staged, %d landed, %d refused; %.1f MB/s;"
                         + " ingest: %d waiting%s, %d ingested, %d failed", s.receiving(), s.staged(), s.landed(),
@@ -339,6 +386,9 @@ final class GatewayCommand implements Callable<Integer> {
         j.put("ingesting", s.ingesting());
         j.put("ingested", s.ingested());
         j.put("ingest_failed", s.ingestFailed());
+        Runtime rt = Runtime.getRuntime();
+        j.put("heap_used_bytes", rt.totalMemory() - rt.freeMemory());
+        j.put("heap_max_bytes", rt.maxMemory());
         return j;
     }
 

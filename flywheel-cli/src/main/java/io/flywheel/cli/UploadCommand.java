@@ -157,8 +157,9 @@ final class UploadCommand implements Callable<Integer> {
                     }
                 } catch (UploadFailedException e) {
                     results.add(null);
-                    outcomes.add(new FileOutcome(f.toString(), s.kind().name(), "", Files.size(f), "REFUSED", "",
-                            false, 0, 0, 0, "", 0, 0, e.code().name(), e.getMessage()));
+                    outcomes.add(new FileOutcome(f.toString(), s.kind().name(), "", Files.size(f),
+                            e.refused() ? "REFUSED" : "FAILED", "", false, 0, e.attempts(), 0, "", 0, 0, e.code().name(),
+                            e.getMessage()));
                     err.println("flywheel upload: " + e.getMessage());
                 }
             }
@@ -192,9 +193,10 @@ final class UploadCommand implements Callable<Integer> {
             }
         }
         double secs = (System.nanoTime() - t0) / 1e9;
-        long refused = outcomes.stream().filter(o -> !o.errorCode().isEmpty()).count();
+        long refused = outcomes.stream().filter(o -> "REFUSED".equals(o.state())).count();
+        long failed = outcomes.stream().filter(o -> "FAILED".equals(o.state())).count();
         long already = outcomes.stream().filter(FileOutcome::alreadyInLake).count();
-        long landedNow = outcomes.size() - refused - already;
+        long landedNow = outcomes.size() - refused - failed - already;
         long ingested = outcomes.stream().filter(o -> "INGESTED".equals(o.state()) && !o.alreadyInLake()).count();
         long ingestFailed = outcomes.stream().filter(o -> "INGEST_FAILED".equals(o.state())).count();
         long bytes = outcomes.stream().filter(o -> o.errorCode().isEmpty() && !o.alreadyInLake())
@@ -207,6 +209,7 @@ final class UploadCommand implements Callable<Integer> {
             m.put("landed", landedNow);
             m.put("already_in_lake", already);
             m.put("refused", refused);
+            m.put("failed", failed);
             m.put("ingested", ingested);
             m.put("ingest_failed", ingestFailed);
             m.put("bytes", bytes);
@@ -214,13 +217,14 @@ final class UploadCommand implements Callable<Integer> {
             Json.print(System.out, m);
         } else {
             System.out.printf(Locale.ROOT, "uploaded %d file(s) to %s as %s: %d landed (%s, %.1f MB/s), %d already in"
-                            + " the lake, %d refused; %s; %.1f s%n", outcomes.size(), gateway, robot, landedNow,
-                    ByteSizeArg.human(bytes), bytes / 1e6 / Math.max(uploadSecs, 1e-3), already, refused,
+                            + " the lake, %d refused, %d failed (gateway unreachable or busy); %s; %.1f s%n",
+                    outcomes.size(), gateway, robot, landedNow, ByteSizeArg.human(bytes),
+                    bytes / 1e6 / Math.max(uploadSecs, 1e-3), already, refused, failed,
                     noWait ? "ingest not waited for" : String.format(Locale.ROOT, "ingested %d (%d episode(s), %d"
                             + " frame(s)), %d failed", ingested, outcomes.stream().mapToLong(FileOutcome::episodes).sum(),
                             outcomes.stream().mapToLong(FileOutcome::frames).sum(), ingestFailed), secs);
         }
-        return refused == 0 && ingestFailed == 0 ? 0 : 1;
+        return refused == 0 && failed == 0 && ingestFailed == 0 ? 0 : 1;
     }
 
     /** @return the recording a sidecar NAME.camera.mp4 belongs to: NAME.mcap or NAME.bag among FILES or beside it */

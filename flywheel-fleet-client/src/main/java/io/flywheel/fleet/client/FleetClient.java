@@ -124,7 +124,8 @@ public final class FleetClient implements AutoCloseable {
                     : ": " + failure.getStatus().getDescription());
             if (!RETRY.contains(code) || attempt >= o.maxAttempts) {
                 throw new UploadFailedException(code, file + ": " + what
-                        + (RETRY.contains(code) ? " (gave up after " + attempt + " attempt(s))" : ""), failure);
+                        + (RETRY.contains(code) ? " (gave up after " + attempt + " attempt(s))" : ""), failure, attempt,
+                        !RETRY.contains(code));
             }
             long jitter = (long) (backoff.toMillis() * 0.2 * Math.random());
             Duration wait = backoff.plusMillis(jitter);
@@ -133,7 +134,7 @@ public final class FleetClient implements AutoCloseable {
                 Thread.sleep(wait.toMillis());
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
-                throw new UploadFailedException(Status.Code.CANCELLED, file + ": interrupted", failure);
+                throw new UploadFailedException(Status.Code.CANCELLED, file + ": interrupted", failure, attempt, false);
             }
             backoff = backoff.multipliedBy(2).compareTo(o.maxBackoff) > 0 ? o.maxBackoff : backoff.multipliedBy(2);
         }
@@ -206,7 +207,7 @@ public final class FleetClient implements AutoCloseable {
         final Path file;
         final Begin begin;
         final UploadListener listener;
-        long resumedFrom = -1;
+        long resumedFrom;
         long bytesSent;
         int attempts;
 
@@ -253,9 +254,7 @@ public final class FleetClient implements AutoCloseable {
                 UploadAck first = next(events, req);
                 if (first.hasDone()) {
                     req.onCompleted();
-                    if (resumedFrom < 0) {
-                        resumedFrom = 0;
-                    }
+                    resumedFrom = 0;
                     return first.getDone();
                 }
                 if (!first.hasBegun()) {
@@ -263,9 +262,7 @@ public final class FleetClient implements AutoCloseable {
                 }
                 long size = begin.getSizeBytes();
                 long pos = first.getBegun().getNextOffset();
-                if (resumedFrom < 0) {
-                    resumedFrom = pos;
-                }
+                resumedFrom = pos;
                 long acked = pos;
                 listener.progress(file, acked, size);
                 long window = (long) o.window * o.chunkBytes;

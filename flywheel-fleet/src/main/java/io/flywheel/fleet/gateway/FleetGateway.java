@@ -1,6 +1,7 @@
 package io.flywheel.fleet.gateway;
 
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.flywheel.error.ConflictException;
 import io.flywheel.error.StorageUnavailableException;
 import io.flywheel.fleet.auth.RobotTokens;
 import io.flywheel.fleet.auth.TokenInterceptor;
@@ -52,7 +54,8 @@ public final class FleetGateway implements AutoCloseable {
      * @param lake the lake (the caller keeps it open until after {@link #close()})
      * @param options where to listen, limits, ingest settings
      * @return the running gateway
-     * @throws StorageUnavailableException when the port cannot be bound (naming host and port)
+     * @throws ConflictException when the port is taken (naming host and port)
+     * @throws StorageUnavailableException when the server cannot start otherwise
      * @throws io.flywheel.error.BadInputException when the lake's token property is damaged
      */
     public static FleetGateway start(Lake lake, GatewayOptions options) {
@@ -69,6 +72,7 @@ public final class FleetGateway implements AutoCloseable {
         Server server = NettyServerBuilder.forAddress(new InetSocketAddress(options.host(), options.port()))
                 .executor(executor)
                 .maxInboundMessageSize(options.limits().maxMessageBytes())
+                .flowControlWindow(options.limits().streamWindowBytes())
                 .permitKeepAliveTime(10, TimeUnit.SECONDS)
                 .permitKeepAliveWithoutCalls(true)
                 .addService(ServerInterceptors.intercept(uploads, auth))
@@ -78,10 +82,32 @@ public final class FleetGateway implements AutoCloseable {
         } catch (IOException e) {
             uploads.close();
             executor.shutdownNow();
-            throw new StorageUnavailableException("cannot listen on " + options.host() + ":" + options.port() + ": "
-                    + e.getMessage(), e);
+            String where = options.host() + ":" + options.port();
+            // another process holds the port, or the host is not ours (Netty's epoll transport throws its own IOException)
+            if (hasCause(e, BindException.class) || rootMessage(e).contains("Address already in use")) {
+                throw new ConflictException("cannot listen on " + where + ": " + rootMessage(e)
+                        + " (another process listens there, or the host is not an interface of this machine;"
+                        + " --grpc-port 0 picks a free port)", e);
+            }
+            throw new StorageUnavailableException("cannot listen on " + where + ": " + rootMessage(e), e);
         }
         return new FleetGateway(server, executor, uploads, problems, options);
+    }
+
+    private static boolean hasCause(Throwable t, Class<? extends Throwable> c) {
+        for (; t != null; t = t.getCause()) {
+            if (c.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable t) {
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage();
     }
 
     /** @return the TCP port it listens on */

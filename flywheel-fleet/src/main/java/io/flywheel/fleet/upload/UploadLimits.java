@@ -9,13 +9,24 @@ package io.flywheel.fleet.upload;
  *     declared sizes of its unfinished uploads; a BEGIN past it is refused with RESOURCE_EXHAUSTED
  * @param maxMessageBytes the largest gRPC message accepted, bytes (default 4 MiB + 64 KiB: a 4 MiB chunk and its
  *     framing); a larger CHUNK is refused by gRPC with RESOURCE_EXHAUSTED
+ * @param streamWindowBytes the HTTP/2 flow-control window of each stream, bytes (default 1 MiB, gRPC's): with the
+ *     gateway's one-message-at-a-time reading, at most about this plus one message is in memory per upload stream, so
+ *     it bounds the gateway's memory at (robots uploading) x (window + message size); 64 KiB to 16 MiB
+ * @param stagingBytesPerSecond the most bytes per second written to staging by all uploads together (0, the default:
+ *     no limit); to keep a shared disk usable for the rest of the machine. Uploads slow down together (their senders
+ *     are throttled through HTTP/2 flow control), none is refused for it
  */
-public record UploadLimits(long maxFileBytes, long robotQuotaBytes, int maxMessageBytes) {
+public record UploadLimits(long maxFileBytes, long robotQuotaBytes, int maxMessageBytes, int streamWindowBytes,
+        long stagingBytesPerSecond) {
     public static final long DEFAULT_MAX_FILE_BYTES = 64L << 30;
     public static final long DEFAULT_ROBOT_QUOTA_BYTES = 256L << 30;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = (4 << 20) + (64 << 10);
+    public static final int DEFAULT_STREAM_WINDOW_BYTES = 1 << 20;
 
-    /** @throws IllegalArgumentException when a limit is not positive (a message limit below 64 KiB) */
+    /**
+     * @throws IllegalArgumentException when a limit is not positive (a message limit below 64 KiB, a window outside
+     *     64 KiB..16 MiB, a negative staging rate)
+     */
     public UploadLimits {
         if (maxFileBytes <= 0) {
             throw new IllegalArgumentException("the maximum file size must be > 0 bytes, got " + maxFileBytes);
@@ -25,6 +36,13 @@ public record UploadLimits(long maxFileBytes, long robotQuotaBytes, int maxMessa
         }
         if (maxMessageBytes < 64 << 10) {
             throw new IllegalArgumentException("the maximum message size must be >= 64 KiB, got " + maxMessageBytes);
+        }
+        if (streamWindowBytes < 64 << 10 || streamWindowBytes > 16 << 20) {
+            throw new IllegalArgumentException("the stream window must be 64 KiB..16 MiB, got " + streamWindowBytes);
+        }
+        if (stagingBytesPerSecond < 0) {
+            throw new IllegalArgumentException("the staging rate must be >= 0 bytes/s (0: no limit), got "
+                    + stagingBytesPerSecond);
         }
     }
 
@@ -43,6 +61,8 @@ public record UploadLimits(long maxFileBytes, long robotQuotaBytes, int maxMessa
         private long maxFileBytes = DEFAULT_MAX_FILE_BYTES;
         private long robotQuotaBytes = DEFAULT_ROBOT_QUOTA_BYTES;
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+        private int streamWindowBytes = DEFAULT_STREAM_WINDOW_BYTES;
+        private long stagingBytesPerSecond;
 
         private Builder() {}
 
@@ -64,9 +84,22 @@ public record UploadLimits(long maxFileBytes, long robotQuotaBytes, int maxMessa
             return this;
         }
 
+        /** @param bytes the HTTP/2 flow-control window of each stream */
+        public Builder streamWindowBytes(int bytes) {
+            streamWindowBytes = bytes;
+            return this;
+        }
+
+        /** @param bytes the most bytes per second written to staging, all uploads together; 0 for no limit */
+        public Builder stagingBytesPerSecond(long bytes) {
+            stagingBytesPerSecond = bytes;
+            return this;
+        }
+
         /** @throws IllegalArgumentException when a limit is out of range */
         public UploadLimits build() {
-            return new UploadLimits(maxFileBytes, robotQuotaBytes, maxMessageBytes);
+            return new UploadLimits(maxFileBytes, robotQuotaBytes, maxMessageBytes, streamWindowBytes,
+                    stagingBytesPerSecond);
         }
     }
 }

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.google.common.util.concurrent.RateLimiter;
 import com.google.protobuf.ByteString;
 
 import io.flywheel.fleet.auth.TokenInterceptor;
@@ -63,6 +64,8 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
     private final Staging staging;
     private final UploadLimits limits;
     private final IngestQueue ingest;
+    /** {@link UploadLimits#stagingBytesPerSecond()}, shared by every stream; null without a limit. */
+    private final RateLimiter stagingRate;
     private final Map<String, StagedUpload> uploads = new ConcurrentHashMap<>();
     private final Set<String> receiving = ConcurrentHashMap.newKeySet();
     private final Set<Receiver> streams = ConcurrentHashMap.newKeySet();
@@ -85,6 +88,8 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
     public UploadService(Lake lake, UploadLimits limits, IngestSettings settings, List<String> problems) {
         this.lake = lake;
         this.limits = limits;
+        this.stagingRate = limits.stagingBytesPerSecond() == 0 ? null
+                : RateLimiter.create(limits.stagingBytesPerSecond());
         if (lake.location().startsWith("s3://")) {
             this.refusal = "the lake " + lake.location() + " is on S3: uploads need a local lake for now (staging to S3"
                     + " multipart uploads is not built yet); run the gateway on a local lake";
@@ -97,7 +102,9 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
         this.ingest = new IngestQueue(lake, staging, settings, new IngestListener());
         for (StagedUpload u : staging.recover(problems)) {
             uploads.put(u.uploadId(), u);
-            if (StagedUpload.LANDED.equals(u.state()) && !u.sidecar()) {
+            // landed, or failed for the lake's or the disk's sake (still in raw/): ingest (again)
+            boolean retry = StagedUpload.INGEST_FAILED.equals(u.state()) && u.landedPath().startsWith(Staging.RAW + "/");
+            if ((StagedUpload.LANDED.equals(u.state()) || retry) && !u.sidecar()) {
                 ingest.submit(u);
             }
         }
@@ -498,6 +505,9 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
                 throw invalid("chunk [" + next + ", " + (next + data.size()) + ") goes past the declared size of "
                         + upload.sizeBytes() + " bytes");
             }
+            if (stagingRate != null && !data.isEmpty()) {
+                stagingRate.acquire(data.size());
+            }
             ByteBuffer bb = data.asReadOnlyByteBuffer();
             while (bb.hasRemaining()) {
                 channel.write(bb);
@@ -623,10 +633,32 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
         }
 
         @Override
-        public void failed(StagedUpload u, String message) {
-            StagedUpload f = u.withState(StagedUpload.INGEST_FAILED, u.landedPath(), message);
-            staging.save(f);
-            uploads.put(f.uploadId(), f);
+        public void failed(StagedUpload u, String message, boolean rejected) {
+            List<StagedUpload> files = new ArrayList<>(List.of(u));
+            if (rejected) { // with the recording, its sidecars leave the raw layer too
+                for (StagedUpload s : uploads.values()) {
+                    if (s.sidecar() && s.robotId().equals(u.robotId()) && s.recordingSha256().equals(u.sha256())
+                            && StagedUpload.LANDED.equals(s.state())) {
+                        files.add(s);
+                    }
+                }
+            }
+            for (StagedUpload s : files) {
+                String at = s.landedPath();
+                String why = s == u ? message : "its recording " + u.sha256() + " failed ingest: " + message;
+                if (rejected) {
+                    try {
+                        at = staging.reject(s);
+                        why += "; moved out of the raw layer to " + at;
+                    } catch (IOException e) {
+                        why += "; it stays at " + at + " (cannot move it to " + Staging.REJECTED + ": "
+                                + e.getMessage() + ")";
+                    }
+                }
+                StagedUpload f = s.withState(StagedUpload.INGEST_FAILED, at, why);
+                staging.save(f);
+                uploads.put(f.uploadId(), f);
+            }
         }
     }
 }
