@@ -88,6 +88,11 @@ final class GatewayCommand implements Callable<Integer> {
                     + " are slowed down, not refused (default: no limit)")
     Long stagingRate;
 
+    @Option(names = "--staged-expiry", paramLabel = "D", converter = AgeArg.class,
+            description = "remove a staged upload after this long without new bytes (its robot gone), e.g. 7d, 12h;"
+                    + " 0s for never (default: 7d)")
+    Duration stagedExpiry;
+
     @Option(names = "--stats-every", paramLabel = "SECONDS", description = "seconds between stats lines; 0 for none"
             + " (default: ${DEFAULT-VALUE})")
     int statsEvery = 5;
@@ -154,8 +159,12 @@ final class GatewayCommand implements Callable<Integer> {
         if (quota != null) {
             lb.robotQuotaBytes(quota);
         }
+        if (stagedExpiry != null) {
+            lb.stagedExpiry(stagedExpiry);
+        }
         GatewayOptions options = Usage.check(spec, null,
-                () -> GatewayOptions.builder().host(host).port(port).limits(lb.build()).build());
+                () -> GatewayOptions.builder().host(host).port(port).limits(lb.build())
+                        .log(line -> System.err.println("flywheel gateway: " + line)).build());
         boolean embedded = broker != null && broker.embedded;
         for (String o : List.of("--telemetry-batch", "--mqtt-port", "--mqtt-user", "--mqtt-password-env",
                 "--mqtt-version", "--mqtt-client-id")) {
@@ -386,6 +395,7 @@ final class GatewayCommand implements Callable<Integer> {
         j.put("ingesting", s.ingesting());
         j.put("ingested", s.ingested());
         j.put("ingest_failed", s.ingestFailed());
+        j.put("expired", s.expired());
         Runtime rt = Runtime.getRuntime();
         j.put("heap_used_bytes", rt.totalMemory() - rt.freeMemory());
         j.put("heap_max_bytes", rt.maxMemory());

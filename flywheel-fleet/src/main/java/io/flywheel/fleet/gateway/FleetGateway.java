@@ -61,7 +61,7 @@ public final class FleetGateway implements AutoCloseable {
     public static FleetGateway start(Lake lake, GatewayOptions options) {
         TokenInterceptor auth = new TokenInterceptor(() -> RobotTokens.of(lake), options.tokenRefresh().toNanos());
         List<String> problems = new ArrayList<>();
-        UploadService uploads = new UploadService(lake, options.limits(), options.ingest(), problems);
+        UploadService uploads = new UploadService(lake, options.limits(), options.ingest(), problems, options.log());
         AtomicInteger n = new AtomicInteger();
         ThreadFactory tf = r -> {
             Thread t = new Thread(r, "flywheel-gateway-" + n.incrementAndGet());

@@ -187,6 +187,17 @@ public final class Staging {
         return out;
     }
 
+    /** @return when the upload's staging file was last written, ms since the Unix epoch; 0 when there is none */
+    public long lastWriteMs(StagedUpload u) {
+        try {
+            return Files.getLastModifiedTime(partFile(u)).toMillis();
+        } catch (NoSuchFileException e) {
+            return 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** @return the size of the upload's staging file, 0 when there is none */
     public long stagedBytes(StagedUpload u) {
         try {

@@ -1,5 +1,7 @@
 package io.flywheel.fleet.upload;
 
+import java.time.Duration;
+
 /**
  * Limits of the upload service; immutable, built with {@link #builder()}.
  *
@@ -15,17 +17,22 @@ package io.flywheel.fleet.upload;
  * @param stagingBytesPerSecond the most bytes per second written to staging by all uploads together (0, the default:
  *     no limit); to keep a shared disk usable for the rest of the machine. Uploads slow down together (their senders
  *     are throttled through HTTP/2 flow control), none is refused for it
+ * @param stagedExpiry how long a staged upload may go without new bytes before the gateway removes it (default 7
+ *     days; {@link Duration#ZERO}: never): a robot that never comes back (wiped, renamed, the file deleted) does not
+ *     hold its quota and the disk for ever. Checked at start and then every {@code min(1 h, expiry / 4)}; the robot
+ *     that resumes later starts again at offset 0
  */
 public record UploadLimits(long maxFileBytes, long robotQuotaBytes, int maxMessageBytes, int streamWindowBytes,
-        long stagingBytesPerSecond) {
+        long stagingBytesPerSecond, Duration stagedExpiry) {
     public static final long DEFAULT_MAX_FILE_BYTES = 64L << 30;
     public static final long DEFAULT_ROBOT_QUOTA_BYTES = 256L << 30;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = (4 << 20) + (64 << 10);
     public static final int DEFAULT_STREAM_WINDOW_BYTES = 1 << 20;
+    public static final Duration DEFAULT_STAGED_EXPIRY = Duration.ofDays(7);
 
     /**
      * @throws IllegalArgumentException when a limit is not positive (a message limit below 64 KiB, a window outside
-     *     64 KiB..16 MiB, a negative staging rate)
+     *     64 KiB..16 MiB, a negative staging rate or expiry)
      */
     public UploadLimits {
         if (maxFileBytes <= 0) {
@@ -43,6 +50,9 @@ public record UploadLimits(long maxFileBytes, long robotQuotaBytes, int maxMessa
         if (stagingBytesPerSecond < 0) {
             throw new IllegalArgumentException("the staging rate must be >= 0 bytes/s (0: no limit), got "
                     + stagingBytesPerSecond);
+        }
+        if (stagedExpiry == null || stagedExpiry.isNegative()) {
+            throw new IllegalArgumentException("the staged-upload expiry must be >= 0 (0: never), got " + stagedExpiry);
         }
     }
 
@@ -63,6 +73,7 @@ public record UploadLimits(long maxFileBytes, long robotQuotaBytes, int maxMessa
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
         private int streamWindowBytes = DEFAULT_STREAM_WINDOW_BYTES;
         private long stagingBytesPerSecond;
+        private Duration stagedExpiry = DEFAULT_STAGED_EXPIRY;
 
         private Builder() {}
 
@@ -96,10 +107,16 @@ public record UploadLimits(long maxFileBytes, long robotQuotaBytes, int maxMessa
             return this;
         }
 
+        /** @param d how long a staged upload may go without new bytes before it is removed; 0 for never */
+        public Builder stagedExpiry(Duration d) {
+            stagedExpiry = d;
+            return this;
+        }
+
         /** @throws IllegalArgumentException when a limit is out of range */
         public UploadLimits build() {
             return new UploadLimits(maxFileBytes, robotQuotaBytes, maxMessageBytes, streamWindowBytes,
-                    stagingBytesPerSecond);
+                    stagingBytesPerSecond, stagedExpiry);
         }
     }
 }

@@ -16,7 +16,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.google.common.util.concurrent.RateLimiter;
@@ -75,6 +79,10 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
     private final AtomicLong landed = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong bytesReceived = new AtomicLong();
+    private final AtomicLong expired = new AtomicLong();
+    private final Consumer<String> log;
+    /** Runs {@link #expireStaged}; null when uploads never expire or the lake cannot take uploads. */
+    private ScheduledExecutorService expiry;
 
     /**
      * Opens the staging area of the lake, takes up the uploads a previous gateway left (staged ones wait for their
@@ -84,9 +92,12 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
      * @param limits size limits
      * @param settings how landed files are ingested
      * @param problems receives a line per state file that could not be read (left as it is)
+     * @param log receives a line for each staged upload expired, from the expiry's own thread
      */
-    public UploadService(Lake lake, UploadLimits limits, IngestSettings settings, List<String> problems) {
+    public UploadService(Lake lake, UploadLimits limits, IngestSettings settings, List<String> problems,
+            Consumer<String> log) {
         this.lake = lake;
+        this.log = log;
         this.limits = limits;
         this.stagingRate = limits.stagingBytesPerSecond() == 0 ? null
                 : RateLimiter.create(limits.stagingBytesPerSecond());
@@ -108,6 +119,57 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
                 ingest.submit(u);
             }
         }
+        if (!limits.stagedExpiry().isZero()) {
+            long everyMs = Math.max(1000, Math.min(3_600_000L, limits.stagedExpiry().toMillis() / 4));
+            expiry = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "flywheel-staged-expiry");
+                t.setDaemon(true);
+                return t;
+            });
+            expiry.scheduleWithFixedDelay(() -> {
+                try {
+                    expireStaged(System.currentTimeMillis());
+                } catch (RuntimeException e) { // a disk error: said, and tried again next time
+                    log.accept("expiring staged uploads failed: " + e.getMessage());
+                }
+            }, 0, everyMs, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Removes the staged uploads that have had no new bytes for {@link UploadLimits#stagedExpiry()} (the later of the
+     * state's last change and the staging file's last write), not counting one receiving on a stream now: their
+     * staging and state files go, their robot's quota is free again. Runs by itself at start and then every
+     * {@code min(1 h, expiry / 4)}; public for tests and operators.
+     *
+     * @param nowMs the time to measure from, ms since the Unix epoch
+     * @return the uploads removed
+     */
+    public List<StagedUpload> expireStaged(long nowMs) {
+        List<StagedUpload> gone = new ArrayList<>();
+        if (staging == null || limits.stagedExpiry().isZero()) {
+            return gone;
+        }
+        long cutoffMs = nowMs - limits.stagedExpiry().toMillis();
+        synchronized (admission) {
+            for (StagedUpload u : List.copyOf(uploads.values())) {
+                if (!StagedUpload.STAGING.equals(u.state()) || receiving.contains(u.uploadId())) {
+                    continue;
+                }
+                long lastMs = Math.max(u.updatedAtNs() / 1_000_000L, staging.lastWriteMs(u));
+                if (lastMs < cutoffMs) {
+                    long had = staging.stagedBytes(u);
+                    staging.remove(u);
+                    uploads.remove(u.uploadId());
+                    gone.add(u);
+                    expired.incrementAndGet();
+                    log.accept("expired the staged upload " + u.uploadId() + " of robot " + u.robotId() + " ("
+                            + u.fileName() + ", " + had + " of " + u.sizeBytes() + " bytes): no new bytes since "
+                            + java.time.Instant.ofEpochMilli(lastMs));
+                }
+            }
+        }
+        return gone;
     }
 
     /** @return the counts so far */
@@ -115,7 +177,7 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
         int staged = (int) uploads.values().stream().filter(u -> StagedUpload.STAGING.equals(u.state())).count();
         return new UploadStats(receiving.size(), staged, landed.get(), refused.get(), bytesReceived.get(),
                 ingest == null ? 0 : ingest.waiting(), ingest == null || ingest.current().isEmpty() ? 0 : 1,
-                ingest == null ? 0 : ingest.ingestedCount(), ingest == null ? 0 : ingest.failedCount());
+                ingest == null ? 0 : ingest.ingestedCount(), ingest == null ? 0 : ingest.failedCount(), expired.get());
     }
 
     /**
@@ -131,6 +193,9 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
     /** Stops the ingest queue after the file being ingested; staged and landed uploads stay for the next gateway. */
     @Override
     public void close() {
+        if (expiry != null) {
+            expiry.shutdownNow();
+        }
         if (ingest != null) {
             ingest.close();
         }
