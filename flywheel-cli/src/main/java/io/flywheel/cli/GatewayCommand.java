@@ -1,6 +1,7 @@
 package io.flywheel.cli;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
 import io.flywheel.fleet.auth.RobotTokens;
+import io.flywheel.fleet.client.TlsFiles;
 import io.flywheel.fleet.telemetry.EmbeddedBroker;
 import io.flywheel.fleet.telemetry.TelemetryOptions;
 import io.flywheel.fleet.telemetry.TelemetryStats;
@@ -77,6 +79,17 @@ final class GatewayCommand implements Callable<Integer> {
     @Option(names = "--quota", paramLabel = "SIZE", converter = ByteSizeArg.class,
             description = "most bytes one robot may have staged in unfinished uploads (default: 256GiB)")
     Long quota;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "serve over TLS with this certificate chain (its"
+            + " subject alternative names hold the host robots dial); with --tls-key")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "the PKCS#8 private key of --tls-cert")
+    Path tlsKey;
+
+    @Option(names = "--tls-client-ca", paramLabel = "PEM", description = "mutual TLS: every robot must present a"
+            + " certificate signed by a CA in this file (on top of its token); needs --tls-cert")
+    Path tlsClientCa;
 
     @Option(names = "--stream-window", paramLabel = "SIZE", converter = ByteSizeArg.class,
             description = "HTTP/2 flow-control window of each upload stream, 64KiB..16MiB: the gateway holds at most"
@@ -162,8 +175,11 @@ final class GatewayCommand implements Callable<Integer> {
         if (stagedExpiry != null) {
             lb.stagedExpiry(stagedExpiry);
         }
+        Usage.require(spec, (tlsCert == null) == (tlsKey == null), "--tls-cert and --tls-key go together");
+        Usage.require(spec, tlsClientCa == null || tlsCert != null, "--tls-client-ca needs --tls-cert and --tls-key");
+        TlsFiles tls = tlsCert == null ? null : new TlsFiles(tlsCert, tlsKey, tlsClientCa);
         GatewayOptions options = Usage.check(spec, null,
-                () -> GatewayOptions.builder().host(host).port(port).limits(lb.build())
+                () -> GatewayOptions.builder().host(host).port(port).limits(lb.build()).tls(tls)
                         .log(line -> System.err.println("flywheel gateway: " + line)).build());
         boolean embedded = broker != null && broker.embedded;
         for (String o : List.of("--telemetry-batch", "--mqtt-port", "--mqtt-user", "--mqtt-password-env",
@@ -248,6 +264,7 @@ final class GatewayCommand implements Callable<Integer> {
                 m.put("lake", l.location());
                 m.put("target", gw.target());
                 m.put("port", gw.port());
+                m.put("tls", tls == null ? "none" : tlsClientCa == null ? "tls" : "mutual");
                 m.put("tokens", tokens);
                 m.put("staged_uploads", at0.staged());
                 m.put("ingest_waiting", at0.ingestWaiting());
@@ -258,7 +275,8 @@ final class GatewayCommand implements Callable<Integer> {
                 if (json) {
                     line(out, m);
                 } else {
-                    out.println("Flywheel gateway for " + l.location() + " on " + gw.target() + " (gRPC; "
+                    out.println("Flywheel gateway for " + l.location() + " on " + gw.target() + " (gRPC "
+                            + (tls == null ? "in plain text" : tlsClientCa == null ? "over TLS" : "over mutual TLS") + "; "
                             + tokens + " robot token(s); " + at0.staged() + " staged upload(s) to resume, "
                             + at0.ingestWaiting() + " landed file(s) to ingest). Ctrl-C stops it.");
                     if (telemetrySub != null) {

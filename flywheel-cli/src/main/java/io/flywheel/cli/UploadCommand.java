@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import io.flywheel.fleet.client.FleetClient;
+import io.flywheel.fleet.client.TlsFiles;
 import io.flywheel.fleet.client.UploadFailedException;
 import io.flywheel.fleet.client.UploadListener;
 import io.flywheel.fleet.client.UploadResult;
@@ -43,6 +44,20 @@ final class UploadCommand implements Callable<Integer> {
 
     @Option(names = "--gateway", required = true, paramLabel = "HOST:PORT", description = "the gateway")
     String gateway;
+
+    @Option(names = "--tls", description = "connect over TLS, trusting the JDK's CAs (implied by --tls-ca)")
+    boolean tls;
+
+    @Option(names = "--tls-ca", paramLabel = "PEM", description = "connect over TLS, trusting the CA certificates in"
+            + " this file (the gateway's --tls-cert was signed by one of them)")
+    Path tlsCa;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "this robot's certificate, for a gateway with"
+            + " --tls-client-ca (mutual TLS); with --tls-key")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "the PKCS#8 private key of --tls-cert")
+    Path tlsKey;
 
     @Option(names = "--robot", required = true, paramLabel = "ROBOT", description = "this robot's id (its token's)")
     String robot;
@@ -94,7 +109,11 @@ final class UploadCommand implements Callable<Integer> {
         Usage.require(spec, bad == null, "--robot: " + bad);
         Usage.require(spec, attempts >= 1, "--attempts must be >= 1, got " + attempts);
         Usage.require(spec, waitTimeout >= 0, "--wait-timeout must be >= 0, got " + waitTimeout);
+        Usage.require(spec, (tlsCert == null) == (tlsKey == null), "--tls-cert and --tls-key go together");
         FleetClient.Builder cb = FleetClient.builder(gateway).token(t.trim()).maxAttempts(attempts);
+        if (tls || tlsCa != null || tlsCert != null) {
+            cb.tls(new TlsFiles(tlsCert, tlsKey, tlsCa));
+        }
         if (chunkSize != null) {
             Usage.check(spec, "--chunk-size", () -> cb.chunkBytes((int) Math.min(Integer.MAX_VALUE, chunkSize)));
         }

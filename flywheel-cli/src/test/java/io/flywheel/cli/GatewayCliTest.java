@@ -139,4 +139,36 @@ class GatewayCliTest {
         assertEquals(2, window.exitCode());
         assertTrue(window.err().contains("--stream-window must be 64KiB..16MiB, got 1024 bytes"), window.err());
     }
+
+    @Test
+    void gatewayAndUploadOverTls() throws Exception {
+        String lake = tmp.resolve("lake").toString();
+        assertEquals(0, CliRun.of("init", lake).exitCode());
+        io.flywheel.testkit.TestCertificates ca = io.flywheel.testkit.TestCertificates.ca(tmp.resolve("pki"));
+        Path cert = ca.issue("gateway", "IP:127.0.0.1");
+        String token = JSON.readTree(CliRun.of("gateway", "token", "add", "arm-9", lake, "--json").out())
+                .get("token").asText();
+        GatewayProcess gw = GatewayProcess.start(tmp.resolve("gw"), null, "gateway", lake, "--grpc-port", "0",
+                "--tls-cert", cert.toString(), "--tls-key", ca.key("gateway").toString(), "--json");
+        try {
+            JsonNode l = JSON.readTree(gw.await(x -> x.contains("\"event\":\"listening\"")));
+            assertEquals("tls", l.get("tls").asText());
+            String target = l.get("target").asText();
+            Path mcap = SharedData.data("camera/bridge-mcap/bridge_ep02.mcap");
+            CliRun plain = CliRun.of("upload", "--gateway", target, "--robot", "arm-9", "--token", token,
+                    "--attempts", "1", mcap.toString());
+            assertEquals(1, plain.exitCode(), plain.err());
+            CliRun up = CliRun.of("upload", "--gateway", target, "--robot", "arm-9", "--token", token,
+                    "--tls-ca", ca.caCert().toString(), mcap.toString(), "--json");
+            assertEquals(0, up.exitCode(), up.err());
+            assertEquals("INGESTED", JSON.readTree(up.out()).get("files").get(0).get("state").asText());
+        } finally {
+            gw.process().destroy();
+            assertTrue(gw.process().waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+        }
+        assertEquals(2, CliRun.of("gateway", lake, "--tls-cert", cert.toString()).exitCode());
+        assertEquals(2, CliRun.of("gateway", lake, "--tls-client-ca", ca.caCert().toString()).exitCode());
+        assertEquals(2, CliRun.of("upload", "--gateway", "h:1", "--robot", "a", "--token", "x", "--tls-cert",
+                cert.toString(), "f.mcap").exitCode());
+    }
 }

@@ -33,7 +33,9 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.MetadataUtils;
@@ -63,8 +65,24 @@ public final class FleetClient implements AutoCloseable {
         this.o = b;
         Metadata headers = new Metadata();
         headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + b.token);
-        this.channel = NettyChannelBuilder.forTarget(b.target).usePlaintext()
-                .intercept(MetadataUtils.newAttachHeadersInterceptor(headers)).build();
+        NettyChannelBuilder cb = NettyChannelBuilder.forTarget(b.target);
+        if (b.tls == null) {
+            cb.usePlaintext();
+        } else {
+            try {
+                SslContextBuilder ssl = GrpcSslContexts.forClient();
+                if (b.tls.trustCerts() != null) {
+                    ssl.trustManager(b.tls.trustCerts().toFile());
+                }
+                if (b.tls.certChain() != null) {
+                    ssl.keyManager(b.tls.certChain().toFile(), b.tls.privateKey().toFile());
+                }
+                cb.sslContext(ssl.build());
+            } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+                throw new io.flywheel.error.BadInputException("TLS: cannot use " + b.tls + ": " + e.getMessage(), e);
+            }
+        }
+        this.channel = cb.intercept(MetadataUtils.newAttachHeadersInterceptor(headers)).build();
         this.async = FleetGatewayGrpc.newStub(channel);
         this.blocking = FleetGatewayGrpc.newBlockingStub(channel);
     }
@@ -384,9 +402,16 @@ public final class FleetClient implements AutoCloseable {
         private Duration initialBackoff = Duration.ofMillis(200);
         private Duration maxBackoff = Duration.ofSeconds(10);
         private Duration idleTimeout = Duration.ofSeconds(60);
+        private TlsFiles tls;
 
         private Builder(String target) {
             this.target = Objects.requireNonNull(target, "target");
+        }
+
+        /** @param files TLS to the gateway ({@link TlsFiles#client}); null (the default) for plain-text HTTP/2 */
+        public Builder tls(TlsFiles files) {
+            tls = files;
+            return this;
         }
 
         /** @param t the robot's bearer token ({@code flywheel gateway token add}) */

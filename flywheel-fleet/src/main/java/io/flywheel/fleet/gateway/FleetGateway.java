@@ -11,6 +11,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+
+
 import io.flywheel.error.ConflictException;
 import io.flywheel.error.StorageUnavailableException;
 import io.flywheel.fleet.auth.RobotTokens;
@@ -23,7 +25,8 @@ import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 
 /**
- * The fleet gateway: a gRPC server (plain-text HTTP/2, Netty) in front of one lake, serving {@code FleetGateway}
+ * The fleet gateway: a gRPC server (HTTP/2 over TLS with {@link GatewayOptions#tls()}, else plain text; Netty) in
+ * front of one lake, serving {@code FleetGateway}
  * of {@code gateway.proto} ({@link UploadService}) to robots holding a token of the lake ({@link RobotTokens},
  * checked by {@link TokenInterceptor}).
  *
@@ -69,8 +72,11 @@ public final class FleetGateway implements AutoCloseable {
             return t;
         };
         ExecutorService executor = Executors.newFixedThreadPool(options.threads(), tf);
-        Server server = NettyServerBuilder.forAddress(new InetSocketAddress(options.host(), options.port()))
-                .executor(executor)
+        NettyServerBuilder sb = NettyServerBuilder.forAddress(new InetSocketAddress(options.host(), options.port()));
+        if (options.tls() != null) {
+            sb.sslContext(GatewayTls.sslContext(options.tls()));
+        }
+        Server server = sb.executor(executor)
                 .maxInboundMessageSize(options.limits().maxMessageBytes())
                 .flowControlWindow(options.limits().streamWindowBytes())
                 .permitKeepAliveTime(10, TimeUnit.SECONDS)

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 
+import io.flywheel.fleet.client.TlsFiles;
+
 import io.flywheel.fleet.upload.IngestSettings;
 import io.flywheel.fleet.upload.UploadLimits;
 
@@ -20,9 +22,11 @@ import io.flywheel.fleet.upload.UploadLimits;
  * @param shutdownGrace how long {@link FleetGateway#close()} lets calls in flight go on before cutting them
  * @param threads threads that run the calls (each blocked write of a slow disk holds one)
  * @param log receives a line for what happens by itself while serving (staged uploads expired); default: nowhere
+ * @param tls the gateway's certificate and key ({@link TlsFiles#server}), with a client CA for mutual TLS; null (the
+ *     default) for plain-text HTTP/2, for a trusted network only: tokens travel in the clear
  */
 public record GatewayOptions(String host, int port, UploadLimits limits, IngestSettings ingest, Duration tokenRefresh,
-        Duration shutdownGrace, int threads, Consumer<String> log) {
+        Duration shutdownGrace, int threads, Consumer<String> log, TlsFiles tls) {
     /** @throws IllegalArgumentException when a value is out of range */
     public GatewayOptions {
         Objects.requireNonNull(host, "host");
@@ -55,6 +59,7 @@ public record GatewayOptions(String host, int port, UploadLimits limits, IngestS
         private Duration shutdownGrace = Duration.ofSeconds(1);
         private int threads = Math.max(8, 2 * Runtime.getRuntime().availableProcessors());
         private Consumer<String> log = line -> { };
+        private TlsFiles tls;
 
         private Builder() {}
 
@@ -106,9 +111,15 @@ public record GatewayOptions(String host, int port, UploadLimits limits, IngestS
             return this;
         }
 
+        /** @param files certificate and key (and client CA) for TLS; null for plain text */
+        public Builder tls(TlsFiles files) {
+            tls = files;
+            return this;
+        }
+
         /** @throws IllegalArgumentException when a value is out of range */
         public GatewayOptions build() {
-            return new GatewayOptions(host, port, limits, ingest, tokenRefresh, shutdownGrace, threads, log);
+            return new GatewayOptions(host, port, limits, ingest, tokenRefresh, shutdownGrace, threads, log, tls);
         }
     }
 }
