@@ -113,7 +113,9 @@ public final class LocatorReader implements Closeable {
     private Mp4SampleTable mp4Table(String uri) throws IOException {
         Mp4SampleTable t = mp4.get(uri);
         if (t == null) {
-            t = Mp4SampleTable.read(channel(uri), uri);
+            // messages name a local file by its path, as ingest does
+            String name = uri.startsWith("file:") ? java.nio.file.Path.of(java.net.URI.create(uri)).toString() : uri;
+            t = Mp4SampleTable.read(channel(uri), name);
             mp4.put(uri, t);
         }
         return t;
