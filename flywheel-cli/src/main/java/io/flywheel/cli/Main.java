@@ -46,6 +46,7 @@ import picocli.CommandLine.Command;
                 LakeCommand.class,
                 GatewayCommand.class,
                 UploadCommand.class,
+                EvalCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

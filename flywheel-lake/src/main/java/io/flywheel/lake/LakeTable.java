@@ -253,6 +253,56 @@ public final class LakeTable implements AutoCloseable {
         }
     }
 
+    /** Holds the C structs of exported streams: the engine that takes a stream keeps pointing at its struct. */
+    private static final BufferAllocator STREAM_STRUCTS = new org.apache.arrow.memory.RootAllocator();
+
+    /**
+     * Hands a scan of this table at this version to an SQL engine as an Arrow C stream registered on its JDBC
+     * connection under {@code name} (DuckDB: the query then reads {@code FROM name}); the rows flow from Lance to the
+     * engine batch by batch, nothing is copied to another store. The stream is read once, by the first query that
+     * scans it. Close the connection, then the registration, then this table.
+     *
+     * @param connection a DuckDB connection ({@code org.duckdb:duckdb_jdbc})
+     * @param name the name the engine will know the table by, e.g. {@code episodes}
+     * @param request columns, filter and limit pushed into the Lance scan (order and offset are not)
+     * @return the registration, to close after the connection
+     * @throws io.flywheel.error.BadInputException for a bad filter or column, or a connection of another engine
+     */
+    public ArrowStreamRegistration registerArrowStream(java.sql.Connection connection, String name,
+            ScanRequest request) {
+        ScanOptions.Builder b = new ScanOptions.Builder();
+        if (request.columns() != null) {
+            b.columns(request.columns());
+        }
+        if (request.filter() != null) {
+            b.filter(request.filter());
+        }
+        if (request.limit() != null) {
+            b.limit(request.limit());
+        }
+        if (request.batchSize() != null) {
+            b.batchSize(request.batchSize());
+        }
+        LanceScanner scanner;
+        ArrowReader reader;
+        try {
+            scanner = dataset.newScan(b.build());
+        } catch (Exception e) {
+            throw Lake.failure("table " + uri() + " at version " + version() + ": scan " + request + " failed", e);
+        }
+        try {
+            reader = scanner.scanBatches();
+        } catch (Exception e) {
+            try {
+                scanner.close();
+            } catch (Exception ignored) {
+                // already failing
+            }
+            throw Lake.failure("table " + uri() + " at version " + version() + ": scan " + request + " failed", e);
+        }
+        return ArrowStreamRegistration.register(connection, name, scanner, reader, allocator, STREAM_STRUCTS);
+    }
+
     /** {@link #take} with the Arrow batches themselves (inside the lake). */
     void takeArrow(long[] indices, List<String> columns, Consumer<VectorSchemaRoot> consumer) {
         long n = countRows();
