@@ -77,7 +77,7 @@ class EvalCliTest {
         assertEquals("fisher", cj.get("cells").get(0).get("test").asText());
         assertEquals("regression", cj.get("cells").get(2).get("verdict").asText());
         CliRun runs = CliRun.of("eval", "runs", lake);
-        assertTrue(runs.out().contains("2 eval run(s)"), runs.out());
+        assertTrue(runs.out().contains("B  policy p2  84 rollouts") && runs.out().contains("eval run(s) in"), runs.out());
     }
 
     @Test
@@ -102,5 +102,33 @@ class EvalCliTest {
         assertEquals(2, CliRun.of("eval").exitCode());
         assertEquals(2, CliRun.of("eval", "compare", lake, "A", "B", "--q", "2").exitCode());
         assertTrue(unknownRun.noStackTrace() && dim.noStackTrace() && bad.noStackTrace());
+    }
+
+    @Test
+    void simEvalWritesRolloutsWithTheirTruth() throws Exception {
+        Path out = tmp.resolve("evalsim");
+        CliRun s = CliRun.of("sim", "--eval", "pick-v2", "--eval-shift", "object=glass_cup:-0.35", "--seed", "3",
+                "--rollouts-per-cell", "16", "--out", out.toString(), "--json");
+        assertEquals(0, s.exitCode(), s.err());
+        JsonNode j = JSON.readTree(s.out());
+        assertEquals("pick-v2-s3", j.get("run_id").asText());
+        assertEquals(48 * 16 + 24 * 4, j.get("rollouts").asInt()); // arm-3: max(4, 16 / 8)
+        assertEquals(18, j.get("shifted_cells").asInt());
+        JsonNode truth = JSON.readTree(out.resolve("eval_truth.json").toFile());
+        assertEquals(72, truth.get("cells").size());
+        // glass_cup, bright, pick_place, arm-1: 0.65 + 0 + 0 + 0 - 0.35
+        for (JsonNode c : truth.get("cells")) {
+            if (c.get("object").asText().equals("glass_cup") && c.get("lighting").asText().equals("bright")
+                    && c.get("task").asText().equals("pick_place") && c.get("robot").asText().equals("arm-1")) {
+                assertEquals(0.3, c.get("true_rate").asDouble(), 1e-9);
+            }
+        }
+        CliRun in = CliRun.of("eval", "ingest", lake, out.resolve("eval_results.csv").toString());
+        assertEquals(0, in.exitCode(), in.err());
+        JsonNode r = JSON.readTree(CliRun.of("eval", "report", lake, "--run", "pick-v2-s3", "--json").out());
+        assertEquals(72, r.get("cells").size());
+        assertEquals(2, CliRun.of("sim", "--eval", "p", "--eval-shift", "colour=red:0.1", "--out",
+                tmp.resolve("x").toString()).exitCode());
+        assertEquals(1, CliRun.of("sim", "--eval", "p", "--out", out.toString()).exitCode()); // results there
     }
 }
