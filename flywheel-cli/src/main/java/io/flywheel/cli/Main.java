@@ -47,6 +47,7 @@ import picocli.CommandLine.Command;
                 GatewayCommand.class,
                 UploadCommand.class,
                 EvalCommand.class,
+                SqlCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
