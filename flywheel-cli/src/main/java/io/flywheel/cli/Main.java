@@ -48,6 +48,7 @@ import picocli.CommandLine.Command;
                 UploadCommand.class,
                 EvalCommand.class,
                 SqlCommand.class,
+                TelemetryCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

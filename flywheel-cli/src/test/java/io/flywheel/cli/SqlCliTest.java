@@ -58,6 +58,35 @@ class SqlCliTest {
         }
         assertEquals(0, CliRun.of("eval", "ingest", lake, tmp.resolve("a.csv").toString(), "--run", "B", "--policy",
                 "p1").exitCode());
+        try (Lake l = Lake.open(lake)) { // telemetry rows of the gateway's schema: two hours of robot r1
+            java.util.List<io.flywheel.rows.TelemetryRow> rows = new java.util.ArrayList<>();
+            long t0 = 1_767_225_600_000_000_000L;
+            for (int i = 0; i < 10; i++) {
+                rows.add(new io.flywheel.rows.TelemetryRow("r1", t0 + i * 720_000_000_000L, t0, "joint_temp",
+                        "telemetry", 0, null, "fleet/r1/telemetry/joint_temp", java.util.Map.of("j0", 40.0 + i), null,
+                        null));
+            }
+            rows.add(new io.flywheel.rows.TelemetryRow("r1", t0 + 1, t0, "estop", "alert", 1, "a1",
+                    "fleet/r1/alert/estop", java.util.Map.of(), null, null));
+            l.begin("telemetry").append(io.flywheel.lake.FleetTables.TELEMETRY_TABLE, rows, java.util.Set.of())
+                    .commit();
+        }
+    }
+
+    @Test
+    void telemetryHourly() throws Exception {
+        // every 12 minutes: hour 0 holds readings 40..44 (p50 42), hour 1 45..49 (p50 47); one alert in hour 0
+        CliRun r = CliRun.of("telemetry", "hourly", lake);
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(r.out().contains("r1     2026-01-01T00:00:00Z  42.00"), r.out());
+        assertTrue(r.out().contains("2 robot-hour(s) of 1 robot(s): 10 joint_temp reading(s), 1 alert(s)"), r.out());
+        JsonNode j = JSON.readTree(CliRun.of("telemetry", "hourly", lake, "--since", "2026-01-01T01:00:00Z", "--json")
+                .out());
+        assertEquals(1, j.get("hours").size());
+        assertEquals(47.0, j.get("hours").get(0).get("p50").asDouble(), 1e-9);
+        assertEquals(48.96, j.get("hours").get(0).get("p99").asDouble(), 1e-9);
+        JsonNode tel = JSON.readTree(CliRun.of("sql", lake, "SELECT count(*) FROM telemetry", "--json").out());
+        assertEquals(11, tel.get("rows").get(0).get(0).asLong());
     }
 
     @Test
