@@ -31,17 +31,27 @@ public final class Heatmap {
 
     /** Writes the report's heatmap as a PNG. */
     public static void write(EvalReport r, Path out) throws IOException {
+        Png.write(image(r), out);
+    }
+
+    /** Writes the comparison's heatmap (B - A) as a PNG. */
+    public static void write(EvalComparison c, Path out) throws IOException {
+        Png.write(image(c), out);
+    }
+
+    /** @return the report's heatmap */
+    public static BufferedImage image(EvalReport r) {
         Map<List<String>, Entry> cells = new LinkedHashMap<>();
         for (EvalReport.Cell c : r.cells()) {
             cells.put(List.copyOf(c.key().values()), new Entry(c.successRate(), String.format(Locale.ROOT,
                     "%.2f n=%d", c.successRate(), c.episodes()), false));
         }
-        draw(r.dimensions(), cells, false, "run " + r.run().runId() + " (" + r.run().policyVersion()
-                + "): success rate, " + r.total().episodes() + " rollouts", out);
+        return draw(r.dimensions(), cells, false, "run " + r.run().runId() + " (" + r.run().policyVersion()
+                + "): success rate, " + r.total().episodes() + " rollouts");
     }
 
-    /** Writes the comparison's heatmap (B - A) as a PNG. */
-    public static void write(EvalComparison c, Path out) throws IOException {
+    /** @return the comparison's heatmap (B - A) */
+    public static BufferedImage image(EvalComparison c) {
         Map<List<String>, Entry> cells = new LinkedHashMap<>();
         for (EvalComparison.Cell x : c.cells()) {
             if (x.difference() != null) {
@@ -49,12 +59,12 @@ public final class Heatmap {
                         "%+.2f%s", x.difference(), x.regression() ? " !" : ""), x.regression()));
             }
         }
-        draw(c.dimensions(), cells, true, c.b().runId() + " - " + c.a().runId() + ": success rate difference, "
-                + c.regressions().size() + " regression(s) outlined (BH q=" + c.q() + ")", out);
+        return draw(c.dimensions(), cells, true, c.b().runId() + " - " + c.a().runId() + ": success rate difference, "
+                + c.regressions().size() + " regression(s) outlined (BH q=" + c.q() + ")");
     }
 
-    private static void draw(List<String> dims, Map<List<String>, Entry> cells, boolean diverging, String title,
-            Path out) throws IOException {
+    private static BufferedImage draw(List<String> dims, Map<List<String>, Entry> cells, boolean diverging,
+            String title) {
         LinkedHashSet<String> cols = new LinkedHashSet<>();
         LinkedHashSet<List<String>> rows = new LinkedHashSet<>();
         for (List<String> k : cells.keySet()) {
@@ -116,7 +126,7 @@ public final class Heatmap {
             }
         }
         g.dispose();
-        Png.write(img, out);
+        return img;
     }
 
     private static Color sequential(double v) {
