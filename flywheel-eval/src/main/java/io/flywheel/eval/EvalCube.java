@@ -51,7 +51,7 @@ final class EvalCube {
         LakeSql.Result res;
         try (LakeSql s = LakeSql.open(lake)) {
             s.table(EvalTables.EVAL_EPISODES, TableRef.latest(), ScanRequest.builder().columns(cols.toArray(String[]::new))
-                    .filter(Sql.in(EvalTables.RUN_ID, runs)).build());
+                    .filter(Sql.in(EvalTables.RUN_ID, runs)).batchSize(LakeSql.BATCH_ROWS).build());
             res = s.query(sql);
         }
         int d = dims.size();

@@ -58,7 +58,7 @@ public final class LakeQuery {
                 try (LakeTable probe = lake.table(t, ref)) {
                     versions.put(t, probe.version());
                 }
-                s.table(t, ref, ScanRequest.all());
+                s.table(t, ref, ScanRequest.builder().batchSize(LakeSql.BATCH_ROWS).build());
             }
             if (parquet != null) {
                 long n = s.copyToParquet(sql, parquet);

@@ -74,10 +74,11 @@ public record TelemetryDetail(List<Hour> hours) {
         try (LakeSql s = LakeSql.open(lake)) {
             s.table(FleetTables.TELEMETRY, "temps_src", TableRef.latest(), ScanRequest.builder()
                     .columns(TableSchemas.ROBOT_ID, FleetTables.TS_NS, FleetTables.VALUES)
-                    .filter(q.filter(FleetTables.KIND + " = " + Sql.quote(kind))).build());
+                    .filter(q.filter(FleetTables.KIND + " = " + Sql.quote(kind))).batchSize(LakeSql.BATCH_ROWS).build());
             s.table(FleetTables.TELEMETRY, "alerts_src", TableRef.latest(), ScanRequest.builder()
                     .columns(TableSchemas.ROBOT_ID, FleetTables.TS_NS)
-                    .filter(q.filter(FleetTables.MESSAGE_CLASS + " = " + Sql.quote(TelemetryRow.ALERT))).build());
+                    .filter(q.filter(FleetTables.MESSAGE_CLASS + " = " + Sql.quote(TelemetryRow.ALERT)))
+                    .batchSize(LakeSql.BATCH_ROWS).build());
             r = s.query(sql);
         }
         List<Hour> out = new ArrayList<>();

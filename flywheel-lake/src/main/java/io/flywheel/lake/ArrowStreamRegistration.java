@@ -24,12 +24,40 @@ import org.lance.ipc.LanceScanner;
  */
 public final class ArrowStreamRegistration implements AutoCloseable {
     private final String name;
-    private final LanceScanner scanner;
+    private final java.util.List<LanceScanner> scanners;
     private boolean closed;
 
-    private ArrowStreamRegistration(String name, LanceScanner scanner) {
+    private ArrowStreamRegistration(String name, java.util.List<LanceScanner> scanners) {
         this.name = name;
-        this.scanner = scanner;
+        this.scanners = scanners;
+    }
+
+    /**
+     * Registers several streams (each a scan of a part of the table's fragments) under {@code name + "__" + i} and a
+     * view {@code name} that is their {@code UNION ALL}: DuckDB reads each Arrow stream on one thread, so parts let it
+     * read a table on several.
+     */
+    static ArrowStreamRegistration union(Connection connection, String name, java.util.List<ArrowStreamRegistration>
+            parts) {
+        java.util.List<LanceScanner> all = new java.util.ArrayList<>();
+        StringBuilder view = new StringBuilder("CREATE OR REPLACE TEMP VIEW ").append(quoteIdent(name)).append(" AS ");
+        for (int i = 0; i < parts.size(); i++) {
+            all.addAll(parts.get(i).scanners);
+            view.append(i == 0 ? "" : " UNION ALL ").append("SELECT * FROM ").append(quoteIdent(parts.get(i).name()));
+        }
+        ArrowStreamRegistration r = new ArrowStreamRegistration(name, all);
+        try (java.sql.Statement s = connection.createStatement()) {
+            s.execute(view.toString());
+        } catch (SQLException e) {
+            r.close();
+            throw new io.flywheel.error.StorageUnavailableException("cannot create the view '" + name + "' over its"
+                    + " streams: " + e.getMessage(), e);
+        }
+        return r;
+    }
+
+    static String quoteIdent(String n) {
+        return "\"" + n.replace("\"", "\"\"") + "\"";
     }
 
     /** @return the name the engine knows the stream by */
@@ -74,7 +102,7 @@ public final class ArrowStreamRegistration implements AutoCloseable {
             throw new io.flywheel.error.StorageUnavailableException("cannot register table stream '" + name + "': "
                     + c.getMessage(), c);
         }
-        return new ArrowStreamRegistration(name, scanner);
+        return new ArrowStreamRegistration(name, java.util.List.of(scanner));
     }
 
     private static void closeQuietly(ArrowReader reader, LanceScanner scanner) {
@@ -99,10 +127,16 @@ public final class ArrowStreamRegistration implements AutoCloseable {
             return;
         }
         closed = true;
-        try {
-            scanner.close();
-        } catch (Exception e) {
-            throw Lake.failure("closing the scan behind stream '" + name + "' failed", e);
+        Exception first = null;
+        for (LanceScanner scanner : scanners) {
+            try {
+                scanner.close();
+            } catch (Exception e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw Lake.failure("closing the scan behind stream '" + name + "' failed", first);
         }
     }
 }

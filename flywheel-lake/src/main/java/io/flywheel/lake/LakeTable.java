@@ -270,7 +270,52 @@ public final class LakeTable implements AutoCloseable {
      */
     public ArrowStreamRegistration registerArrowStream(java.sql.Connection connection, String name,
             ScanRequest request) {
+        return registerArrowStream(connection, name, request, null);
+    }
+
+    /**
+     * As {@link #registerArrowStream(java.sql.Connection, String, ScanRequest)}, read by up to {@code parts} engine
+     * threads: the table's fragments are split into that many contiguous groups, each scanned into a stream of its own
+     * ({@code name__0}, {@code name__1}, ...), and {@code name} is a view that is their {@code UNION ALL} (rows in
+     * no particular order). One part, or a table of one fragment, is a single stream.
+     *
+     * @param parts streams to split the scan into, &ge; 1
+     */
+    public ArrowStreamRegistration registerArrowStreams(java.sql.Connection connection, String name,
+            ScanRequest request, int parts) {
+        if (parts < 1) {
+            throw new IllegalArgumentException("parts must be >= 1, got " + parts);
+        }
+        if (request.limit() != null || request.offset() != null) {
+            return registerArrowStream(connection, name, request, null);
+        }
+        List<Integer> ids = new ArrayList<>();
+        for (org.lance.Fragment f : dataset.getFragments()) {
+            ids.add(f.getId());
+        }
+        int k = Math.min(parts, ids.size());
+        if (k <= 1) {
+            return registerArrowStream(connection, name, request, null);
+        }
+        List<ArrowStreamRegistration> regs = new ArrayList<>();
+        try {
+            for (int i = 0; i < k; i++) {
+                List<Integer> group = ids.subList(i * ids.size() / k, (i + 1) * ids.size() / k);
+                regs.add(registerArrowStream(connection, name + "__" + i, request, group));
+            }
+        } catch (RuntimeException e) {
+            regs.forEach(ArrowStreamRegistration::close);
+            throw e;
+        }
+        return ArrowStreamRegistration.union(connection, name, regs);
+    }
+
+    private ArrowStreamRegistration registerArrowStream(java.sql.Connection connection, String name,
+            ScanRequest request, List<Integer> fragments) {
         ScanOptions.Builder b = new ScanOptions.Builder();
+        if (fragments != null) {
+            b.fragmentIds(fragments);
+        }
         if (request.columns() != null) {
             b.columns(request.columns());
         }

@@ -77,6 +77,30 @@ class EvalTablesTest {
     }
 
     @Test
+    void aScanSplitIntoStreamsByFragmentGivesEveryRowOnce() throws Exception {
+        try (Lake lake = Lake.init(dir.resolve("lake3"))) {
+            for (int k = 0; k < 3; k++) { // three commits: three fragments
+                lake.begin("eval ingest").append(EvalTables.EVAL_EPISODES_TABLE, rows("r" + k, 10 + k),
+                        Set.of("r" + k)).commit();
+            }
+            try (LakeTable t = lake.table(EvalTables.EVAL_EPISODES)) {
+                assertEquals(3, t.dataFiles().stream().map(DataFileRef::fragmentId).distinct().count());
+                for (int parts : new int[] {1, 2, 3, 8}) {
+                    try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+                         ArrowStreamRegistration r = t.registerArrowStreams(c, "e", ScanRequest.builder()
+                                 .columns(EvalTables.RUN_ID, TableSchemas.EPISODE_ID).build(), parts);
+                         Statement s = c.createStatement();
+                         ResultSet rs = s.executeQuery("SELECT count(*), count(DISTINCT episode_id) FROM e")) {
+                        rs.next();
+                        assertEquals(33, rs.getLong(1), "parts " + parts);
+                        assertEquals(33, rs.getLong(2), "parts " + parts);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void aConnectionOfAnotherEngineIsRefusedByName() throws Exception {
         try (Lake lake = Lake.init(dir.resolve("lake2"))) {
             lake.begin("eval ingest").append(EvalTables.EVAL_EPISODES_TABLE, rows("r1", 3), Set.of("r1")).commit();
