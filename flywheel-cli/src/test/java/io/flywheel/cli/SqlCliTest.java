@@ -137,6 +137,11 @@ class SqlCliTest {
         assertEquals(1, tag.exitCode());
         assertTrue(tag.err().contains("nope"), tag.err());
         assertEquals(2, CliRun.of("sql", lake, "SELECT 1", "--at", "episodes").exitCode());
+        CliRun twice = CliRun.of("sql", lake, "SELECT count(*) FROM eval_episodes a JOIN eval_episodes b USING"
+                + " (run_id, episode_id)");
+        assertEquals(1, twice.exitCode());
+        assertTrue(twice.err().contains("a lake table is read once per query: name it once, in a materialized CTE"),
+                twice.err());
         assertTrue(bad.noStackTrace() && col.noStackTrace() && tag.noStackTrace());
     }
 }

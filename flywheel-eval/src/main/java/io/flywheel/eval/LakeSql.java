@@ -115,8 +115,18 @@ public final class LakeSql implements AutoCloseable {
             }
             return new Result(List.copyOf(columns), List.copyOf(types), rows);
         } catch (SQLException e) {
-            throw new BadInputException("SQL failed: " + EvalResultsFile.firstLine(e.getMessage()), e);
+            throw failed(e);
         }
+    }
+
+    /** The hint for a query that reads a table twice: each table's stream is read once. */
+    static final String READ_ONCE = "; a lake table is read once per query: name it once, in a materialized CTE"
+            + " (WITH t AS MATERIALIZED (SELECT * FROM episodes) SELECT ... FROM t a JOIN t b ...)";
+
+    private static BadInputException failed(SQLException e) {
+        String m = EvalResultsFile.firstLine(e.getMessage());
+        return new BadInputException("SQL failed: " + m + (m.contains("stream has been released") ? READ_ONCE : ""),
+                e);
     }
 
     /**
@@ -148,7 +158,7 @@ public final class LakeSql implements AutoCloseable {
             }
             return s.getUpdateCount();
         } catch (SQLException e) {
-            throw new BadInputException("SQL failed: " + EvalResultsFile.firstLine(e.getMessage()), e);
+            throw failed(e);
         }
     }
 
