@@ -21,9 +21,10 @@ import io.flywheel.lake.TableRef;
  * Ad hoc SQL over every lake table ({@code flywheel sql}): the lake tables a query names (as whole words, outside
  * string literals) are handed to DuckDB as Arrow streams of their Lance scans, each at the lake's current version or
  * at the version an {@code at} entry pins ({@code --at episodes=train-v2}: the version the lake tag pins;
- * {@code --at frames=12}: version 12). Every column of a named table is streamed (DuckDB cannot push its projection
- * into a stream made before the query); each table is read once per query, so a query that reads one table twice
- * names it once in a materialized CTE ({@code WITH e AS MATERIALIZED (SELECT * FROM episodes) ...}).
+ * {@code --at frames=12}: version 12). DuckDB cannot push its projection into a stream made before the query, so the
+ * Lance scan reads the columns the query names as words ({@link #projection}), or every column when it may read
+ * columns it does not name; each table is read once per query, so a query that reads one table twice names it once in
+ * a materialized CTE ({@code WITH e AS MATERIALIZED (SELECT * FROM episodes) ...}).
  */
 public final class LakeQuery {
     private LakeQuery() {}
@@ -58,7 +59,12 @@ public final class LakeQuery {
                 try (LakeTable probe = lake.table(t, ref)) {
                     versions.put(t, probe.version());
                 }
-                s.table(t, ref, ScanRequest.builder().batchSize(LakeSql.BATCH_ROWS).build());
+                ScanRequest.Builder req = ScanRequest.builder().batchSize(LakeSql.BATCH_ROWS);
+                List<String> cols = projection(sql, lake, t, ref);
+                if (cols != null) {
+                    req.columns(cols.toArray(String[]::new));
+                }
+                s.table(t, ref, req.build());
             }
             if (parquet != null) {
                 long n = s.copyToParquet(sql, parquet);
@@ -96,6 +102,42 @@ public final class LakeQuery {
             if (out.put(table, r) != null) {
                 throw new IllegalArgumentException("table '" + table + "' is given twice");
             }
+        }
+        return out;
+    }
+
+    private static final Pattern STAR = Pattern.compile("(?i)count\\s*\\(\\s*\\*\\s*\\)");
+    private static final Pattern WHOLE_ROW = Pattern.compile("(?i)\\bnatural\\b|\\bcolumns\\s*\\(|\\bexclude\\b"
+            + "|\\breplace\\s*\\(|\"");
+
+    /**
+     * The columns of a table a query can read: every column whose name appears in it as a word (outside string
+     * literals), so that a query over {@code frames} does not stream every frame's hot JPEG. Null (every column) when
+     * the query may read columns it does not name: a {@code *} other than {@code count(*)}, a {@code NATURAL} join,
+     * {@code COLUMNS(...)}, {@code EXCLUDE}, {@code REPLACE (...)} or a quoted identifier.
+     */
+    static List<String> projection(String sql, Lake lake, String table, TableRef ref) {
+        String bare = sql.replaceAll("'(?:[^']|'')*'", "''");
+        if (STAR.matcher(bare).replaceAll("").contains("*") || WHOLE_ROW.matcher(bare).find()) {
+            return null;
+        }
+        java.util.Set<String> words = new java.util.HashSet<>();
+        Matcher m = WORD.matcher(bare);
+        while (m.find()) {
+            words.add(m.group().toLowerCase(Locale.ROOT));
+        }
+        List<String> out = new ArrayList<>();
+        List<String> all;
+        try (LakeTable t = lake.table(table, ref)) {
+            all = t.columnNames();
+        }
+        for (String c : all) {
+            if (words.contains(c.toLowerCase(Locale.ROOT))) {
+                out.add(c);
+            }
+        }
+        if (out.isEmpty()) { // count(*) alone: one small column keeps the row count
+            out.add(all.get(0));
         }
         return out;
     }
