@@ -131,7 +131,7 @@ final class MineCommand implements Callable<Integer> {
         requireNames("--cameras", cameras, "/left_wrist_camera/image_raw/compressed");
         requireNames("--phases", phases, "approach,grasp");
         Usage.require(spec, failures || !episodes.isEmpty() || !recordings.isEmpty() || failuresFromEval != null,
-                "nothing to mine for: give --failures, --failures-from-eval RUN, --episode ID or --recording FILE");
+                "nothing to mine for: give --failures, --episode ID or --recording FILE (or --failures-from-eval RUN)");
         Usage.require(spec, failuresFromEval != null || (evalCells.isEmpty() && evalBaseline == null),
                 "--cell and --against need --failures-from-eval RUN");
         Map<String, String> cellFilter = MineFromEval.parseCells(spec, evalCells);
