@@ -80,6 +80,10 @@ final class SimCommand implements Callable<Integer> {
             + " ground_truth.json and the .mcap files it lists) is deleted first, other files are kept")
     boolean force;
 
+    /** {@code --eval POLICY}: evaluation rollouts instead of a fleet ({@link SimEval}). */
+    @picocli.CommandLine.ArgGroup(exclusive = false, heading = "Evaluation rollouts (instead of a fleet):%n")
+    SimEval.Options eval;
+
     @Mixin
     JsonOutput jsonOutput;
 
@@ -96,6 +100,9 @@ final class SimCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (eval != null) {
+            return SimEval.run(spec, eval, out, seed, force, jsonOutput.enabled());
+        }
         boolean json = jsonOutput.enabled();
         SimOptions.Builder b = SimOptions.builder(Usage.check(spec, "--preset", () -> Preset.parse(preset))).seed(seed)
                 .outDir(out);

@@ -70,9 +70,15 @@ final class Pages {
                 + "<body data-page=\"" + page + "\"" + attrs + ">\n<header><a class=\"brand\" href=\"/episodes\">Flywheel</a>"
                 + "<nav><a href=\"/episodes\"" + (page.startsWith("episode") || page.equals("align") ? " class=\"on\"" : "")
                 + ">Episodes</a><a href=\"/map\"" + (page.equals("map") ? " class=\"on\"" : "") + ">Embedding map</a>"
-                + "<a href=\"/trainsets\"" + (page.equals("trainsets") ? " class=\"on\"" : "") + ">Training sets</a></nav>"
+                + "<a href=\"/trainsets\"" + (page.equals("trainsets") ? " class=\"on\"" : "") + ">Training sets</a>"
+                + "<a href=\"/eval\"" + (page.equals("eval") ? " class=\"on\"" : "") + ">Evaluation</a></nav>"
                 + "<span class=\"lake\" title=\"lake\">" + esc(api.lake().location()) + "</span></header>\n<main>\n"
                 + body + "\n</main>\n<script src=\"/static/console.js\"></script>\n</body></html>\n";
+    }
+
+    /** @return the evaluation page around its body ({@link EvalPages#body}) */
+    String eval(String body) {
+        return layout("Evaluation", "eval", Map.of(), body);
     }
 
     String error(int status, String message) {
