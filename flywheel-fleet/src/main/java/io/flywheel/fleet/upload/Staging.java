@@ -116,6 +116,19 @@ public final class Staging {
     }
 
     /**
+     * Moves a file finished elsewhere in the lake's folder (a live episode's MCAP) to where the upload lands,
+     * atomically.
+     *
+     * @return the landed file
+     */
+    public Path landFile(Path file, StagedUpload u) throws IOException {
+        Path target = landedFile(u);
+        Files.createDirectories(target.getParent());
+        move(file, target);
+        return target;
+    }
+
+    /**
      * Reads every state file, repairing what a crash between two steps left: a {@code STAGING} upload whose staging
      * file is gone but whose landed file is there had landed ({@code LANDED}); one with neither, or a landed one
      * whose landed file is gone, is dropped (its state file removed). State files that cannot be read are skipped

@@ -63,6 +63,19 @@ public final class UploadIds {
         return "u-" + HexFormat.of().formatHex(md.digest()).substring(0, 24);
     }
 
+    /**
+     * The id of the live stream of one episode of one robot: the same for every resume of it.
+     *
+     * @param robotId a valid robot id
+     * @param episodeId the robot's name of the episode
+     * @return {@code l-} and the first 24 hex digits of SHA-256("live/" + robotId + '/' + episodeId)
+     */
+    public static String streamId(String robotId, String episodeId) {
+        MessageDigest md = sha256();
+        md.update(("live/" + robotId + "/" + episodeId).getBytes(StandardCharsets.UTF_8));
+        return "l-" + HexFormat.of().formatHex(md.digest()).substring(0, 24);
+    }
+
     /** @return a new SHA-256 digest */
     public static MessageDigest sha256() {
         try {
