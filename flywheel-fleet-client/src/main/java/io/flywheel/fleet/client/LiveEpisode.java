@@ -83,6 +83,7 @@ public final class LiveEpisode implements AutoCloseable {
     private long bytesOffered;
     private long messagesSent;
     private long bytesSent;
+    private long framesOffered;
     private long framesSkipped;
     private long bytesSkipped;
     private long bytesResent;
@@ -169,15 +170,11 @@ public final class LiveEpisode implements AutoCloseable {
     public boolean sendImage(String topic, long logTimeNs, long publishTimeNs, byte[] message, byte[] image)
             throws IOException, InterruptedException {
         if (filter == null || filter.thresholdOf(topic) < 0) {
-            send(topic, logTimeNs, publishTimeNs, message);
-            return true;
+            return frame(topic, logTimeNs, publishTimeNs, message, false, 0);
         }
         GreyFrame g = GreyFrame.decode(image);
-        if (g.width() < PerceptualHash.SIDE || g.height() < PerceptualHash.SIDE) {
-            send(topic, logTimeNs, publishTimeNs, message);
-            return true;
-        }
-        return sendImage(topic, logTimeNs, publishTimeNs, message, PerceptualHash.of(g));
+        boolean hashable = g.width() >= PerceptualHash.SIDE && g.height() >= PerceptualHash.SIDE;
+        return frame(topic, logTimeNs, publishTimeNs, message, hashable, hashable ? PerceptualHash.of(g) : 0);
     }
 
     /**
@@ -188,9 +185,16 @@ public final class LiveEpisode implements AutoCloseable {
      */
     public boolean sendImage(String topic, long logTimeNs, long publishTimeNs, byte[] message, long phash)
             throws InterruptedException {
+        return frame(topic, logTimeNs, publishTimeNs, message, true, phash);
+    }
+
+    /** A camera frame, through the filter when {@code filtered}. */
+    private boolean frame(String topic, long logTimeNs, long publishTimeNs, byte[] message, boolean filtered,
+            long phash) throws InterruptedException {
         synchronized (lock) {
             int ch = admit(topic, logTimeNs, message.length);
-            FrameFilter.Decision d = filter == null ? null : filter.offer(topic, logTimeNs, phash);
+            framesOffered++;
+            FrameFilter.Decision d = filter == null || !filtered ? null : filter.offer(topic, logTimeNs, phash);
             if (d == null || d.send()) {
                 enqueue(ObservationRequest.newBuilder().setObservation(observation(ch, logTimeNs, publishTimeNs,
                         message)).build());
@@ -306,8 +310,8 @@ public final class LiveEpisode implements AutoCloseable {
     /** @return the counts so far */
     public LiveStats stats() {
         synchronized (lock) {
-            return new LiveStats(messagesOffered, bytesOffered, messagesSent, bytesSent, framesSkipped, bytesSkipped,
-                    bytesResent, wireBytes, reconnects, ackedSeq, resumedFromSeq);
+            return new LiveStats(messagesOffered, bytesOffered, messagesSent, bytesSent, framesOffered, framesSkipped,
+                    bytesSkipped, bytesResent, wireBytes, reconnects, ackedSeq, resumedFromSeq);
         }
     }
 

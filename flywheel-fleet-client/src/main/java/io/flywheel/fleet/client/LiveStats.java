@@ -8,7 +8,8 @@ package io.flywheel.fleet.client;
  * @param bytesOffered their bytes
  * @param messagesSent of those, messages sent (not skipped)
  * @param bytesSent their bytes
- * @param framesSkipped frames the filter skipped (sent as SkippedFrame markers)
+ * @param framesOffered of the messages offered, camera frames ({@link LiveEpisode#sendImage})
+ * @param framesSkipped of those, frames the filter skipped (sent as SkippedFrame markers)
  * @param bytesSkipped their bytes (not sent)
  * @param bytesResent message bytes sent again after a cut
  * @param wireBytes serialized bytes of every request written to the gateway, resends included
@@ -17,8 +18,8 @@ package io.flywheel.fleet.client;
  * @param resumedFromSeq the first seq this client numbered: 1, or where a gateway journal of the episode left by
  *     another process of the robot ended, plus 1
  */
-public record LiveStats(long messagesOffered, long bytesOffered, long messagesSent, long bytesSent, long framesSkipped,
-        long bytesSkipped, long bytesResent, long wireBytes, int reconnects, long acknowledgedSeq,
+public record LiveStats(long messagesOffered, long bytesOffered, long messagesSent, long bytesSent, long framesOffered,
+        long framesSkipped, long bytesSkipped, long bytesResent, long wireBytes, int reconnects, long acknowledgedSeq,
         long resumedFromSeq) {
     /** @return the share of offered message bytes not sent, 0..1 (0 when nothing was offered) */
     public double uplinkSaved() {
