@@ -211,6 +211,47 @@ class LiveStreamTest {
         }
     }
 
+    /**
+     * A buffer of 4 messages and a gateway gone after the OPEN: 4 sends return at once (the messages wait in the
+     * buffer), the 5th blocks, and ends only when the client's 3 attempts to reach the gateway have failed, with
+     * UNAVAILABLE: what is not acknowledged never grows past the buffer.
+     */
+    @Test
+    void aFullBufferBlocksTheSenderUntilTheGatewayAcknowledgesOrTheRetriesRunOut() throws Exception {
+        try (Lake l = Lake.init(tmp.resolve("lake-buffer"))) {
+            String token = RobotTokens.add(l, "arm-5").token();
+            FleetGateway g = FleetGateway.start(l, GatewayOptions.builder().shutdownGrace(Duration.ZERO).build());
+            try (FleetClient c = FleetClient.builder(g.target()).token(token).maxAttempts(3)
+                    .backoff(Duration.ofMillis(50), Duration.ofMillis(100)).build()) {
+                LiveEpisode ep = c.openEpisode(LiveEpisodeSpec.builder("arm-5", "ep-buffer")
+                        .channel("/j", "json", "", "", null).buffer(4, 1 << 20).build());
+                g.close();
+                for (int i = 0; i < 4; i++) {
+                    ep.send("/j", t(i), ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8));
+                }
+                java.util.concurrent.CompletableFuture<Throwable> fifth = java.util.concurrent.CompletableFuture
+                        .supplyAsync(() -> {
+                            try {
+                                ep.send("/j", t(4), "{}".getBytes(StandardCharsets.UTF_8));
+                                return null;
+                            } catch (Throwable e) {
+                                return e;
+                            }
+                        });
+                Throwable e = fifth.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                assertTrue(e instanceof io.flywheel.fleet.client.UploadFailedException, String.valueOf(e));
+                assertEquals(io.grpc.Status.Code.UNAVAILABLE, ((io.flywheel.fleet.client.UploadFailedException) e)
+                        .code());
+                assertTrue(e.getMessage().contains("gave up after 3 attempt(s)"), e.getMessage());
+                assertEquals(4, ep.stats().messagesOffered(), "the 5th was never taken");
+                assertEquals(0, ep.stats().acknowledgedSeq());
+                ep.close();
+            } finally {
+                g.close();
+            }
+        }
+    }
+
     static long t(int i) {
         return 1_767_225_600_000_000_000L + Math.round(i * 1e9 / 30);
     }
