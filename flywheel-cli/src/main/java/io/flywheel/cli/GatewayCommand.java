@@ -1,6 +1,7 @@
 package io.flywheel.cli;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
 import io.flywheel.fleet.auth.RobotTokens;
+import io.flywheel.fleet.client.TlsFiles;
 import io.flywheel.fleet.telemetry.EmbeddedBroker;
 import io.flywheel.fleet.telemetry.TelemetryOptions;
 import io.flywheel.fleet.telemetry.TelemetryStats;
@@ -82,6 +84,32 @@ final class GatewayCommand implements Callable<Integer> {
                     + " 256GiB)")
     Long quota;
 
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "serve over TLS with this certificate chain (its"
+            + " subject alternative names hold the host robots dial); with --tls-key")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "the PKCS#8 private key of --tls-cert")
+    Path tlsKey;
+
+    @Option(names = "--tls-client-ca", paramLabel = "PEM", description = "mutual TLS: every robot must present a"
+            + " certificate signed by a CA in this file (on top of its token); needs --tls-cert")
+    Path tlsClientCa;
+
+    @Option(names = "--stream-window", paramLabel = "SIZE", converter = ByteSizeArg.class,
+            description = "HTTP/2 flow-control window of each upload stream, 64KiB..16MiB: the gateway holds at most"
+                    + " about this plus one chunk per robot uploading (default: 1MiB)")
+    Long streamWindow;
+
+    @Option(names = "--staging-rate", paramLabel = "SIZE", converter = ByteSizeArg.class,
+            description = "most bytes per second written to staging by all uploads together, e.g. 100MiB; the robots"
+                    + " are slowed down, not refused (default: no limit)")
+    Long stagingRate;
+
+    @Option(names = "--staged-expiry", paramLabel = "D", converter = AgeArg.class,
+            description = "remove a staged upload after this long without new bytes (its robot gone), e.g. 7d, 12h;"
+                    + " 0s for never (default: 7d)")
+    Duration stagedExpiry;
+
     @Option(names = "--stats-every", paramLabel = "SECONDS", description = "seconds between stats lines; 0 for none"
             + " (default: ${DEFAULT-VALUE})")
     int statsEvery = 5;
@@ -136,12 +164,35 @@ final class GatewayCommand implements Callable<Integer> {
         if (maxFileSize != null) {
             lb.maxFileBytes(maxFileSize);
         }
+        if (streamWindow != null) {
+            Usage.require(spec, streamWindow >= 64 << 10 && streamWindow <= 16 << 20,
+                    "--stream-window must be 64KiB..16MiB, got " + streamWindow + " bytes");
+            lb.streamWindowBytes(streamWindow.intValue());
+        }
+        if (stagingRate != null) {
+            Usage.require(spec, stagingRate > 0, "--staging-rate must be > 0");
+            lb.stagingBytesPerSecond(stagingRate);
+        }
         if (quota != null) {
             lb.robotQuotaBytes(quota);
         }
+        if (stagedExpiry != null) {
+            lb.stagedExpiry(stagedExpiry);
+        }
+        Usage.require(spec, (tlsCert == null) == (tlsKey == null), "--tls-cert and --tls-key go together");
+        Usage.require(spec, tlsClientCa == null || tlsCert != null, "--tls-client-ca needs --tls-cert and --tls-key");
+        TlsFiles tls = tlsCert == null ? null : new TlsFiles(tlsCert, tlsKey, tlsClientCa);
         GatewayOptions options = Usage.check(spec, null,
-                () -> GatewayOptions.builder().host(host).port(port).limits(lb.build()).build());
+                () -> GatewayOptions.builder().host(host).port(port).limits(lb.build()).tls(tls)
+                        .log(line -> System.err.println("flywheel gateway: " + line)).build());
         boolean embedded = broker != null && broker.embedded;
+        for (String o : List.of("--telemetry-batch", "--mqtt-port", "--mqtt-user", "--mqtt-password-env",
+                "--mqtt-version", "--mqtt-client-id")) {
+            Usage.require(spec, broker != null || !spec.commandLine().getParseResult().hasMatchedOption(o),
+                    o + " is for telemetry: give --mqtt URL or --embedded-mqtt too");
+        }
+        Usage.require(spec, embedded || !spec.commandLine().getParseResult().hasMatchedOption("--mqtt-port"),
+                "--mqtt-port is the embedded broker's port (--embedded-mqtt); a --mqtt broker's port is in its URL");
         Usage.require(spec, mqttPort >= 0 && mqttPort <= 65535, "--mqtt-port must be in 0..65535, got " + mqttPort);
         Usage.require(spec, mqttVersion.equals("5") || mqttVersion.equals("3.1.1"), "--mqtt-version must be 5 or"
                 + " 3.1.1, got '" + mqttVersion + "'");
@@ -205,6 +256,7 @@ final class GatewayCommand implements Callable<Integer> {
                 }
             }, "flywheel-gateway-stop");
             Runtime.getRuntime().addShutdownHook(hook);
+            stopOnSignals(stop);
             Instant started = Instant.now();
             try {
                 for (String p : gw.problems()) {
@@ -216,6 +268,7 @@ final class GatewayCommand implements Callable<Integer> {
                 m.put("lake", l.location());
                 m.put("target", gw.target());
                 m.put("port", gw.port());
+                m.put("tls", tls == null ? "none" : tlsClientCa == null ? "tls" : "mutual");
                 m.put("tokens", tokens);
                 m.put("staged_uploads", at0.staged());
                 m.put("ingest_waiting", at0.ingestWaiting());
@@ -226,7 +279,8 @@ final class GatewayCommand implements Callable<Integer> {
                 if (json) {
                     line(out, m);
                 } else {
-                    out.println("Flywheel gateway for " + l.location() + " on " + gw.target() + " (gRPC; "
+                    out.println("Flywheel gateway for " + l.location() + " on " + gw.target() + " (gRPC "
+                            + (tls == null ? "in plain text" : tlsClientCa == null ? "over TLS" : "over mutual TLS") + "; "
                             + tokens + " robot token(s); " + at0.staged() + " staged upload(s) to resume, "
                             + at0.ingestWaiting() + " landed file(s) to ingest). Ctrl-C stops it.");
                     if (telemetrySub != null) {
@@ -304,6 +358,26 @@ final class GatewayCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * SIGINT (Ctrl-C) and SIGTERM stop the gateway gracefully and it exits 0: a stop asked for is not a failure. A
+     * second signal while stopping halts at once (exit 130). Where the JVM has no {@code sun.misc.Signal}, the
+     * shutdown hook still stops it gracefully (exit 130 or 143, the JVM's).
+     */
+    private static void stopOnSignals(CountDownLatch stop) {
+        try {
+            for (String name : List.of("INT", "TERM")) {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> {
+                    if (stop.getCount() == 0) {
+                        Runtime.getRuntime().halt(130);
+                    }
+                    stop.countDown();
+                });
+            }
+        } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError e) {
+            // no signal handling here: the shutdown hook stops the gateway
+        }
+    }
+
     static String statsLine(UploadStats s, double mbps) {
         return String.format(Locale.ROOT, "uploads: %d active, %d staged, %d landed, %d refused; %.1f MB/s;"
                         + " ingest: %d waiting%s, %d ingested, %d failed", s.receiving(), s.staged(), s.landed(),
@@ -364,6 +438,10 @@ final class GatewayCommand implements Callable<Integer> {
         j.put("ingesting", s.ingesting());
         j.put("ingested", s.ingested());
         j.put("ingest_failed", s.ingestFailed());
+        j.put("expired", s.expired());
+        Runtime rt = Runtime.getRuntime();
+        j.put("heap_used_bytes", rt.totalMemory() - rt.freeMemory());
+        j.put("heap_max_bytes", rt.maxMemory());
         return j;
     }
 

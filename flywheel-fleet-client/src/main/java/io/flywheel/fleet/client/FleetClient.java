@@ -33,7 +33,9 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.MetadataUtils;
@@ -64,8 +66,24 @@ public final class FleetClient implements AutoCloseable {
         this.o = b;
         Metadata headers = new Metadata();
         headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + b.token);
-        this.channel = NettyChannelBuilder.forTarget(b.target).usePlaintext()
-                .intercept(MetadataUtils.newAttachHeadersInterceptor(headers)).build();
+        NettyChannelBuilder cb = NettyChannelBuilder.forTarget(b.target);
+        if (b.tls == null) {
+            cb.usePlaintext();
+        } else {
+            try {
+                SslContextBuilder ssl = GrpcSslContexts.forClient();
+                if (b.tls.trustCerts() != null) {
+                    ssl.trustManager(b.tls.trustCerts().toFile());
+                }
+                if (b.tls.certChain() != null) {
+                    ssl.keyManager(b.tls.certChain().toFile(), b.tls.privateKey().toFile());
+                }
+                cb.sslContext(ssl.build());
+            } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+                throw new io.flywheel.error.BadInputException("TLS: cannot use " + b.tls + ": " + e.getMessage(), e);
+            }
+        }
+        this.channel = cb.intercept(MetadataUtils.newAttachHeadersInterceptor(headers)).build();
         this.async = FleetGatewayGrpc.newStub(channel);
         this.blocking = FleetGatewayGrpc.newBlockingStub(channel);
     }
@@ -125,7 +143,8 @@ public final class FleetClient implements AutoCloseable {
                     : ": " + failure.getStatus().getDescription());
             if (!RETRY.contains(code) || attempt >= o.maxAttempts) {
                 throw new UploadFailedException(code, file + ": " + what
-                        + (RETRY.contains(code) ? " (gave up after " + attempt + " attempt(s))" : ""), failure);
+                        + (RETRY.contains(code) ? " (gave up after " + attempt + " attempt(s))" : ""), failure, attempt,
+                        !RETRY.contains(code));
             }
             long jitter = (long) (backoff.toMillis() * 0.2 * Math.random());
             Duration wait = backoff.plusMillis(jitter);
@@ -134,7 +153,7 @@ public final class FleetClient implements AutoCloseable {
                 Thread.sleep(wait.toMillis());
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
-                throw new UploadFailedException(Status.Code.CANCELLED, file + ": interrupted", failure);
+                throw new UploadFailedException(Status.Code.CANCELLED, file + ": interrupted", failure, attempt, false);
             }
             backoff = backoff.multipliedBy(2).compareTo(o.maxBackoff) > 0 ? o.maxBackoff : backoff.multipliedBy(2);
         }
@@ -223,7 +242,7 @@ public final class FleetClient implements AutoCloseable {
         final Path file;
         final Begin begin;
         final UploadListener listener;
-        long resumedFrom = -1;
+        long resumedFrom;
         long bytesSent;
         int attempts;
 
@@ -270,9 +289,7 @@ public final class FleetClient implements AutoCloseable {
                 UploadAck first = next(events, req);
                 if (first.hasDone()) {
                     req.onCompleted();
-                    if (resumedFrom < 0) {
-                        resumedFrom = 0;
-                    }
+                    resumedFrom = 0;
                     return first.getDone();
                 }
                 if (!first.hasBegun()) {
@@ -280,9 +297,7 @@ public final class FleetClient implements AutoCloseable {
                 }
                 long size = begin.getSizeBytes();
                 long pos = first.getBegun().getNextOffset();
-                if (resumedFrom < 0) {
-                    resumedFrom = pos;
-                }
+                resumedFrom = pos;
                 long acked = pos;
                 listener.progress(file, acked, size);
                 long window = (long) o.window * o.chunkBytes;
@@ -404,9 +419,16 @@ public final class FleetClient implements AutoCloseable {
         private Duration initialBackoff = Duration.ofMillis(200);
         private Duration maxBackoff = Duration.ofSeconds(10);
         private Duration idleTimeout = Duration.ofSeconds(60);
+        private TlsFiles tls;
 
         private Builder(String target) {
             this.target = Objects.requireNonNull(target, "target");
+        }
+
+        /** @param files TLS to the gateway ({@link TlsFiles#client}); null (the default) for plain-text HTTP/2 */
+        public Builder tls(TlsFiles files) {
+            tls = files;
+            return this;
         }
 
         /** @param t the robot's bearer token ({@code flywheel gateway token add}) */

@@ -442,7 +442,8 @@ public final class LiveEpisode implements AutoCloseable {
                     failure = new UploadFailedException(s.getCode(), "live episode " + spec.episodeId() + " of robot "
                             + spec.robotId() + ": " + s.getCode() + (s.getDescription() == null ? ""
                             : ": " + s.getDescription()) + (RETRY.contains(s.getCode()) ? " (gave up after " + failed
-                            + " attempt(s) in a row without progress)" : ""), s.asRuntimeException());
+                            + " attempt(s) in a row without progress)" : ""), s.asRuntimeException(), reconnects + 1,
+                            !RETRY.contains(s.getCode()));
                     lock.notifyAll();
                     return;
                 }
@@ -458,7 +459,7 @@ public final class LiveEpisode implements AutoCloseable {
                     }
                 } catch (InterruptedException e) {
                     failure = new UploadFailedException(Status.Code.CANCELLED, "live episode " + spec.episodeId()
-                            + ": interrupted", e);
+                            + ": interrupted", e, reconnects + 1, false);
                     lock.notifyAll();
                     return;
                 }

@@ -36,8 +36,13 @@ public final class IngestQueue implements AutoCloseable {
         /** {@code u}'s rows are committed (or were in the lake already). */
         void ingested(StagedUpload u, Outcome outcome);
 
-        /** Ingest could not read {@code u}; {@code message} says why. */
-        void failed(StagedUpload u, String message);
+        /**
+         * Ingest of {@code u} failed; {@code message} says why.
+         *
+         * @param rejected true when ingest refused the file's content (not a recording it can read: the same file
+         *     fails every time); false when the lake or the disk failed (the file may be fine: worth another try)
+         */
+        void failed(StagedUpload u, String message, boolean rejected);
     }
 
     private final Lake lake;
@@ -122,16 +127,16 @@ public final class IngestQueue implements AutoCloseable {
                     settings.rules(), line -> { });
             if (!r.failed().isEmpty()) {
                 failed.incrementAndGet();
-                listener.failed(u, r.failed().get(0).message());
+                listener.failed(u, r.failed().get(0).message(), true);
                 return;
             }
             IngestJob.RecordingResult rr = r.recordings().get(0);
             String uri = lake.rawFile(u.sha256()).map(RawFileRow::uri).orElse(file.toUri().toString());
             ingested.incrementAndGet();
             listener.ingested(u, new Outcome(rr.recordingId(), rr.episodes(), rr.frames(), uri));
-        } catch (Exception e) { // an IOException or a lake failure: the file stays landed, the state says why
+        } catch (Exception e) { // a storage or lake failure: the file stays landed, the state says why
             failed.incrementAndGet();
-            listener.failed(u, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+            listener.failed(u, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(), false);
         }
     }
 

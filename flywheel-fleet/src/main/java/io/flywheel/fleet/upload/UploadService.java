@@ -16,10 +16,15 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToLongFunction;
 
+import com.google.common.util.concurrent.RateLimiter;
 import com.google.protobuf.ByteString;
 
 import io.flywheel.fleet.auth.TokenInterceptor;
@@ -63,6 +68,8 @@ public final class UploadService implements AutoCloseable {
     private final Staging staging;
     private final UploadLimits limits;
     private final IngestQueue ingest;
+    /** {@link UploadLimits#stagingBytesPerSecond()}, shared by every stream; null without a limit. */
+    private final RateLimiter stagingRate;
     private final Map<String, StagedUpload> uploads = new ConcurrentHashMap<>();
     private final Set<String> receiving = ConcurrentHashMap.newKeySet();
     private final Set<Receiver> streams = ConcurrentHashMap.newKeySet();
@@ -73,6 +80,10 @@ public final class UploadService implements AutoCloseable {
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong bytesReceived = new AtomicLong();
     private volatile ToLongFunction<String> alsoStaged = robot -> 0;
+    private final AtomicLong expired = new AtomicLong();
+    private final Consumer<String> log;
+    /** Runs {@link #expireStaged}; null when uploads never expire or the lake cannot take uploads. */
+    private ScheduledExecutorService expiry;
 
     /**
      * Opens the staging area of the lake, takes up the uploads a previous gateway left (staged ones wait for their
@@ -82,10 +93,15 @@ public final class UploadService implements AutoCloseable {
      * @param limits size limits
      * @param settings how landed files are ingested
      * @param problems receives a line per state file that could not be read (left as it is)
+     * @param log receives a line for each staged upload expired, from the expiry's own thread
      */
-    public UploadService(Lake lake, UploadLimits limits, IngestSettings settings, List<String> problems) {
+    public UploadService(Lake lake, UploadLimits limits, IngestSettings settings, List<String> problems,
+            Consumer<String> log) {
         this.lake = lake;
+        this.log = log;
         this.limits = limits;
+        this.stagingRate = limits.stagingBytesPerSecond() == 0 ? null
+                : RateLimiter.create(limits.stagingBytesPerSecond());
         if (lake.location().startsWith("s3://")) {
             this.refusal = "the lake " + lake.location() + " is on S3: uploads need a local lake for now (staging to S3"
                     + " multipart uploads is not built yet); run the gateway on a local lake";
@@ -98,10 +114,63 @@ public final class UploadService implements AutoCloseable {
         this.ingest = new IngestQueue(lake, staging, settings, new IngestListener());
         for (StagedUpload u : staging.recover(problems)) {
             uploads.put(u.uploadId(), u);
-            if (StagedUpload.LANDED.equals(u.state()) && !u.sidecar()) {
+            // landed, or failed for the lake's or the disk's sake (still in raw/): ingest (again)
+            boolean retry = StagedUpload.INGEST_FAILED.equals(u.state()) && u.landedPath().startsWith(Staging.RAW + "/");
+            if ((StagedUpload.LANDED.equals(u.state()) || retry) && !u.sidecar()) {
                 ingest.submit(u);
             }
         }
+        if (!limits.stagedExpiry().isZero()) {
+            long everyMs = Math.max(1000, Math.min(3_600_000L, limits.stagedExpiry().toMillis() / 4));
+            expiry = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "flywheel-staged-expiry");
+                t.setDaemon(true);
+                return t;
+            });
+            expiry.scheduleWithFixedDelay(() -> {
+                try {
+                    expireStaged(System.currentTimeMillis());
+                } catch (RuntimeException e) { // a disk error: said, and tried again next time
+                    log.accept("expiring staged uploads failed: " + e.getMessage());
+                }
+            }, 0, everyMs, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Removes the staged uploads that have had no new bytes for {@link UploadLimits#stagedExpiry()} (the later of the
+     * state's last change and the staging file's last write), not counting one receiving on a stream now: their
+     * staging and state files go, their robot's quota is free again. Runs by itself at start and then every
+     * {@code min(1 h, expiry / 4)}; public for tests and operators.
+     *
+     * @param nowMs the time to measure from, ms since the Unix epoch
+     * @return the uploads removed
+     */
+    public List<StagedUpload> expireStaged(long nowMs) {
+        List<StagedUpload> gone = new ArrayList<>();
+        if (staging == null || limits.stagedExpiry().isZero()) {
+            return gone;
+        }
+        long cutoffMs = nowMs - limits.stagedExpiry().toMillis();
+        synchronized (admission) {
+            for (StagedUpload u : List.copyOf(uploads.values())) {
+                if (!StagedUpload.STAGING.equals(u.state()) || receiving.contains(u.uploadId())) {
+                    continue;
+                }
+                long lastMs = Math.max(u.updatedAtNs() / 1_000_000L, staging.lastWriteMs(u));
+                if (lastMs < cutoffMs) {
+                    long had = staging.stagedBytes(u);
+                    staging.remove(u);
+                    uploads.remove(u.uploadId());
+                    gone.add(u);
+                    expired.incrementAndGet();
+                    log.accept("expired the staged upload " + u.uploadId() + " of robot " + u.robotId() + " ("
+                            + u.fileName() + ", " + had + " of " + u.sizeBytes() + " bytes): no new bytes since "
+                            + java.time.Instant.ofEpochMilli(lastMs));
+                }
+            }
+        }
+        return gone;
     }
 
     /**
@@ -202,7 +271,7 @@ public final class UploadService implements AutoCloseable {
         int staged = (int) uploads.values().stream().filter(u -> StagedUpload.STAGING.equals(u.state())).count();
         return new UploadStats(receiving.size(), staged, landed.get(), refused.get(), bytesReceived.get(),
                 ingest == null ? 0 : ingest.waiting(), ingest == null || ingest.current().isEmpty() ? 0 : 1,
-                ingest == null ? 0 : ingest.ingestedCount(), ingest == null ? 0 : ingest.failedCount());
+                ingest == null ? 0 : ingest.ingestedCount(), ingest == null ? 0 : ingest.failedCount(), expired.get());
     }
 
     /**
@@ -218,6 +287,9 @@ public final class UploadService implements AutoCloseable {
     /** Stops the ingest queue after the file being ingested; staged and landed uploads stay for the next gateway. */
     @Override
     public void close() {
+        if (expiry != null) {
+            expiry.shutdownNow();
+        }
         if (ingest != null) {
             ingest.close();
         }
@@ -612,6 +684,9 @@ public final class UploadService implements AutoCloseable {
                 throw invalid("chunk [" + next + ", " + (next + data.size()) + ") goes past the declared size of "
                         + upload.sizeBytes() + " bytes");
             }
+            if (stagingRate != null && !data.isEmpty()) {
+                stagingRate.acquire(data.size());
+            }
             ByteBuffer bb = data.asReadOnlyByteBuffer();
             while (bb.hasRemaining()) {
                 channel.write(bb);
@@ -737,10 +812,32 @@ public final class UploadService implements AutoCloseable {
         }
 
         @Override
-        public void failed(StagedUpload u, String message) {
-            StagedUpload f = u.withState(StagedUpload.INGEST_FAILED, u.landedPath(), message);
-            staging.save(f);
-            uploads.put(f.uploadId(), f);
+        public void failed(StagedUpload u, String message, boolean rejected) {
+            List<StagedUpload> files = new ArrayList<>(List.of(u));
+            if (rejected) { // with the recording, its sidecars leave the raw layer too
+                for (StagedUpload s : uploads.values()) {
+                    if (s.sidecar() && s.robotId().equals(u.robotId()) && s.recordingSha256().equals(u.sha256())
+                            && StagedUpload.LANDED.equals(s.state())) {
+                        files.add(s);
+                    }
+                }
+            }
+            for (StagedUpload s : files) {
+                String at = s.landedPath();
+                String why = s == u ? message : "its recording " + u.sha256() + " failed ingest: " + message;
+                if (rejected) {
+                    try {
+                        at = staging.reject(s);
+                        why += "; moved out of the raw layer to " + at;
+                    } catch (IOException e) {
+                        why += "; it stays at " + at + " (cannot move it to " + Staging.REJECTED + ": "
+                                + e.getMessage() + ")";
+                    }
+                }
+                StagedUpload f = s.withState(StagedUpload.INGEST_FAILED, at, why);
+                staging.save(f);
+                uploads.put(f.uploadId(), f);
+            }
         }
     }
 }
