@@ -101,8 +101,8 @@ final class GatewayCommand implements Callable<Integer> {
     Long streamWindow;
 
     @Option(names = "--staging-rate", paramLabel = "SIZE", converter = ByteSizeArg.class,
-            description = "most bytes per second written to staging by all uploads together, e.g. 100MiB; the robots"
-                    + " are slowed down, not refused (default: no limit)")
+            description = "most bytes per second written to staging by all uploads and live episodes together, e.g."
+                    + " 100MiB; the robots are slowed down, not refused (default: no limit)")
     Long stagingRate;
 
     @Option(names = "--staged-expiry", paramLabel = "D", converter = AgeArg.class,

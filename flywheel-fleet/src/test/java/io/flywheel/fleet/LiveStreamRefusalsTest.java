@@ -257,8 +257,13 @@ class LiveStreamRefusalsTest {
             done = s.acks.get(s.acks.size() - 1);
         }
         assertEquals(8, done.getDone().getMessages());
-        List<LiveStreamTest.Msg> ms = LiveStreamTest.messages(lakeDir.resolve(done.getDone().getUpload()
-                .getLandedPath()));
+        // zero bytes are no CDR or JSON: ingest rejects the file and moves it; the final state says where it is
+        io.flywheel.fleet.v1.UploadStatus s;
+        try (FleetClient c = FleetClient.builder(gateway.target()).token(TOKENS.get("cut")).build()) {
+            s = c.awaitIngested("cut", done.getDone().getUpload().getSha256(), java.time.Duration.ofSeconds(30));
+        }
+        assertEquals(io.flywheel.fleet.v1.UploadState.INGEST_FAILED, s.getState(), s.toString());
+        List<LiveStreamTest.Msg> ms = LiveStreamTest.messages(lakeDir.resolve(s.getLandedPath()));
         assertEquals(List.of(T0 + 1, T0 + 2, T0 + 3, T0 + 4, T0 + 5, T0 + 6, T0 + 7, T0 + 8),
                 ms.stream().map(LiveStreamTest.Msg::logTime).toList());
         assertEquals(List.of(101, 102, 103, 104, 105, 106, 107, 108),

@@ -407,6 +407,7 @@ public final class LiveStreamService implements AutoCloseable {
             if (staged + rec > limits.robotQuotaBytes()) {
                 throw exhausted(quotaMessage(staged, rec));
             }
+            uploads.throttle((int) rec);
             long size = journal.append(req);
             state.apply(req, rec);
             journals.put(streamId, new long[] {size});

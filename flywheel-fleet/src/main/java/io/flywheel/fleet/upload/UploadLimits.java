@@ -15,9 +15,9 @@ import java.time.Duration;
  * @param streamWindowBytes the HTTP/2 flow-control window of each stream, bytes (default 1 MiB, gRPC's): with the
  *     gateway's one-message-at-a-time reading, at most about this plus one message is in memory per upload stream, so
  *     it bounds the gateway's memory at (robots uploading) x (window + message size); 64 KiB to 16 MiB
- * @param stagingBytesPerSecond the most bytes per second written to staging by all uploads together (0, the default:
- *     no limit); to keep a shared disk usable for the rest of the machine. Uploads slow down together (their senders
- *     are throttled through HTTP/2 flow control), none is refused for it
+ * @param stagingBytesPerSecond the most bytes per second written to staging by all uploads and live episodes'
+ *     journals together (0, the default: no limit); to keep a shared disk usable for the rest of the machine. They slow
+ *     down together (their senders are throttled through HTTP/2 flow control), none is refused for it
  * @param stagedExpiry how long a staged upload may go without new bytes before the gateway removes it (default 7
  *     days; {@link Duration#ZERO}: never): a robot that never comes back (wiped, renamed, the file deleted) does not
  *     hold its quota and the disk for ever. Checked at start and then every {@code min(1 h, expiry / 4)}; the robot

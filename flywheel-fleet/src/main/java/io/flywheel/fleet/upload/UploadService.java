@@ -210,6 +210,16 @@ public final class UploadService implements AutoCloseable {
     }
 
     /**
+     * Waits, when the gateway has a staging rate ({@link UploadLimits#stagingBytesPerSecond()}), until {@code bytes}
+     * more may be written to staging: uploads and live episodes' journals share the rate.
+     */
+    public void throttle(int bytes) {
+        if (stagingRate != null && bytes > 0) {
+            stagingRate.acquire(bytes);
+        }
+    }
+
+    /**
      * Lands a recording the gateway made itself (a live episode's MCAP) as if the robot had uploaded it: it moves to
      * {@code raw/<robot>/<sha256>.mcap}, its state is saved as a landed upload (so GetUploadStatus knows it and a
      * restarted gateway ingests it) and it is queued for ingest. A file the gateway or the lake has already (the same
@@ -684,9 +694,7 @@ public final class UploadService implements AutoCloseable {
                 throw invalid("chunk [" + next + ", " + (next + data.size()) + ") goes past the declared size of "
                         + upload.sizeBytes() + " bytes");
             }
-            if (stagingRate != null && !data.isEmpty()) {
-                stagingRate.acquire(data.size());
-            }
+            throttle(data.size());
             ByteBuffer bb = data.asReadOnlyByteBuffer();
             while (bb.hasRemaining()) {
                 channel.write(bb);
