@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 import io.flywheel.image.GreyFrame;
 import io.flywheel.image.PerceptualHash;
@@ -87,11 +88,20 @@ public final class FrameFilter {
      * @throws IOException when the image cannot be decoded
      */
     public Decision offerImage(String topic, long logTimeNs, byte[] encoded) throws IOException {
+        OptionalLong h = hash(encoded);
+        return h.isPresent() ? offer(topic, logTimeNs, h.getAsLong()) : new Decision(true, 0, -1, thresholdOf(topic), 0);
+    }
+
+    /**
+     * @param encoded a JPEG or PNG
+     * @return its pHash ({@link GreyFrame#decode}, {@link PerceptualHash#of}); empty for an image smaller than 32 x 32,
+     *     which the filter always sends
+     * @throws IOException when the image cannot be decoded
+     */
+    public static OptionalLong hash(byte[] encoded) throws IOException {
         GreyFrame g = GreyFrame.decode(encoded);
-        if (g.width() < PerceptualHash.SIDE || g.height() < PerceptualHash.SIDE) {
-            return new Decision(true, 0, -1, thresholdOf(topic), 0);
-        }
-        return offer(topic, logTimeNs, PerceptualHash.of(g));
+        return g.width() < PerceptualHash.SIDE || g.height() < PerceptualHash.SIDE ? OptionalLong.empty()
+                : OptionalLong.of(PerceptualHash.of(g));
     }
 
     /**

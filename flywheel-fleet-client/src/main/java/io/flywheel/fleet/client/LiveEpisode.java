@@ -21,7 +21,6 @@ import io.flywheel.fleet.v1.ObservationAck;
 import io.flywheel.fleet.v1.ObservationRequest;
 import io.flywheel.fleet.v1.OpenEpisode;
 import io.flywheel.fleet.v1.SkippedFrame;
-import io.flywheel.image.GreyFrame;
 import io.flywheel.image.PerceptualHash;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -158,7 +157,7 @@ public final class LiveEpisode implements AutoCloseable {
     }
 
     /**
-     * Offers a camera frame by its encoded image (JPEG or PNG: hashed in pure Java, {@link FrameFilter#offerImage}):
+     * Offers a camera frame by its encoded image (JPEG or PNG, hashed in pure Java by {@link FrameFilter#hash}):
      * sent as {@link #send} does, or, when the episode's filter finds it within its threshold of the last frame sent
      * on the topic, recorded as a skipped frame and not sent.
      *
@@ -172,9 +171,8 @@ public final class LiveEpisode implements AutoCloseable {
         if (filter == null || filter.thresholdOf(topic) < 0) {
             return frame(topic, logTimeNs, publishTimeNs, message, false, 0);
         }
-        GreyFrame g = GreyFrame.decode(image);
-        boolean hashable = g.width() >= PerceptualHash.SIDE && g.height() >= PerceptualHash.SIDE;
-        return frame(topic, logTimeNs, publishTimeNs, message, hashable, hashable ? PerceptualHash.of(g) : 0);
+        java.util.OptionalLong h = FrameFilter.hash(image); // outside the lock: decoding takes a millisecond or two
+        return frame(topic, logTimeNs, publishTimeNs, message, h.isPresent(), h.orElse(0));
     }
 
     /**
