@@ -23,6 +23,7 @@ import io.flywheel.fleet.telemetry.TelemetryStats;
 import io.flywheel.fleet.telemetry.TelemetrySubscriber;
 import io.flywheel.fleet.gateway.FleetGateway;
 import io.flywheel.fleet.gateway.GatewayOptions;
+import io.flywheel.fleet.live.LiveStreamService;
 import io.flywheel.fleet.upload.UploadIds;
 import io.flywheel.fleet.upload.UploadLimits;
 import io.flywheel.fleet.upload.UploadStats;
@@ -52,7 +53,9 @@ import picocli.CommandLine.Spec;
                 + " on a trusted network. With --mqtt URL (a broker such as mosquitto) or --embedded-mqtt (a broker in"
                 + " this process), robots' MQTT telemetry (fleet/<robot>/telemetry|alert|audit/<kind>, JSON; QoS 0, 1"
                 + " and 2) lands in the lake's telemetry table in micro-batches, QoS 1 and 2 acknowledged only once"
-                + " committed. Not yet: live observation streams.",
+                + " committed. Robots may also stream an episode live (StreamObservations: messages journaled as"
+                + " they arrive, the MCAP written, landed and ingested at its end; frames the robot's filter skipped"
+                + " are counted, not reported as drops).",
         subcommands = {GatewayCommand.Token.class, GatewayCommand.LinkAlerts.class, GatewayCommand.Telemetry.class})
 final class GatewayCommand implements Callable<Integer> {
     @Spec
@@ -73,11 +76,12 @@ final class GatewayCommand implements Callable<Integer> {
     String host = "127.0.0.1";
 
     @Option(names = "--max-file-size", paramLabel = "SIZE", converter = ByteSizeArg.class,
-            description = "largest file accepted, e.g. 16GiB (default: 64GiB)")
+            description = "largest file accepted (also a live episode's journal), e.g. 16GiB (default: 64GiB)")
     Long maxFileSize;
 
     @Option(names = "--quota", paramLabel = "SIZE", converter = ByteSizeArg.class,
-            description = "most bytes one robot may have staged in unfinished uploads (default: 256GiB)")
+            description = "most bytes one robot may have staged in unfinished uploads and live episodes (default:"
+                    + " 256GiB)")
     Long quota;
 
     @Option(names = "--tls-cert", paramLabel = "PEM", description = "serve over TLS with this certificate chain (its"
@@ -97,8 +101,8 @@ final class GatewayCommand implements Callable<Integer> {
     Long streamWindow;
 
     @Option(names = "--staging-rate", paramLabel = "SIZE", converter = ByteSizeArg.class,
-            description = "most bytes per second written to staging by all uploads together, e.g. 100MiB; the robots"
-                    + " are slowed down, not refused (default: no limit)")
+            description = "most bytes per second written to staging by all uploads and live episodes together, e.g."
+                    + " 100MiB; the robots are slowed down, not refused (default: no limit)")
     Long stagingRate;
 
     @Option(names = "--staged-expiry", paramLabel = "D", converter = AgeArg.class,
@@ -302,12 +306,14 @@ final class GatewayCommand implements Callable<Integer> {
                             Map<String, Object> j = stats(s);
                             j.put("event", "stats");
                             j.put("mb_per_s", Math.round(mbps * 100) / 100.0);
+                            j.put("live", liveJson(gw.liveStats()));
                             if (ts != null) {
                                 j.put("telemetry", telemetryJson(ts));
                             }
                             line(out, j);
                         } else {
-                            out.println(statsLine(s, mbps) + (ts == null ? "" : "; " + telemetryLine(ts)));
+                            out.println(statsLine(s, mbps) + "; " + liveLine(gw.liveStats())
+                                    + (ts == null ? "" : "; " + telemetryLine(ts)));
                         }
                         out.flush();
                     }
@@ -377,6 +383,25 @@ final class GatewayCommand implements Callable<Integer> {
                         + " ingest: %d waiting%s, %d ingested, %d failed", s.receiving(), s.staged(), s.landed(),
                 s.refused(), mbps, s.ingestWaiting(), s.ingesting() > 0 ? " + 1 running" : "", s.ingested(),
                 s.ingestFailed());
+    }
+
+    static String liveLine(LiveStreamService.Stats l) {
+        return String.format(Locale.ROOT, "live: %d streaming, %d unfinished, %d landed, %d refused, %d message(s),"
+                + " %d frame(s) skipped by robots", l.open(), l.unfinished(), l.landed(), l.refused(), l.messages(),
+                l.skippedFrames());
+    }
+
+    static Map<String, Object> liveJson(LiveStreamService.Stats l) {
+        Map<String, Object> j = new LinkedHashMap<>();
+        j.put("streaming", l.open());
+        j.put("unfinished", l.unfinished());
+        j.put("landed", l.landed());
+        j.put("refused", l.refused());
+        j.put("messages", l.messages());
+        j.put("skipped_frames", l.skippedFrames());
+        j.put("bytes_received", l.bytesReceived());
+        j.put("resent", l.resent());
+        return j;
     }
 
     static String telemetryLine(TelemetryStats t) {

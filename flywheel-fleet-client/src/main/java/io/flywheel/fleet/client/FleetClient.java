@@ -41,8 +41,9 @@ import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.MetadataUtils;
 
 /**
- * The robot-side client of a fleet gateway ({@code gateway.proto}): uploads files and asks for their state. One
- * client holds one HTTP/2 connection (plain text) and may be shared by threads uploading different files.
+ * The robot-side client of a fleet gateway ({@code gateway.proto}): uploads files, asks for their state and streams
+ * live episodes ({@link #openEpisode}). One client holds one HTTP/2 connection (plain text) and may be shared by
+ * threads uploading different files and streaming different episodes.
  *
  * <p>{@link #upload} hashes the file, opens an {@code UploadEpisode} stream and sends BEGIN, then the bytes from the
  * offset the gateway names (so a file partly staged by an earlier try continues there), at most
@@ -156,6 +157,22 @@ public final class FleetClient implements AutoCloseable {
             }
             backoff = backoff.multipliedBy(2).compareTo(o.maxBackoff) > 0 ? o.maxBackoff : backoff.multipliedBy(2);
         }
+    }
+
+    /**
+     * Opens a live episode ({@code StreamObservations}): streams its messages as the robot records them, resuming
+     * after cuts with this client's retries and backoff, and lands it as an MCAP at {@link LiveEpisode#end}. Opening
+     * an episode the gateway has a journal of continues it (after the seq it holds).
+     *
+     * @param spec robot, episode, channels, frame filter, buffer
+     * @return the open episode, once the gateway has taken the OPEN
+     * @throws UploadFailedException when the gateway refuses it (the status and its message) or cannot be reached
+     *     within the retries
+     */
+    public LiveEpisode openEpisode(LiveEpisodeSpec spec) throws InterruptedException {
+        LiveEpisode e = new LiveEpisode(async, spec, o.maxAttempts, o.initialBackoff, o.maxBackoff, o.idleTimeout);
+        e.start();
+        return e;
     }
 
     /**

@@ -17,6 +17,7 @@ import io.flywheel.error.ConflictException;
 import io.flywheel.error.StorageUnavailableException;
 import io.flywheel.fleet.auth.RobotTokens;
 import io.flywheel.fleet.auth.TokenInterceptor;
+import io.flywheel.fleet.live.LiveStreamService;
 import io.flywheel.fleet.upload.UploadService;
 import io.flywheel.fleet.upload.UploadStats;
 import io.flywheel.lake.Lake;
@@ -26,27 +27,30 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 
 /**
  * The fleet gateway: a gRPC server (HTTP/2 over TLS with {@link GatewayOptions#tls()}, else plain text; Netty) in
- * front of one lake, serving {@code FleetGateway}
- * of {@code gateway.proto} ({@link UploadService}) to robots holding a token of the lake ({@link RobotTokens},
- * checked by {@link TokenInterceptor}).
+ * front of one lake, serving {@code FleetGateway} of {@code gateway.proto} (uploads: {@link UploadService}; live
+ * episodes: {@link LiveStreamService}) to robots holding a token of the lake ({@link RobotTokens}, checked by
+ * {@link TokenInterceptor}).
  *
  * <p>{@link #close()} is the graceful shutdown: no new calls; calls in flight get {@link GatewayOptions#shutdownGrace()}
- * to finish and are then cut (their bytes stay staged; a gateway started later on the lake resumes them); the ingest
- * queue finishes the file it is reading, and the files still waiting are queued again by the next gateway.
+ * to finish and are then cut (their bytes stay staged, live episodes journaled; a gateway started later on the lake
+ * resumes them); the ingest queue finishes the file it is reading, and the files still waiting are queued again by
+ * the next gateway.
  */
 public final class FleetGateway implements AutoCloseable {
     private final Server server;
     private final ExecutorService executor;
     private final UploadService uploads;
+    private final LiveStreamService live;
     private final List<String> problems;
     private final GatewayOptions options;
     private boolean closed;
 
-    private FleetGateway(Server server, ExecutorService executor, UploadService uploads, List<String> problems,
-            GatewayOptions options) {
+    private FleetGateway(Server server, ExecutorService executor, UploadService uploads, LiveStreamService live,
+            List<String> problems, GatewayOptions options) {
         this.server = server;
         this.executor = executor;
         this.uploads = uploads;
+        this.live = live;
         this.problems = problems;
         this.options = options;
     }
@@ -65,6 +69,7 @@ public final class FleetGateway implements AutoCloseable {
         TokenInterceptor auth = new TokenInterceptor(() -> RobotTokens.of(lake), options.tokenRefresh().toNanos());
         List<String> problems = new ArrayList<>();
         UploadService uploads = new UploadService(lake, options.limits(), options.ingest(), problems, options.log());
+        LiveStreamService live = new LiveStreamService(uploads, options.limits());
         AtomicInteger n = new AtomicInteger();
         ThreadFactory tf = r -> {
             Thread t = new Thread(r, "flywheel-gateway-" + n.incrementAndGet());
@@ -81,11 +86,12 @@ public final class FleetGateway implements AutoCloseable {
                 .flowControlWindow(options.limits().streamWindowBytes())
                 .permitKeepAliveTime(10, TimeUnit.SECONDS)
                 .permitKeepAliveWithoutCalls(true)
-                .addService(ServerInterceptors.intercept(uploads, auth))
+                .addService(ServerInterceptors.intercept(new GatewayService(uploads, live), auth))
                 .build();
         try {
             server.start();
         } catch (IOException e) {
+            live.close();
             uploads.close();
             executor.shutdownNow();
             String where = options.host() + ":" + options.port();
@@ -97,7 +103,7 @@ public final class FleetGateway implements AutoCloseable {
             }
             throw new StorageUnavailableException("cannot listen on " + where + ": " + rootMessage(e), e);
         }
-        return new FleetGateway(server, executor, uploads, problems, options);
+        return new FleetGateway(server, executor, uploads, live, problems, options);
     }
 
     private static boolean hasCause(Throwable t, Class<? extends Throwable> c) {
@@ -131,6 +137,11 @@ public final class FleetGateway implements AutoCloseable {
         return uploads.stats();
     }
 
+    /** @return the live episode counts so far */
+    public LiveStreamService.Stats liveStats() {
+        return live.stats();
+    }
+
     /** @return one line per state file found in the staging folder at start that could not be read */
     public List<String> problems() {
         return List.copyOf(problems);
@@ -147,6 +158,7 @@ public final class FleetGateway implements AutoCloseable {
         try {
             if (!server.awaitTermination(options.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS)) {
                 uploads.stopStreams();
+                live.stopStreams();
                 server.shutdownNow();
                 server.awaitTermination(10, TimeUnit.SECONDS);
             }
@@ -155,6 +167,7 @@ public final class FleetGateway implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            live.close();
             uploads.close();
         }
     }

@@ -113,9 +113,19 @@ public final class Staging {
      * @return the landed file
      */
     public Path land(StagedUpload u) throws IOException {
+        return landFile(partFile(u), u);
+    }
+
+    /**
+     * Moves a file finished elsewhere in the lake's folder (a live episode's MCAP) to where the upload lands,
+     * atomically.
+     *
+     * @return the landed file
+     */
+    public Path landFile(Path file, StagedUpload u) throws IOException {
         Path target = landedFile(u);
         Files.createDirectories(target.getParent());
-        move(partFile(u), target);
+        move(file, target);
         return target;
     }
 

@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToLongFunction;
 
 import com.google.common.util.concurrent.RateLimiter;
 import com.google.protobuf.ByteString;
@@ -31,7 +32,6 @@ import io.flywheel.fleet.v1.Begin;
 import io.flywheel.fleet.v1.Begun;
 import io.flywheel.fleet.v1.Chunk;
 import io.flywheel.fleet.v1.FileKind;
-import io.flywheel.fleet.v1.FleetGatewayGrpc;
 import io.flywheel.fleet.v1.Offset;
 import io.flywheel.fleet.v1.UploadAck;
 import io.flywheel.fleet.v1.UploadRequest;
@@ -46,7 +46,7 @@ import io.grpc.stub.StreamObserver;
 
 /**
  * The gateway's upload RPCs ({@code UploadEpisode}, {@code GetUploadStatus} of {@code gateway.proto}) over a local
- * lake.
+ * lake, and the landing of the files live episodes become ({@link #land}).
  *
  * <p>Each upload is staged in {@link Staging} under its {@link UploadIds#uploadId upload id}, so a retry of the same
  * file by the same robot continues the same staging file, also after a restart of the gateway. One stream at a time
@@ -60,7 +60,7 @@ import io.grpc.stub.StreamObserver;
  * uploads, both checked at BEGIN. A lake on S3 cannot take uploads yet (staging to S3 multipart is not built): every
  * upload call is refused with FAILED_PRECONDITION saying so.
  */
-public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase implements AutoCloseable {
+public final class UploadService implements AutoCloseable {
     private static final int MAX_NAME = 256;
 
     private final Lake lake;
@@ -79,6 +79,7 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
     private final AtomicLong landed = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong bytesReceived = new AtomicLong();
+    private volatile ToLongFunction<String> alsoStaged = robot -> 0;
     private final AtomicLong expired = new AtomicLong();
     private final Consumer<String> log;
     /** Runs {@link #expireStaged}; null when uploads never expire or the lake cannot take uploads. */
@@ -172,6 +173,109 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
         return gone;
     }
 
+    /**
+     * @return why the lake cannot take uploads (an s3:// lake), or null when it can
+     */
+    public String refusal() {
+        return refusal;
+    }
+
+    /** @return the lake's folder; null for a lake that cannot take uploads */
+    public Path lakeRoot() {
+        return staging == null ? null : staging.lakeRoot();
+    }
+
+    /**
+     * Counts more bytes against each robot's quota than its unfinished uploads (a live episode's journal).
+     *
+     * @param bytes robot id to bytes staged elsewhere
+     */
+    public void alsoStaged(ToLongFunction<String> bytes) {
+        alsoStaged = bytes;
+    }
+
+    /**
+     * @param robot a robot id
+     * @return the declared sizes of the robot's unfinished uploads, bytes (what counts against its quota with what
+     *     {@link #alsoStaged} adds)
+     */
+    public long stagedBytes(String robot) {
+        long reserved = 0;
+        for (StagedUpload s : uploads.values()) {
+            if (s.robotId().equals(robot) && StagedUpload.STAGING.equals(s.state())) {
+                reserved += s.sizeBytes();
+            }
+        }
+        return reserved;
+    }
+
+    /**
+     * Waits, when the gateway has a staging rate ({@link UploadLimits#stagingBytesPerSecond()}), until {@code bytes}
+     * more may be written to staging: uploads and live episodes' journals share the rate.
+     */
+    public void throttle(int bytes) {
+        if (stagingRate != null && bytes > 0) {
+            stagingRate.acquire(bytes);
+        }
+    }
+
+    /**
+     * Lands a recording the gateway made itself (a live episode's MCAP) as if the robot had uploaded it: it moves to
+     * {@code raw/<robot>/<sha256>.mcap}, its state is saved as a landed upload (so GetUploadStatus knows it and a
+     * restarted gateway ingests it) and it is queued for ingest. A file the gateway or the lake has already (the same
+     * SHA-256) is deleted instead, and that file's state answered: landing twice lands once.
+     *
+     * @param robot the robot
+     * @param episodeId the robot's name of the episode
+     * @param fileName the name to show for it
+     * @param file the finished MCAP, in the lake's folder (moved or deleted)
+     * @param sha256 its SHA-256, lower-case hex
+     * @return its state: LANDED, or where the file known already stands
+     * @throws IOException when the file cannot be moved
+     * @throws IllegalStateException on a lake that cannot take uploads
+     */
+    public UploadStatus land(String robot, String episodeId, String fileName, Path file, String sha256)
+            throws IOException {
+        if (refusal != null) {
+            throw new IllegalStateException(refusal);
+        }
+        String id = UploadIds.uploadId(robot, sha256);
+        synchronized (admission) {
+            StagedUpload known = uploads.get(id);
+            if (known != null && !StagedUpload.STAGING.equals(known.state())) {
+                Files.deleteIfExists(file);
+                return status(known);
+            }
+            if (known == null && (ingested.containsKey(id) || rawFile(sha256).isPresent())) {
+                Files.deleteIfExists(file);
+                UploadStatus s = statusOf(robot, sha256);
+                return s.toBuilder().setAlreadyInLake(!ingested.containsKey(id)).build();
+            }
+            if (known != null && !receiving.add(id)) {
+                throw new IOException("robot " + robot + " is uploading " + sha256 + " on a stream right now");
+            }
+            long now = System.currentTimeMillis() * 1_000_000L;
+            StagedUpload u = new StagedUpload(id, robot, sha256, Files.size(file), FileKind.MCAP.name(), fileName,
+                    episodeId, "", "", StagedUpload.STAGING, "", "", now, now);
+            try {
+                Path target = staging.landFile(file, u);
+                if (known != null) {
+                    Files.deleteIfExists(staging.partFile(known)); // an upload of the same bytes, now landed
+                }
+                StagedUpload l = u.withState(StagedUpload.LANDED, staging.relative(target), "");
+                staging.save(l);
+                uploads.put(id, l);
+                landed.incrementAndGet();
+                ingest.submit(l);
+                return status(l);
+            } finally {
+                if (known != null) {
+                    receiving.remove(id);
+                }
+            }
+        }
+    }
+
     /** @return the counts so far */
     public UploadStats stats() {
         int staged = (int) uploads.values().stream().filter(u -> StagedUpload.STAGING.equals(u.state())).count();
@@ -203,7 +307,7 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
 
     // ------------------------------------------------------------------ GetUploadStatus
 
-    @Override
+    /** {@code GetUploadStatus} of gateway.proto. */
     public void getUploadStatus(UploadStatusRequest req, StreamObserver<UploadStatus> out) {
         try {
             String robot = authorised(req.getRobotId());
@@ -224,8 +328,12 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
         }
     }
 
-    /** @return the state of robot's upload of sha: known upload, ingested by this gateway, in the lake, or not found */
-    private UploadStatus statusOf(String robot, String sha) {
+    /**
+     * @param robot a robot id
+     * @param sha a SHA-256, lower-case hex
+     * @return the state of robot's upload of sha: known upload, ingested by this gateway, in the lake, or not found
+     */
+    public UploadStatus statusOf(String robot, String sha) {
         String id = UploadIds.uploadId(robot, sha);
         StagedUpload u = uploads.get(id);
         if (u != null) {
@@ -294,24 +402,38 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
 
     /** @return the call's robot when it is {@code robotId}; else a Refusal */
     private static String authorised(String robotId) {
+        Status s = callerRefusal(robotId);
+        if (s != null) {
+            throw new Refusal(s);
+        }
+        return robotId;
+    }
+
+    /**
+     * @param robotId the robot a request names
+     * @return null when the current call's token is that robot's; else the status refusing the request:
+     *     UNAUTHENTICATED (no token on the call), INVALID_ARGUMENT (not a robot id), PERMISSION_DENIED (another
+     *     robot's token)
+     */
+    public static Status callerRefusal(String robotId) {
         String robot = TokenInterceptor.ROBOT.get();
         if (robot == null) {
-            throw new Refusal(Status.UNAUTHENTICATED.withDescription("the call carries no robot token"));
+            return Status.UNAUTHENTICATED.withDescription("the call carries no robot token");
         }
         String bad = UploadIds.checkRobotId(robotId);
         if (bad != null) {
-            throw new Refusal(Status.INVALID_ARGUMENT.withDescription(bad));
+            return Status.INVALID_ARGUMENT.withDescription(bad);
         }
         if (!robot.equals(robotId)) {
-            throw new Refusal(Status.PERMISSION_DENIED.withDescription("the token is robot '" + robot
-                    + "''s; the request names robot '" + robotId + "' (a robot uploads only as itself)"));
+            return Status.PERMISSION_DENIED.withDescription("the token is robot '" + robot
+                    + "''s; the request names robot '" + robotId + "' (a robot uploads only as itself)");
         }
-        return robot;
+        return null;
     }
 
     // ------------------------------------------------------------------ UploadEpisode
 
-    @Override
+    /** {@code UploadEpisode} of gateway.proto. */
     public StreamObserver<UploadRequest> uploadEpisode(StreamObserver<UploadAck> responseObserver) {
         ServerCallStreamObserver<UploadAck> out = (ServerCallStreamObserver<UploadAck>) responseObserver;
         out.disableAutoRequest();
@@ -516,9 +638,11 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
                             unfinished++;
                         }
                     }
-                    if (reserved + size > limits.robotQuotaBytes()) {
+                    long live = alsoStaged.applyAsLong(robot);
+                    if (reserved + live + size > limits.robotQuotaBytes()) {
                         throw new Refusal(Status.RESOURCE_EXHAUSTED.withDescription("robot " + robot + " has "
-                                + reserved + " bytes staged in " + unfinished + " unfinished upload(s); with "
+                                + reserved + " bytes staged in " + unfinished + " unfinished upload(s)"
+                                + (live > 0 ? " and " + live + " in live episodes" : "") + "; with "
                                 + name + " (" + size + " bytes) that is past its quota of " + limits.robotQuotaBytes()
                                 + " bytes: finish or resume those first"));
                     }
@@ -570,9 +694,7 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
                 throw invalid("chunk [" + next + ", " + (next + data.size()) + ") goes past the declared size of "
                         + upload.sizeBytes() + " bytes");
             }
-            if (stagingRate != null && !data.isEmpty()) {
-                stagingRate.acquire(data.size());
-            }
+            throttle(data.size());
             ByteBuffer bb = data.asReadOnlyByteBuffer();
             while (bb.hasRemaining()) {
                 channel.write(bb);
