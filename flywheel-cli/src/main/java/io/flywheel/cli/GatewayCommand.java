@@ -61,8 +61,8 @@ final class GatewayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "LAKE", description = "lake folder (an s3:// lake cannot"
-            + " take uploads yet)")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "LAKE", description = "lake folder or s3://bucket/prefix"
+            + " (uploads then go into S3 multipart uploads, through a local spool: --spool)")
     String lake;
 
     @Mixin
@@ -94,6 +94,11 @@ final class GatewayCommand implements Callable<Integer> {
     @Option(names = "--tls-client-ca", paramLabel = "PEM", description = "mutual TLS: every robot must present a"
             + " certificate signed by a CA in this file (on top of its token); needs --tls-cert")
     Path tlsClientCa;
+
+    @Option(names = "--spool", paramLabel = "DIR", description = "for an s3:// lake: the local folder uploads are"
+            + " staged in on their way into the bucket; keep it across restarts (default:"
+            + " ~/.cache/flywheel/gateway-spool/<hash of the lake URI>)")
+    Path spool;
 
     @Option(names = "--stream-window", paramLabel = "SIZE", converter = ByteSizeArg.class,
             description = "HTTP/2 flow-control window of each upload stream, 64KiB..16MiB: the gateway holds at most"
@@ -183,7 +188,7 @@ final class GatewayCommand implements Callable<Integer> {
         Usage.require(spec, tlsClientCa == null || tlsCert != null, "--tls-client-ca needs --tls-cert and --tls-key");
         TlsFiles tls = tlsCert == null ? null : new TlsFiles(tlsCert, tlsKey, tlsClientCa);
         GatewayOptions options = Usage.check(spec, null,
-                () -> GatewayOptions.builder().host(host).port(port).limits(lb.build()).tls(tls)
+                () -> GatewayOptions.builder().host(host).port(port).limits(lb.build()).tls(tls).spool(spool)
                         .log(line -> System.err.println("flywheel gateway: " + line)).build());
         boolean embedded = broker != null && broker.embedded;
         for (String o : List.of("--telemetry-batch", "--mqtt-port", "--mqtt-user", "--mqtt-password-env",
@@ -219,10 +224,6 @@ final class GatewayCommand implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
         try (Lake l = Lake.open(lake, storage.lakeOptions())) {
-            if (l.location().startsWith("s3://")) {
-                System.err.println("flywheel gateway: warning: " + l.location() + " is an s3:// lake: every upload is"
-                        + " refused (FAILED_PRECONDITION) until staging to S3 multipart uploads is built");
-            }
             int tokens = RobotTokens.of(l).list().size();
             FleetGateway gw = FleetGateway.start(l, options);
             EmbeddedBroker mqttBroker = null;

@@ -68,7 +68,8 @@ public final class FleetGateway implements AutoCloseable {
     public static FleetGateway start(Lake lake, GatewayOptions options) {
         TokenInterceptor auth = new TokenInterceptor(() -> RobotTokens.of(lake), options.tokenRefresh().toNanos());
         List<String> problems = new ArrayList<>();
-        UploadService uploads = new UploadService(lake, options.limits(), options.ingest(), problems, options.log());
+        UploadService uploads = new UploadService(lake, options.limits(), options.ingest(), problems, options.log(),
+                options.spoolFor(lake.location()));
         LiveStreamService live = new LiveStreamService(uploads, options.limits());
         AtomicInteger n = new AtomicInteger();
         ThreadFactory tf = r -> {

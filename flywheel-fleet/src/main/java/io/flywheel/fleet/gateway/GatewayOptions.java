@@ -1,5 +1,6 @@
 package io.flywheel.fleet.gateway;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -24,9 +25,33 @@ import io.flywheel.fleet.upload.UploadLimits;
  * @param log receives a line for what happens by itself while serving (staged uploads expired); default: nowhere
  * @param tls the gateway's certificate and key ({@link TlsFiles#server}), with a client CA for mutual TLS; null (the
  *     default) for plain-text HTTP/2, for a trusted network only: tokens travel in the clear
+ * @param spool for a lake on S3: the local folder uploads are staged in on their way into the bucket (keep it across
+ *     restarts: staged uploads resume from it); null (the default) for
+ *     {@code ~/.cache/flywheel/gateway-spool/<hash of the lake URI>}; unused for a local lake
  */
 public record GatewayOptions(String host, int port, UploadLimits limits, IngestSettings ingest, Duration tokenRefresh,
-        Duration shutdownGrace, int threads, Consumer<String> log, TlsFiles tls) {
+        Duration shutdownGrace, int threads, Consumer<String> log, TlsFiles tls, Path spool) {
+    /**
+     * @param lakeUri the lake
+     * @return where uploads to it are spooled: {@link #spool()}, or the default for the lake
+     */
+    public Path spoolFor(String lakeUri) {
+        if (spool != null) {
+            return spool;
+        }
+        String h = java.util.HexFormat.of().formatHex(java.util.Arrays.copyOf(sha256(lakeUri), 8));
+        return Path.of(System.getProperty("user.home"), ".cache", "flywheel", "gateway-spool", h);
+    }
+
+    private static byte[] sha256(String s) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(
+                    s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** @throws IllegalArgumentException when a value is out of range */
     public GatewayOptions {
         Objects.requireNonNull(host, "host");
@@ -60,6 +85,7 @@ public record GatewayOptions(String host, int port, UploadLimits limits, IngestS
         private int threads = Math.max(8, 2 * Runtime.getRuntime().availableProcessors());
         private Consumer<String> log = line -> { };
         private TlsFiles tls;
+        private Path spool;
 
         private Builder() {}
 
@@ -117,9 +143,16 @@ public record GatewayOptions(String host, int port, UploadLimits limits, IngestS
             return this;
         }
 
+        /** @param dir the local spool of uploads to a lake on S3; null for the default */
+        public Builder spool(Path dir) {
+            spool = dir;
+            return this;
+        }
+
         /** @throws IllegalArgumentException when a value is out of range */
         public GatewayOptions build() {
-            return new GatewayOptions(host, port, limits, ingest, tokenRefresh, shutdownGrace, threads, log, tls);
+            return new GatewayOptions(host, port, limits, ingest, tokenRefresh, shutdownGrace, threads, log, tls,
+                    spool);
         }
     }
 }

@@ -113,7 +113,7 @@ public final class LiveStreamService implements AutoCloseable {
     public LiveStreamService(UploadService uploads, UploadLimits limits) {
         this.uploads = uploads;
         this.limits = limits;
-        this.dir = uploads.lakeRoot() == null ? null : uploads.lakeRoot().resolve(FOLDER);
+        this.dir = uploads.lakeRoot().resolve(FOLDER);
         this.acks = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "flywheel-live-acks");
             t.setDaemon(true);
@@ -294,9 +294,6 @@ public final class LiveStreamService implements AutoCloseable {
             OpenEpisode o = req.getOpen();
             if (state != null || holding) {
                 throw invalid("a second OPEN on one stream (one episode per StreamObservations stream)");
-            }
-            if (dir == null) {
-                throw Status.FAILED_PRECONDITION.withDescription(uploads.refusal()).asRuntimeException();
             }
             Status who = UploadService.callerRefusal(o.getRobotId());
             if (who != null) {

@@ -88,6 +88,44 @@ public final class S3RawMirror implements AutoCloseable {
         return "s3://" + lake.bucket() + "/" + key(u);
     }
 
+    /** @return the {@code s3://} URI of a path relative to the lake root ({@code raw/...}, {@code _staging/...}) */
+    public String uriOf(String lakePath) {
+        return "s3://" + lake.bucket() + "/" + lake.key(lakePath);
+    }
+
+    /** @return the path relative to the lake root of an {@code s3://} URI in the lake's bucket and prefix */
+    public java.util.Optional<String> pathOf(String uri) {
+        String root = "s3://" + lake.bucket() + "/" + lake.prefix();
+        return uri.startsWith(root) ? java.util.Optional.of(uri.substring(root.length())) : java.util.Optional.empty();
+    }
+
+    /**
+     * Copies a finished file (a live episode's MCAP) to where {@code u} lands, as one multipart upload.
+     *
+     * @return the object's URI
+     */
+    public String put(StagedUpload u, Path file) throws IOException {
+        long size = Files.size(file);
+        State s;
+        try {
+            String id = s3.createMultipartUpload(b -> b.bucket(lake.bucket()).key(key(u))).uploadId();
+            s = new State(id, key(u), List.of());
+        } catch (SdkException e) {
+            throw unavailable("cannot start the multipart upload of " + uri(u), e);
+        }
+        try {
+            while (size - s.sent() > partBytes) {
+                s = send(u, s, partBytes, file, false);
+            }
+            s = send(u, s, size - s.sent(), file, false);
+            finish(u, s);
+        } catch (RuntimeException e) {
+            abortQuietly(s);
+            throw e;
+        }
+        return uri(u);
+    }
+
     private Path stateFile(StagedUpload u) {
         Path part = staging.partFile(u);
         return part.resolveSibling(u.uploadId() + ".s3.json");
@@ -167,19 +205,22 @@ public final class S3RawMirror implements AutoCloseable {
         if (size > s.sent() || s.parts().isEmpty()) {
             s = send(u, s, size - s.sent());
         }
+        finish(u, s);
+        forget(u);
+        return uri(u);
+    }
+
+    private void finish(StagedUpload u, State s) {
         List<CompletedPart> parts = new ArrayList<>();
         for (Part p : s.parts()) {
             parts.add(CompletedPart.builder().partNumber(p.number()).eTag(p.etag()).build());
         }
-        State done = s;
         try {
-            s3.completeMultipartUpload(b -> b.bucket(lake.bucket()).key(done.key()).uploadId(done.s3UploadId())
+            s3.completeMultipartUpload(b -> b.bucket(lake.bucket()).key(s.key()).uploadId(s.s3UploadId())
                     .multipartUpload(CompletedMultipartUpload.builder().parts(parts).build()));
         } catch (SdkException e) {
             throw unavailable("cannot complete the multipart upload of " + uri(u), e);
         }
-        forget(u);
-        return uri(u);
     }
 
     /** Aborts the upload's multipart upload (a hash mismatch, an expired upload): nothing of it stays in S3. */
@@ -217,10 +258,14 @@ public final class S3RawMirror implements AutoCloseable {
     }
 
     private State send(StagedUpload u, State s, long n) {
+        return send(u, s, n, staging.partFile(u), true);
+    }
+
+    private State send(StagedUpload u, State s, long n, Path source, boolean keep) {
         long from = s.sent();
         int number = s.parts().size() + 1;
         ByteBuffer buf = ByteBuffer.allocate((int) n);
-        try (FileChannel fc = FileChannel.open(staging.partFile(u), StandardOpenOption.READ)) {
+        try (FileChannel fc = FileChannel.open(source, StandardOpenOption.READ)) {
             while (buf.hasRemaining()) {
                 if (fc.read(buf, from + buf.position()) < 0) {
                     throw new IOException("the staging file ends at byte " + (from + buf.position()) + ", part "
@@ -242,7 +287,9 @@ public final class S3RawMirror implements AutoCloseable {
         List<Part> parts = new ArrayList<>(s.parts());
         parts.add(new Part(number, etag, n));
         State next = new State(s.s3UploadId(), s.key(), parts);
-        save(u, next);
+        if (keep) {
+            save(u, next);
+        }
         return next;
     }
 

@@ -45,8 +45,8 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 
 /**
- * The gateway's upload RPCs ({@code UploadEpisode}, {@code GetUploadStatus} of {@code gateway.proto}) over a local
- * lake, and the landing of the files live episodes become ({@link #land}).
+ * The gateway's upload RPCs ({@code UploadEpisode}, {@code GetUploadStatus} of {@code gateway.proto}) over a lake, and
+ * the landing of the files live episodes become ({@link #land}).
  *
  * <p>Each upload is staged in {@link Staging} under its {@link UploadIds#uploadId upload id}, so a retry of the same
  * file by the same robot continues the same staging file, also after a restart of the gateway. One stream at a time
@@ -57,17 +57,22 @@ import io.grpc.stub.StreamObserver;
  * queued for ingest ({@link IngestQueue}).
  *
  * <p>Limits ({@link UploadLimits}): the file size, and a quota per robot on the declared sizes of its unfinished
- * uploads, both checked at BEGIN. A lake on S3 cannot take uploads yet (staging to S3 multipart is not built): every
- * upload call is refused with FAILED_PRECONDITION saying so.
+ * uploads, both checked at BEGIN.
+ *
+ * <p>A lake on S3: the staging files lie in a local spool folder laid out as a local lake's, and each upload goes on
+ * into an S3 multipart upload to its raw key as its bytes arrive ({@link S3RawMirror}), completed at END after the
+ * checks; ingest reads the spooled copy and records the object's {@code s3://} URI, and the copy is removed once the
+ * rows are committed.
  */
 public final class UploadService implements AutoCloseable {
     private static final int MAX_NAME = 256;
 
     private final Lake lake;
-    private final String refusal;
     private final Staging staging;
     private final UploadLimits limits;
     private final IngestQueue ingest;
+    /** The lake's bucket, for a lake on S3: uploads go on into multipart uploads there; null for a local lake. */
+    private final S3RawMirror mirror;
     /** {@link UploadLimits#stagingBytesPerSecond()}, shared by every stream; null without a limit. */
     private final RateLimiter stagingRate;
     private final Map<String, StagedUpload> uploads = new ConcurrentHashMap<>();
@@ -94,24 +99,26 @@ public final class UploadService implements AutoCloseable {
      * @param settings how landed files are ingested
      * @param problems receives a line per state file that could not be read (left as it is)
      * @param log receives a line for each staged upload expired, from the expiry's own thread
+     * @param spool for a lake on S3: the local folder uploads are staged in on their way into S3 multipart uploads
+     *     ({@link S3RawMirror}), laid out as a local lake's {@code _staging} and {@code raw} folders; unused for a
+     *     local lake, whose own folder is the staging area
      */
     public UploadService(Lake lake, UploadLimits limits, IngestSettings settings, List<String> problems,
-            Consumer<String> log) {
+            Consumer<String> log, Path spool) {
         this.lake = lake;
         this.log = log;
         this.limits = limits;
         this.stagingRate = limits.stagingBytesPerSecond() == 0 ? null
                 : RateLimiter.create(limits.stagingBytesPerSecond());
         if (lake.location().startsWith("s3://")) {
-            this.refusal = "the lake " + lake.location() + " is on S3: uploads need a local lake for now (staging to S3"
-                    + " multipart uploads is not built yet); run the gateway on a local lake";
-            this.staging = null;
-            this.ingest = null;
-            return;
+            this.staging = new Staging(spool);
+            this.mirror = new S3RawMirror(lake.location(), lake.storage(), staging,
+                    S3RawMirror.DEFAULT_PART_BYTES);
+        } else {
+            this.staging = new Staging(Path.of(lake.location()));
+            this.mirror = null;
         }
-        this.refusal = null;
-        this.staging = new Staging(Path.of(lake.location()));
-        this.ingest = new IngestQueue(lake, staging, settings, new IngestListener());
+        this.ingest = new IngestQueue(lake, staging, settings, new IngestListener(), mirror);
         for (StagedUpload u : staging.recover(problems)) {
             uploads.put(u.uploadId(), u);
             // landed, or failed for the lake's or the disk's sake (still in raw/): ingest (again)
@@ -148,7 +155,7 @@ public final class UploadService implements AutoCloseable {
      */
     public List<StagedUpload> expireStaged(long nowMs) {
         List<StagedUpload> gone = new ArrayList<>();
-        if (staging == null || limits.stagedExpiry().isZero()) {
+        if (limits.stagedExpiry().isZero()) {
             return gone;
         }
         long cutoffMs = nowMs - limits.stagedExpiry().toMillis();
@@ -160,6 +167,9 @@ public final class UploadService implements AutoCloseable {
                 long lastMs = Math.max(u.updatedAtNs() / 1_000_000L, staging.lastWriteMs(u));
                 if (lastMs < cutoffMs) {
                     long had = staging.stagedBytes(u);
+                    if (mirror != null) {
+                        mirror.abort(u);
+                    }
                     staging.remove(u);
                     uploads.remove(u.uploadId());
                     gone.add(u);
@@ -173,16 +183,9 @@ public final class UploadService implements AutoCloseable {
         return gone;
     }
 
-    /**
-     * @return why the lake cannot take uploads (an s3:// lake), or null when it can
-     */
-    public String refusal() {
-        return refusal;
-    }
-
-    /** @return the lake's folder; null for a lake that cannot take uploads */
+    /** @return the staging's root: the lake's folder, or for a lake on S3 the local spool */
     public Path lakeRoot() {
-        return staging == null ? null : staging.lakeRoot();
+        return staging.lakeRoot();
     }
 
     /**
@@ -232,13 +235,9 @@ public final class UploadService implements AutoCloseable {
      * @param sha256 its SHA-256, lower-case hex
      * @return its state: LANDED, or where the file known already stands
      * @throws IOException when the file cannot be moved
-     * @throws IllegalStateException on a lake that cannot take uploads
      */
     public UploadStatus land(String robot, String episodeId, String fileName, Path file, String sha256)
             throws IOException {
-        if (refusal != null) {
-            throw new IllegalStateException(refusal);
-        }
         String id = UploadIds.uploadId(robot, sha256);
         synchronized (admission) {
             StagedUpload known = uploads.get(id);
@@ -258,6 +257,9 @@ public final class UploadService implements AutoCloseable {
             StagedUpload u = new StagedUpload(id, robot, sha256, Files.size(file), FileKind.MCAP.name(), fileName,
                     episodeId, "", "", StagedUpload.STAGING, "", "", now, now);
             try {
+                if (mirror != null) {
+                    mirror.put(u, file);
+                }
                 Path target = staging.landFile(file, u);
                 if (known != null) {
                     Files.deleteIfExists(staging.partFile(known)); // an upload of the same bytes, now landed
@@ -280,8 +282,8 @@ public final class UploadService implements AutoCloseable {
     public UploadStats stats() {
         int staged = (int) uploads.values().stream().filter(u -> StagedUpload.STAGING.equals(u.state())).count();
         return new UploadStats(receiving.size(), staged, landed.get(), refused.get(), bytesReceived.get(),
-                ingest == null ? 0 : ingest.waiting(), ingest == null || ingest.current().isEmpty() ? 0 : 1,
-                ingest == null ? 0 : ingest.ingestedCount(), ingest == null ? 0 : ingest.failedCount(), expired.get());
+                ingest.waiting(), ingest.current().isEmpty() ? 0 : 1, ingest.ingestedCount(), ingest.failedCount(),
+                expired.get());
     }
 
     /**
@@ -303,6 +305,9 @@ public final class UploadService implements AutoCloseable {
         if (ingest != null) {
             ingest.close();
         }
+        if (mirror != null) {
+            mirror.close();
+        }
     }
 
     // ------------------------------------------------------------------ GetUploadStatus
@@ -314,9 +319,6 @@ public final class UploadService implements AutoCloseable {
             String bad = UploadIds.checkSha256(req.getSha256());
             if (bad != null) {
                 throw new Refusal(Status.INVALID_ARGUMENT.withDescription(bad));
-            }
-            if (refusal != null) {
-                throw new Refusal(Status.FAILED_PRECONDITION.withDescription(refusal));
             }
             String sha = req.getSha256().toLowerCase(Locale.ROOT);
             out.onNext(statusOf(robot, sha));
@@ -362,9 +364,15 @@ public final class UploadService implements AutoCloseable {
                     ? UploadState.INGESTING : UploadState.LANDED);
         }
         if (!u.landedPath().isEmpty()) {
-            b.setLandedPath(u.landedPath()).setLandedUri(staging.lakeRoot().resolve(u.landedPath()).toUri().toString());
+            b.setLandedPath(u.landedPath()).setLandedUri(landedUri(u));
         }
         return b.build();
+    }
+
+    /** @return where a landed (or rejected) upload lies: a file in the lake's folder, or an object in its bucket */
+    private String landedUri(StagedUpload u) {
+        return mirror == null ? staging.lakeRoot().resolve(u.landedPath()).toUri().toString()
+                : mirror.uriOf(u.landedPath());
     }
 
     private UploadStatus ingestedStatus(String robot, String sha, String id, IngestQueue.Outcome o) {
@@ -385,6 +393,9 @@ public final class UploadService implements AutoCloseable {
 
     /** @return the path relative to the lake root of a raw file URI inside the lake's folder */
     private Optional<String> landedPathOf(String uri) {
+        if (mirror != null) {
+            return mirror.pathOf(uri);
+        }
         try {
             Path p = Path.of(java.net.URI.create(uri)).toAbsolutePath().normalize();
             return p.startsWith(staging.lakeRoot()) ? Optional.of(staging.relative(p)) : Optional.empty();
@@ -553,9 +564,6 @@ public final class UploadService implements AutoCloseable {
             if (upload != null) {
                 throw invalid("a second BEGIN on one stream (one file per UploadEpisode stream)");
             }
-            if (refusal != null) {
-                throw new Refusal(Status.FAILED_PRECONDITION.withDescription(refusal));
-            }
             String robot = authorised(b.getRobotId());
             String bad = UploadIds.checkSha256(b.getSha256());
             if (bad != null) {
@@ -678,6 +686,9 @@ public final class UploadService implements AutoCloseable {
             }
             next = have;
             channel.position(have);
+            if (mirror != null) {
+                mirror.opened(upload, have);
+            }
             out.onNext(UploadAck.newBuilder().setBegun(Begun.newBuilder().setUploadId(id).setNextOffset(next)).build());
         }
 
@@ -702,6 +713,9 @@ public final class UploadService implements AutoCloseable {
             digest.update(data.asReadOnlyByteBuffer());
             next += data.size();
             bytesReceived.addAndGet(data.size());
+            if (mirror != null) {
+                mirror.written(upload, next);
+            }
             out.onNext(UploadAck.newBuilder().setOffset(Offset.newBuilder().setAckedOffset(next)).build());
         }
 
@@ -729,6 +743,9 @@ public final class UploadService implements AutoCloseable {
                 discard(u);
                 throw invalid(notKind);
             }
+            if (mirror != null) {
+                mirror.complete(u, u.sizeBytes()); // the object is in the bucket, whole; the local copy is for ingest
+            }
             Path target = staging.land(u);
             String note = u.sidecar() ? "sidecar video of camera " + u.camera() + " of recording " + u.recordingSha256()
                     + ": ingested with the recording, once it lands" : "";
@@ -743,6 +760,9 @@ public final class UploadService implements AutoCloseable {
         }
 
         private void discard(StagedUpload u) {
+            if (mirror != null) {
+                mirror.abort(u);
+            }
             staging.remove(u);
             uploads.remove(u.uploadId());
         }
@@ -813,9 +833,20 @@ public final class UploadService implements AutoCloseable {
             }
             for (StagedUpload s : sidecars) {
                 ingested.put(s.uploadId(), new IngestQueue.Outcome(outcome.recordingId(), outcome.episodes(),
-                        outcome.frames(), staging.landedFile(s).toUri().toString()));
+                        outcome.frames(), mirror == null ? staging.landedFile(s).toUri().toString()
+                                : mirror.uri(s)));
                 staging.removeState(s);
                 uploads.remove(s.uploadId());
+            }
+            if (mirror != null) { // the lake's copies are in the bucket: the spool's go
+                sidecars.add(u);
+                for (StagedUpload s : sidecars) {
+                    try {
+                        Files.deleteIfExists(staging.landedFile(s));
+                    } catch (IOException e) {
+                        log.accept("cannot remove the spooled copy " + staging.landedFile(s) + ": " + e.getMessage());
+                    }
+                }
             }
         }
 
@@ -835,6 +866,9 @@ public final class UploadService implements AutoCloseable {
                 String why = s == u ? message : "its recording " + u.sha256() + " failed ingest: " + message;
                 if (rejected) {
                     try {
+                        if (mirror != null) {
+                            mirror.reject(s);
+                        }
                         at = staging.reject(s);
                         why += "; moved out of the raw layer to " + at;
                     } catch (IOException e) {
