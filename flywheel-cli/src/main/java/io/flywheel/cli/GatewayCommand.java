@@ -1,6 +1,7 @@
 package io.flywheel.cli;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,12 +16,14 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
 import io.flywheel.fleet.auth.RobotTokens;
+import io.flywheel.fleet.client.TlsFiles;
 import io.flywheel.fleet.telemetry.EmbeddedBroker;
 import io.flywheel.fleet.telemetry.TelemetryOptions;
 import io.flywheel.fleet.telemetry.TelemetryStats;
 import io.flywheel.fleet.telemetry.TelemetrySubscriber;
 import io.flywheel.fleet.gateway.FleetGateway;
 import io.flywheel.fleet.gateway.GatewayOptions;
+import io.flywheel.fleet.live.LiveStreamService;
 import io.flywheel.fleet.upload.UploadIds;
 import io.flywheel.fleet.upload.UploadLimits;
 import io.flywheel.fleet.upload.UploadStats;
@@ -50,14 +53,16 @@ import picocli.CommandLine.Spec;
                 + " on a trusted network. With --mqtt URL (a broker such as mosquitto) or --embedded-mqtt (a broker in"
                 + " this process), robots' MQTT telemetry (fleet/<robot>/telemetry|alert|audit/<kind>, JSON; QoS 0, 1"
                 + " and 2) lands in the lake's telemetry table in micro-batches, QoS 1 and 2 acknowledged only once"
-                + " committed. Not yet: live observation streams.",
+                + " committed. Robots may also stream an episode live (StreamObservations: messages journaled as"
+                + " they arrive, the MCAP written, landed and ingested at its end; frames the robot's filter skipped"
+                + " are counted, not reported as drops).",
         subcommands = {GatewayCommand.Token.class, GatewayCommand.LinkAlerts.class, GatewayCommand.Telemetry.class})
 final class GatewayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "LAKE", description = "lake folder (an s3:// lake cannot"
-            + " take uploads yet)")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "LAKE", description = "lake folder or s3://bucket/prefix"
+            + " (uploads then go into S3 multipart uploads, through a local spool: --spool)")
     String lake;
 
     @Mixin
@@ -71,12 +76,44 @@ final class GatewayCommand implements Callable<Integer> {
     String host = "127.0.0.1";
 
     @Option(names = "--max-file-size", paramLabel = "SIZE", converter = ByteSizeArg.class,
-            description = "largest file accepted, e.g. 16GiB (default: 64GiB)")
+            description = "largest file accepted (also a live episode's journal), e.g. 16GiB (default: 64GiB)")
     Long maxFileSize;
 
     @Option(names = "--quota", paramLabel = "SIZE", converter = ByteSizeArg.class,
-            description = "most bytes one robot may have staged in unfinished uploads (default: 256GiB)")
+            description = "most bytes one robot may have staged in unfinished uploads and live episodes (default:"
+                    + " 256GiB)")
     Long quota;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "serve over TLS with this certificate chain (its"
+            + " subject alternative names hold the host robots dial); with --tls-key")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "the PKCS#8 private key of --tls-cert")
+    Path tlsKey;
+
+    @Option(names = "--tls-client-ca", paramLabel = "PEM", description = "mutual TLS: every robot must present a"
+            + " certificate signed by a CA in this file (on top of its token); needs --tls-cert")
+    Path tlsClientCa;
+
+    @Option(names = "--spool", paramLabel = "DIR", description = "for an s3:// lake: the local folder uploads are"
+            + " staged in on their way into the bucket; keep it across restarts (default:"
+            + " ~/.cache/flywheel/gateway-spool/<hash of the lake URI>)")
+    Path spool;
+
+    @Option(names = "--stream-window", paramLabel = "SIZE", converter = ByteSizeArg.class,
+            description = "HTTP/2 flow-control window of each upload stream, 64KiB..16MiB: the gateway holds at most"
+                    + " about this plus one chunk per robot uploading (default: 1MiB)")
+    Long streamWindow;
+
+    @Option(names = "--staging-rate", paramLabel = "SIZE", converter = ByteSizeArg.class,
+            description = "most bytes per second written to staging by all uploads and live episodes together, e.g."
+                    + " 100MiB; the robots are slowed down, not refused (default: no limit)")
+    Long stagingRate;
+
+    @Option(names = "--staged-expiry", paramLabel = "D", converter = AgeArg.class,
+            description = "remove a staged upload after this long without new bytes (its robot gone), e.g. 7d, 12h;"
+                    + " 0s for never (default: 7d)")
+    Duration stagedExpiry;
 
     @Option(names = "--stats-every", paramLabel = "SECONDS", description = "seconds between stats lines; 0 for none"
             + " (default: ${DEFAULT-VALUE})")
@@ -132,12 +169,35 @@ final class GatewayCommand implements Callable<Integer> {
         if (maxFileSize != null) {
             lb.maxFileBytes(maxFileSize);
         }
+        if (streamWindow != null) {
+            Usage.require(spec, streamWindow >= 64 << 10 && streamWindow <= 16 << 20,
+                    "--stream-window must be 64KiB..16MiB, got " + streamWindow + " bytes");
+            lb.streamWindowBytes(streamWindow.intValue());
+        }
+        if (stagingRate != null) {
+            Usage.require(spec, stagingRate > 0, "--staging-rate must be > 0");
+            lb.stagingBytesPerSecond(stagingRate);
+        }
         if (quota != null) {
             lb.robotQuotaBytes(quota);
         }
+        if (stagedExpiry != null) {
+            lb.stagedExpiry(stagedExpiry);
+        }
+        Usage.require(spec, (tlsCert == null) == (tlsKey == null), "--tls-cert and --tls-key go together");
+        Usage.require(spec, tlsClientCa == null || tlsCert != null, "--tls-client-ca needs --tls-cert and --tls-key");
+        TlsFiles tls = tlsCert == null ? null : new TlsFiles(tlsCert, tlsKey, tlsClientCa);
         GatewayOptions options = Usage.check(spec, null,
-                () -> GatewayOptions.builder().host(host).port(port).limits(lb.build()).build());
+                () -> GatewayOptions.builder().host(host).port(port).limits(lb.build()).tls(tls).spool(spool)
+                        .log(line -> System.err.println("flywheel gateway: " + line)).build());
         boolean embedded = broker != null && broker.embedded;
+        for (String o : List.of("--telemetry-batch", "--mqtt-port", "--mqtt-user", "--mqtt-password-env",
+                "--mqtt-version", "--mqtt-client-id")) {
+            Usage.require(spec, broker != null || !spec.commandLine().getParseResult().hasMatchedOption(o),
+                    o + " is for telemetry: give --mqtt URL or --embedded-mqtt too");
+        }
+        Usage.require(spec, embedded || !spec.commandLine().getParseResult().hasMatchedOption("--mqtt-port"),
+                "--mqtt-port is the embedded broker's port (--embedded-mqtt); a --mqtt broker's port is in its URL");
         Usage.require(spec, mqttPort >= 0 && mqttPort <= 65535, "--mqtt-port must be in 0..65535, got " + mqttPort);
         Usage.require(spec, mqttVersion.equals("5") || mqttVersion.equals("3.1.1"), "--mqtt-version must be 5 or"
                 + " 3.1.1, got '" + mqttVersion + "'");
@@ -164,10 +224,6 @@ final class GatewayCommand implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
         try (Lake l = Lake.open(lake, storage.lakeOptions())) {
-            if (l.location().startsWith("s3://")) {
-                System.err.println("flywheel gateway: warning: " + l.location() + " is an s3:// lake: every upload is"
-                        + " refused (FAILED_PRECONDITION) until staging to S3 multipart uploads is built");
-            }
             int tokens = RobotTokens.of(l).list().size();
             FleetGateway gw = FleetGateway.start(l, options);
             EmbeddedBroker mqttBroker = null;
@@ -201,6 +257,7 @@ final class GatewayCommand implements Callable<Integer> {
                 }
             }, "flywheel-gateway-stop");
             Runtime.getRuntime().addShutdownHook(hook);
+            stopOnSignals(stop);
             Instant started = Instant.now();
             try {
                 for (String p : gw.problems()) {
@@ -212,6 +269,7 @@ final class GatewayCommand implements Callable<Integer> {
                 m.put("lake", l.location());
                 m.put("target", gw.target());
                 m.put("port", gw.port());
+                m.put("tls", tls == null ? "none" : tlsClientCa == null ? "tls" : "mutual");
                 m.put("tokens", tokens);
                 m.put("staged_uploads", at0.staged());
                 m.put("ingest_waiting", at0.ingestWaiting());
@@ -222,7 +280,8 @@ final class GatewayCommand implements Callable<Integer> {
                 if (json) {
                     line(out, m);
                 } else {
-                    out.println("Flywheel gateway for " + l.location() + " on " + gw.target() + " (gRPC; "
+                    out.println("Flywheel gateway for " + l.location() + " on " + gw.target() + " (gRPC "
+                            + (tls == null ? "in plain text" : tlsClientCa == null ? "over TLS" : "over mutual TLS") + "; "
                             + tokens + " robot token(s); " + at0.staged() + " staged upload(s) to resume, "
                             + at0.ingestWaiting() + " landed file(s) to ingest). Ctrl-C stops it.");
                     if (telemetrySub != null) {
@@ -248,12 +307,14 @@ final class GatewayCommand implements Callable<Integer> {
                             Map<String, Object> j = stats(s);
                             j.put("event", "stats");
                             j.put("mb_per_s", Math.round(mbps * 100) / 100.0);
+                            j.put("live", liveJson(gw.liveStats()));
                             if (ts != null) {
                                 j.put("telemetry", telemetryJson(ts));
                             }
                             line(out, j);
                         } else {
-                            out.println(statsLine(s, mbps) + (ts == null ? "" : "; " + telemetryLine(ts)));
+                            out.println(statsLine(s, mbps) + "; " + liveLine(gw.liveStats())
+                                    + (ts == null ? "" : "; " + telemetryLine(ts)));
                         }
                         out.flush();
                     }
@@ -298,11 +359,50 @@ final class GatewayCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * SIGINT (Ctrl-C) and SIGTERM stop the gateway gracefully and it exits 0: a stop asked for is not a failure. A
+     * second signal while stopping halts at once (exit 130). Where the JVM has no {@code sun.misc.Signal}, the
+     * shutdown hook still stops it gracefully (exit 130 or 143, the JVM's).
+     */
+    private static void stopOnSignals(CountDownLatch stop) {
+        try {
+            for (String name : List.of("INT", "TERM")) {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> {
+                    if (stop.getCount() == 0) {
+                        Runtime.getRuntime().halt(130);
+                    }
+                    stop.countDown();
+                });
+            }
+        } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError e) {
+            // no signal handling here: the shutdown hook stops the gateway
+        }
+    }
+
     static String statsLine(UploadStats s, double mbps) {
         return String.format(Locale.ROOT, "uploads: %d active, %d staged, %d landed, %d refused; %.1f MB/s;"
                         + " ingest: %d waiting%s, %d ingested, %d failed", s.receiving(), s.staged(), s.landed(),
                 s.refused(), mbps, s.ingestWaiting(), s.ingesting() > 0 ? " + 1 running" : "", s.ingested(),
                 s.ingestFailed());
+    }
+
+    static String liveLine(LiveStreamService.Stats l) {
+        return String.format(Locale.ROOT, "live: %d streaming, %d unfinished, %d landed, %d refused, %d message(s),"
+                + " %d frame(s) skipped by robots", l.open(), l.unfinished(), l.landed(), l.refused(), l.messages(),
+                l.skippedFrames());
+    }
+
+    static Map<String, Object> liveJson(LiveStreamService.Stats l) {
+        Map<String, Object> j = new LinkedHashMap<>();
+        j.put("streaming", l.open());
+        j.put("unfinished", l.unfinished());
+        j.put("landed", l.landed());
+        j.put("refused", l.refused());
+        j.put("messages", l.messages());
+        j.put("skipped_frames", l.skippedFrames());
+        j.put("bytes_received", l.bytesReceived());
+        j.put("resent", l.resent());
+        return j;
     }
 
     static String telemetryLine(TelemetryStats t) {
@@ -339,6 +439,10 @@ final class GatewayCommand implements Callable<Integer> {
         j.put("ingesting", s.ingesting());
         j.put("ingested", s.ingested());
         j.put("ingest_failed", s.ingestFailed());
+        j.put("expired", s.expired());
+        Runtime rt = Runtime.getRuntime();
+        j.put("heap_used_bytes", rt.totalMemory() - rt.freeMemory());
+        j.put("heap_max_bytes", rt.maxMemory());
         return j;
     }
 

@@ -46,6 +46,9 @@ import picocli.CommandLine.Command;
                 LakeCommand.class,
                 GatewayCommand.class,
                 UploadCommand.class,
+                EvalCommand.class,
+                SqlCommand.class,
+                TelemetryCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

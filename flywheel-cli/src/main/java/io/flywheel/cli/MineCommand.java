@@ -56,6 +56,19 @@ final class MineCommand implements Callable<Integer> {
             + " comes from the same cameras, and a recording without them fails) (repeatable)")
     List<Path> recordings = new ArrayList<>();
 
+    @Option(names = "--failures-from-eval", paramLabel = "RUN", description = "query with the failed rollouts of an"
+            + " evaluation run that have a recording in the lake (with --cell: of those cells; with --against: of the"
+            + " cells that regressed against that run); rollouts without one are reported as not minable")
+    String failuresFromEval;
+
+    @Option(names = "--cell", paramLabel = "DIM=VALUE", description = "with --failures-from-eval: only rollouts with"
+            + " this value, e.g. object=glass_cup (repeatable; dimensions task, object, lighting, scene, robot)")
+    List<String> evalCells = new ArrayList<>();
+
+    @Option(names = "--against", paramLabel = "RUN_A", description = "with --failures-from-eval: only the cells that"
+            + " eval compare RUN_A RUN flags as regressions (BH q = 0.05 over task, object, lighting, robot)")
+    String evalBaseline;
+
     @Option(names = "-k", defaultValue = "8", description = "neighbours per query (default ${DEFAULT-VALUE})")
     int k;
 
@@ -117,8 +130,12 @@ final class MineCommand implements Callable<Integer> {
         Usage.atLeast(spec, "--refine-factor", refineFactor, 0);
         requireNames("--cameras", cameras, "/left_wrist_camera/image_raw/compressed");
         requireNames("--phases", phases, "approach,grasp");
-        Usage.require(spec, failures || !episodes.isEmpty() || !recordings.isEmpty(),
-                "nothing to mine for: give --failures, --episode ID or --recording FILE");
+        Usage.require(spec, failures || !episodes.isEmpty() || !recordings.isEmpty() || failuresFromEval != null,
+                "nothing to mine for: give --failures, --episode ID or --recording FILE (or --failures-from-eval RUN)");
+        Usage.require(spec, failuresFromEval != null || (evalCells.isEmpty() && evalBaseline == null),
+                "--cell and --against need --failures-from-eval RUN");
+        Map<String, String> cellFilter = MineFromEval.parseCells(spec, evalCells);
+        MineFromEval.Selection fromEval = null;
         MiningJob.Options options;
         try {
             options = MiningJob.Options.builder(k).robot(robot).task(task).nprobes(nprobes).refineFactor(refineFactor)
@@ -143,6 +160,10 @@ final class MineCommand implements Callable<Integer> {
                             + " failure outcome");
                 }
             }
+            if (failuresFromEval != null) {
+                fromEval = MineFromEval.select(l, ev, failuresFromEval, cellFilter, evalBaseline);
+                queries.addAll(fromEval.queries());
+            }
             for (String e : episodes) {
                 queries.add(MiningJob.episode(ev, e));
             }
@@ -157,6 +178,12 @@ final class MineCommand implements Callable<Integer> {
                 + (cameras.isEmpty() ? "" : " --cameras " + String.join(",", cameras))
                 + (phases.isEmpty() ? "" : " --phases " + String.join(",", phases))
                 + (whiten ? " --whiten --whiten-epsilon " + options.whitenEpsilon() : "") + (joint ? " --joint" : ""));
+        if (fromEval != null) {
+            fromEval.addLineage(lineage);
+            lineage.put("mine_command_line", lineage.get("mine_command_line") + " --failures-from-eval "
+                    + failuresFromEval + (evalBaseline == null ? "" : " --against " + evalBaseline)
+                    + evalCells.stream().map(c -> " --cell " + c).collect(java.util.stream.Collectors.joining()));
+        }
         MinedNeighboursFile.Contents mined = new MinedNeighboursFile.Contents(r.neighbours(), lineage);
         if (out != null) {
             try {
@@ -179,6 +206,9 @@ final class MineCommand implements Callable<Integer> {
             file.put("episodes_with_vectors", r.episodesWithVectors());
             file.put("episodes_without_vectors", r.episodesWithoutVectors());
             file.put("seconds", secs);
+            if (fromEval != null) {
+                file.put("eval", fromEval.json());
+            }
             Json.print(System.out, file);
             return 0;
         }
@@ -204,6 +234,9 @@ final class MineCommand implements Callable<Integer> {
                 r.queries().size(), r.queries().size() == 1 ? "y" : "ies", joint ? " searched as one joint query" : "",
                 r.neighbours().size(), r.poolSize(), r.poolPassing(), r.index().kind(), r.index().reason(), secs,
                 out != null ? "; neighbours file " + out.toAbsolutePath() : "");
+        if (fromEval != null) {
+            System.out.println(fromEval.summary());
+        }
         return 0;
     }
 

@@ -96,6 +96,10 @@ final class SimCommand implements Callable<Integer> {
             + " ground_truth.json and the .mcap files it lists) is deleted first, other files are kept")
     boolean force;
 
+    /** {@code --eval POLICY}: evaluation rollouts instead of a fleet ({@link SimEval}). */
+    @picocli.CommandLine.ArgGroup(exclusive = false, heading = "Evaluation rollouts (instead of a fleet):%n")
+    SimEval.Options eval;
+
     @Mixin
     JsonOutput jsonOutput;
 
@@ -176,6 +180,10 @@ final class SimCommand implements Callable<Integer> {
             String o = live.givenWithoutLive(spec.commandLine().getParseResult());
             Usage.require(spec, o == null, o + " needs --live");
             Usage.require(spec, out != null, "Missing required option: '--out=DIR'");
+        }
+        if (eval != null) {
+            Usage.require(spec, !live.enabled, "--eval and --live exclude each other");
+            return SimEval.run(spec, eval, out, seed, force, json);
         }
         SimOptions.Builder b = SimOptions.builder(Usage.check(spec, "--preset", () -> Preset.parse(preset))).seed(seed);
         Usage.require(spec, episodes == null || episodesPerRobot == null, "--episodes and --episodes-per-robot exclude"

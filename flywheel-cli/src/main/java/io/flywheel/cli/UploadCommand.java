@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import io.flywheel.fleet.client.FleetClient;
+import io.flywheel.fleet.client.TlsFiles;
 import io.flywheel.fleet.client.UploadFailedException;
 import io.flywheel.fleet.client.UploadListener;
 import io.flywheel.fleet.client.UploadResult;
@@ -43,6 +44,20 @@ final class UploadCommand implements Callable<Integer> {
 
     @Option(names = "--gateway", required = true, paramLabel = "HOST:PORT", description = "the gateway")
     String gateway;
+
+    @Option(names = "--tls", description = "connect over TLS, trusting the JDK's CAs (implied by --tls-ca)")
+    boolean tls;
+
+    @Option(names = "--tls-ca", paramLabel = "PEM", description = "connect over TLS, trusting the CA certificates in"
+            + " this file (the gateway's --tls-cert was signed by one of them)")
+    Path tlsCa;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "this robot's certificate, for a gateway with"
+            + " --tls-client-ca (mutual TLS); with --tls-key")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "the PKCS#8 private key of --tls-cert")
+    Path tlsKey;
 
     @Option(names = "--robot", required = true, paramLabel = "ROBOT", description = "this robot's id (its token's)")
     String robot;
@@ -94,7 +109,11 @@ final class UploadCommand implements Callable<Integer> {
         Usage.require(spec, bad == null, "--robot: " + bad);
         Usage.require(spec, attempts >= 1, "--attempts must be >= 1, got " + attempts);
         Usage.require(spec, waitTimeout >= 0, "--wait-timeout must be >= 0, got " + waitTimeout);
+        Usage.require(spec, (tlsCert == null) == (tlsKey == null), "--tls-cert and --tls-key go together");
         FleetClient.Builder cb = FleetClient.builder(gateway).token(t.trim()).maxAttempts(attempts);
+        if (tls || tlsCa != null || tlsCert != null) {
+            cb.tls(new TlsFiles(tlsCert, tlsKey, tlsCa));
+        }
         if (chunkSize != null) {
             Usage.check(spec, "--chunk-size", () -> cb.chunkBytes((int) Math.min(Integer.MAX_VALUE, chunkSize)));
         }
@@ -157,8 +176,9 @@ final class UploadCommand implements Callable<Integer> {
                     }
                 } catch (UploadFailedException e) {
                     results.add(null);
-                    outcomes.add(new FileOutcome(f.toString(), s.kind().name(), "", Files.size(f), "REFUSED", "",
-                            false, 0, 0, 0, "", 0, 0, e.code().name(), e.getMessage()));
+                    outcomes.add(new FileOutcome(f.toString(), s.kind().name(), "", Files.size(f),
+                            e.refused() ? "REFUSED" : "FAILED", "", false, 0, e.attempts(), 0, "", 0, 0, e.code().name(),
+                            e.getMessage()));
                     err.println("flywheel upload: " + e.getMessage());
                 }
             }
@@ -192,9 +212,10 @@ final class UploadCommand implements Callable<Integer> {
             }
         }
         double secs = (System.nanoTime() - t0) / 1e9;
-        long refused = outcomes.stream().filter(o -> !o.errorCode().isEmpty()).count();
+        long refused = outcomes.stream().filter(o -> "REFUSED".equals(o.state())).count();
+        long failed = outcomes.stream().filter(o -> "FAILED".equals(o.state())).count();
         long already = outcomes.stream().filter(FileOutcome::alreadyInLake).count();
-        long landedNow = outcomes.size() - refused - already;
+        long landedNow = outcomes.size() - refused - failed - already;
         long ingested = outcomes.stream().filter(o -> "INGESTED".equals(o.state()) && !o.alreadyInLake()).count();
         long ingestFailed = outcomes.stream().filter(o -> "INGEST_FAILED".equals(o.state())).count();
         long bytes = outcomes.stream().filter(o -> o.errorCode().isEmpty() && !o.alreadyInLake())
@@ -207,6 +228,7 @@ final class UploadCommand implements Callable<Integer> {
             m.put("landed", landedNow);
             m.put("already_in_lake", already);
             m.put("refused", refused);
+            m.put("failed", failed);
             m.put("ingested", ingested);
             m.put("ingest_failed", ingestFailed);
             m.put("bytes", bytes);
@@ -214,13 +236,14 @@ final class UploadCommand implements Callable<Integer> {
             Json.print(System.out, m);
         } else {
             System.out.printf(Locale.ROOT, "uploaded %d file(s) to %s as %s: %d landed (%s, %.1f MB/s), %d already in"
-                            + " the lake, %d refused; %s; %.1f s%n", outcomes.size(), gateway, robot, landedNow,
-                    ByteSizeArg.human(bytes), bytes / 1e6 / Math.max(uploadSecs, 1e-3), already, refused,
+                            + " the lake, %d refused, %d failed (gateway unreachable or busy); %s; %.1f s%n",
+                    outcomes.size(), gateway, robot, landedNow, ByteSizeArg.human(bytes),
+                    bytes / 1e6 / Math.max(uploadSecs, 1e-3), already, refused, failed,
                     noWait ? "ingest not waited for" : String.format(Locale.ROOT, "ingested %d (%d episode(s), %d"
                             + " frame(s)), %d failed", ingested, outcomes.stream().mapToLong(FileOutcome::episodes).sum(),
                             outcomes.stream().mapToLong(FileOutcome::frames).sum(), ingestFailed), secs);
         }
-        return refused == 0 && ingestFailed == 0 ? 0 : 1;
+        return refused == 0 && failed == 0 && ingestFailed == 0 ? 0 : 1;
     }
 
     /** @return the recording a sidecar NAME.camera.mp4 belongs to: NAME.mcap or NAME.bag among FILES or beside it */

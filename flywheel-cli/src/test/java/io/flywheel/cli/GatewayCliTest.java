@@ -93,6 +93,20 @@ class GatewayCliTest {
             assertEquals(1, gone.exitCode(), gone.err());
             assertTrue(gone.err().contains("UNAUTHENTICATED: unknown or revoked token"), gone.err());
         }
+        // no gateway there: the retries run out; FAILED (try later), not REFUSED; exit 1
+        int dead;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            dead = free.getLocalPort();
+        }
+        CliRun down = CliRun.of("upload", "--gateway", "127.0.0.1:" + dead, "--robot", "arm-3", "--token", "fwt_x",
+                "--attempts", "2", mcap.toString(), "--json");
+        assertEquals(1, down.exitCode(), down.err());
+        JsonNode d = JSON.readTree(down.out());
+        assertEquals(0, d.get("refused").asInt(), down.out());
+        assertEquals(1, d.get("failed").asInt(), down.out());
+        assertEquals("FAILED", d.get("files").get(0).get("state").asText(), down.out());
+        assertEquals("UNAVAILABLE", d.get("files").get(0).get("error_code").asText(), down.out());
+        assertEquals(2, d.get("files").get(0).get("attempts").asInt(), down.out());
         // usage errors: exit 2
         assertEquals(2, CliRun.of("upload", "--gateway", "nohostport", "--robot", "a", "--token", "x",
                 mcap.toString()).exitCode());
@@ -105,5 +119,56 @@ class GatewayCliTest {
         CliRun nf = CliRun.of("gateway", "token", "revoke", lake, "deadbeef0000");
         assertEquals(1, nf.exitCode());
         assertTrue(nf.err().contains("no gateway token 'deadbeef0000'"), nf.err());
+    }
+
+    @Test
+    void aPortInUseIsAConflictNamingHostAndPort() throws Exception {
+        String lake = tmp.resolve("lake").toString();
+        assertEquals(0, CliRun.of("init", lake).exitCode());
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+                java.net.InetAddress.getByName("127.0.0.1"))) {
+            String port = Integer.toString(taken.getLocalPort());
+            CliRun r = CliRun.of("gateway", lake, "--grpc-port", port, "--json");
+            assertEquals(1, r.exitCode(), r.err());
+            JsonNode e = JSON.readTree(r.out()).get("error");
+            assertEquals("conflict", e.get("kind").asText(), r.out());
+            assertTrue(e.get("message").asText().startsWith("cannot listen on 127.0.0.1:" + port + ": "), r.out());
+            assertTrue(e.get("message").asText().contains("--grpc-port 0 picks a free port"), r.out());
+        }
+        CliRun window = CliRun.of("gateway", lake, "--stream-window", "1KiB");
+        assertEquals(2, window.exitCode());
+        assertTrue(window.err().contains("--stream-window must be 64KiB..16MiB, got 1024 bytes"), window.err());
+    }
+
+    @Test
+    void gatewayAndUploadOverTls() throws Exception {
+        String lake = tmp.resolve("lake").toString();
+        assertEquals(0, CliRun.of("init", lake).exitCode());
+        io.flywheel.testkit.TestCertificates ca = io.flywheel.testkit.TestCertificates.ca(tmp.resolve("pki"));
+        Path cert = ca.issue("gateway", "IP:127.0.0.1");
+        String token = JSON.readTree(CliRun.of("gateway", "token", "add", "arm-9", lake, "--json").out())
+                .get("token").asText();
+        GatewayProcess gw = GatewayProcess.start(tmp.resolve("gw"), null, "gateway", lake, "--grpc-port", "0",
+                "--tls-cert", cert.toString(), "--tls-key", ca.key("gateway").toString(), "--json");
+        try {
+            JsonNode l = JSON.readTree(gw.await(x -> x.contains("\"event\":\"listening\"")));
+            assertEquals("tls", l.get("tls").asText());
+            String target = l.get("target").asText();
+            Path mcap = SharedData.data("camera/bridge-mcap/bridge_ep02.mcap");
+            CliRun plain = CliRun.of("upload", "--gateway", target, "--robot", "arm-9", "--token", token,
+                    "--attempts", "1", mcap.toString());
+            assertEquals(1, plain.exitCode(), plain.err());
+            CliRun up = CliRun.of("upload", "--gateway", target, "--robot", "arm-9", "--token", token,
+                    "--tls-ca", ca.caCert().toString(), mcap.toString(), "--json");
+            assertEquals(0, up.exitCode(), up.err());
+            assertEquals("INGESTED", JSON.readTree(up.out()).get("files").get(0).get("state").asText());
+        } finally {
+            gw.process().destroy();
+            assertTrue(gw.process().waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+        }
+        assertEquals(2, CliRun.of("gateway", lake, "--tls-cert", cert.toString()).exitCode());
+        assertEquals(2, CliRun.of("gateway", lake, "--tls-client-ca", ca.caCert().toString()).exitCode());
+        assertEquals(2, CliRun.of("upload", "--gateway", "h:1", "--robot", "a", "--token", "x", "--tls-cert",
+                cert.toString(), "f.mcap").exitCode());
     }
 }

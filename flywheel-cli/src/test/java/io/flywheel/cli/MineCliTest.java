@@ -417,4 +417,55 @@ class MineCliTest {
         }
         return s;
     }
+
+    /**
+     * {@code mine --failures-from-eval}: an eval run whose rollouts are the lake's episodes (linked by id) and one
+     * result without a recording; the failures of the chosen cell are the queries, the unrecorded one is reported as
+     * not minable, and the run and cell reach the training set's lineage.
+     */
+    @Test
+    void failuresFromEvalMineTheFailedRolloutsOfTheCell() throws Exception {
+        JsonNode eps = JSON.readTree(CliRun.of("qc", "report", lake, "--json").out()).get("episodes");
+        List<String> ids = new ArrayList<>();
+        eps.forEach(e -> ids.add(e.get("episode_id").asText()));
+        java.util.Collections.sort(ids);
+        StringBuilder csv = new StringBuilder("episode_id,task,object,lighting,robot,success\n");
+        for (int i = 0; i < ids.size(); i++) { // 0, 1 failed on glass; 3 failed on a cup
+            csv.append(ids.get(i)).append(",pick,").append(i < 3 ? "glass_cup" : "cup").append(",dim,arm-1,")
+                    .append(i == 0 || i == 1 || i == 3 ? "0" : "1").append('\n');
+        }
+        csv.append("not-recorded-1,pick,glass_cup,dim,arm-1,0\n");
+        Path results = Files.writeString(tmp.resolve("eval.csv"), csv.toString());
+        CliRun in = CliRun.of("eval", "ingest", lake, results.toString(), "--run", "ev1", "--policy", "p1");
+        assertEquals(0, in.exitCode(), in.err());
+        assertTrue(in.out().contains("7 rollouts, 3 succeeded (42.9%); 6 with a recording in the lake (minable), 1 not"),
+                in.out());
+
+        Path mined = tmp.resolve("mined-eval.json");
+        CliRun r = CliRun.of("mine", lake, "--failures-from-eval", "ev1", "--cell", "object=glass_cup", "-k", "2",
+                "--out", mined.toString(), "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode ev = JSON.readTree(r.out()).get("eval");
+        assertEquals(List.of(ids.get(0), ids.get(1)), List.of(ev.get("queries").get(0).asText(),
+                ev.get("queries").get(1).asText()));
+        assertEquals(2, ev.get("queries").size());
+        assertEquals("not-recorded-1", ev.get("not_minable").get(0).asText());
+        assertEquals(3, ev.get("failures").asInt());
+        CliRun set = CliRun.of("trainset", "build", lake, "--tag", "train-eval", "--ratio", "0", "--rate-hz", "0",
+                "--mined", mined.toString(), "--json");
+        assertEquals(0, set.exitCode(), set.err());
+        JsonNode lineage = JSON.readTree(set.out()).get("lineage");
+        assertEquals("ev1", lineage.get("eval_run").asText());
+        assertEquals("glass_cup", lineage.get("eval_cells").get(0).get("object").asText());
+        assertEquals(2, lineage.get("eval_query_episode_ids").size());
+
+        CliRun text = CliRun.of("mine", lake, "--failures-from-eval", "ev1", "-k", "1");
+        assertEquals(0, text.exitCode(), text.err());
+        assertTrue(text.out().contains("eval run ev1: 4 failed rollout(s), 3 minable, 1 not minable"), text.out());
+        assertEquals(1, CliRun.of("mine", lake, "--failures-from-eval", "nope").exitCode());
+        assertEquals(1, CliRun.of("mine", lake, "--failures-from-eval", "ev1", "--cell", "colour=red").exitCode());
+        assertEquals(1, CliRun.of("mine", lake, "--failures-from-eval", "ev1", "--cell", "object=sponge").exitCode());
+        assertEquals(2, CliRun.of("mine", lake, "--failures-from-eval", "ev1", "--cell", "object").exitCode());
+        assertEquals(2, CliRun.of("mine", lake, "--cell", "object=cup").exitCode());
+    }
 }

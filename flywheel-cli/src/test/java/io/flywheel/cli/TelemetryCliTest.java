@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,52 +43,6 @@ class TelemetryCliTest {
     @TempDir
     Path tmp;
 
-    /** A gateway in a child JVM, its output in a file (a pipe read while the process dies can lose its tail). */
-    record Child(Process process, Path output) {
-        static Child start(Path tmp, String pauseAt, String... args) throws Exception {
-            Files.createDirectories(tmp);
-            String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            List<String> cmd = new ArrayList<>(List.of(javaBin, "--add-opens=java.base/java.nio=ALL-UNNAMED",
-                    "-Djava.io.tmpdir=" + tmp, "-Xmx512m", "-XX:TieredStopAtLevel=1"));
-            if (pauseAt != null) {
-                cmd.add("-Dflywheel.lake.pause-at=" + pauseAt);
-            }
-            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
-            cmd.addAll(List.of(args));
-            Path out = tmp.resolve("gateway.out");
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-            return new Child(p, out);
-        }
-
-        List<String> lines() {
-            try {
-                return Files.readAllLines(output, StandardCharsets.UTF_8);
-            } catch (java.io.IOException e) {
-                return List.of("cannot read " + output + ": " + e);
-            }
-        }
-
-        String await(Predicate<String> line) throws InterruptedException {
-            long deadline = System.currentTimeMillis() + 60_000;
-            while (true) {
-                boolean alive = process.isAlive();
-                for (String l : lines()) {
-                    if (line.test(l)) {
-                        return l;
-                    }
-                }
-                assertTrue(alive && System.currentTimeMillis() < deadline, "gateway: " + lines());
-                Thread.sleep(50);
-            }
-        }
-
-        void kill9() throws InterruptedException {
-            process.destroyForcibly(); // SIGKILL
-            assertTrue(process.waitFor(10, TimeUnit.SECONDS));
-            assertEquals(137, process.exitValue());
-        }
-    }
-
     private static Map<String, Integer> counts(Lake lake, String robot) {
         lake.refresh();
         Map<String, Integer> out = new TreeMap<>();
@@ -125,7 +76,7 @@ class TelemetryCliTest {
             robot.connect();
 
             // 1. killed between receive and commit: the batch's data files staged, nothing committed or acknowledged
-            Child a = Child.start(tmp.resolve("a"), "staged", gw);
+            GatewayProcess a = GatewayProcess.start(tmp.resolve("a"), "staged", gw);
             a.await(l -> l.contains("\"event\":\"listening\""));
             for (int i = 1; i <= 4; i++) {
                 publish(robot, "fleet/arm-7/alert/estop", 1, "e-" + i, T0 + i * S);
@@ -143,7 +94,7 @@ class TelemetryCliTest {
             publish(robot, "fleet/arm-7/audit/billing", 2, "a-5", T0 + 5 * S);
 
             // 2. killed after a commit, before its acknowledgements
-            Child b = Child.start(tmp.resolve("b"), "released", gw);
+            GatewayProcess b = GatewayProcess.start(tmp.resolve("b"), "released", gw);
             b.await(l -> l.equals("PAUSED released"));
             b.kill9();
             Map<String, Integer> afterB;
@@ -153,7 +104,7 @@ class TelemetryCliTest {
             assertTrue(!afterB.isEmpty() && afterB.values().stream().allMatch(n -> n == 1), afterB.toString());
 
             // 3. a normal restart: the broker delivers the unacknowledged messages again; the committed ones are dropped
-            Child c = Child.start(tmp.resolve("c"), null, gw);
+            GatewayProcess c = GatewayProcess.start(tmp.resolve("c"), null, gw);
             c.await(l -> {
                 if (!l.contains("\"event\":\"stats\"")) {
                     return false;
@@ -166,8 +117,9 @@ class TelemetryCliTest {
                     return false;
                 }
             });
-            c.process().destroy(); // SIGTERM: graceful
+            c.process().destroy(); // SIGTERM: graceful, and a stop asked for exits 0
             assertTrue(c.process().waitFor(30, TimeUnit.SECONDS));
+            assertEquals(0, c.process().exitValue());
             String stopped = c.await(l -> l.contains("\"event\":\"stopped\""));
             assertEquals(0, JSON.readTree(stopped).get("telemetry").get("malformed").asLong());
 
@@ -205,6 +157,11 @@ class TelemetryCliTest {
             assertEquals(2, CliRun.of("gateway", "telemetry", lake, "--class", "bogus").exitCode());
             assertEquals(2, CliRun.of("gateway", lake, "--mqtt", "http://x:1").exitCode());
             assertEquals(2, CliRun.of("gateway", lake, "--mqtt", broker.url(), "--embedded-mqtt").exitCode());
+            CliRun noBroker = CliRun.of("gateway", lake, "--telemetry-batch", "100,10");
+            assertEquals(2, noBroker.exitCode());
+            assertTrue(noBroker.err().contains("--telemetry-batch is for telemetry: give --mqtt URL or --embedded-mqtt"),
+                    noBroker.err());
+            assertEquals(2, CliRun.of("gateway", lake, "--mqtt", broker.url(), "--mqtt-port", "1884").exitCode());
         }
     }
 
@@ -216,7 +173,7 @@ class TelemetryCliTest {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        Child gw = Child.start(tmp.resolve("gw"), null, "gateway", lake, "--grpc-port", "0", "--embedded-mqtt",
+        GatewayProcess gw = GatewayProcess.start(tmp.resolve("gw"), null, "gateway", lake, "--grpc-port", "0", "--embedded-mqtt",
                 "--mqtt-port", Integer.toString(port), "--telemetry-batch", "200,5000", "--stats-every", "1");
         gw.await(l -> l.startsWith("telemetry from the embedded MQTT broker on tcp://127.0.0.1:" + port));
         var robot = MqttClient.builder().useMqttVersion3().identifier("arm-8").serverHost("127.0.0.1")

@@ -434,11 +434,10 @@ public final class ConsoleApi {
             throw ApiException.notFound("episode '" + id + "' has no frame " + frame);
         }
         RawLocator loc = (RawLocator) found[1];
-        Path file = rawFile(loc.uri());
+        registered(loc.uri());
         byte[] bytes;
-        try (LocatorReader r = new LocatorReader()) {
-            bytes = r.read(new RawLocator(file.toUri().toString(), loc.chunkOffset(), loc.offset(), loc.length(),
-                    loc.compression(), loc.format(), loc.width(), loc.height(), loc.payload()));
+        try (LocatorReader r = new LocatorReader(lake.rawStorage())) {
+            bytes = r.read(loc);
         }
         String type = mediaType(bytes);
         if (type == null) {
@@ -455,7 +454,8 @@ public final class ConsoleApi {
     }
 
     /** @return the local path of a raw file the lake registers */
-    Path rawFile(String uri) {
+    /** Refuses (403) a raw file the lake's raw_files table does not hold: the console serves only the lake's files. */
+    void registered(String uri) {
         if (!registeredRaw.contains(uri)) {
             long n;
             try (LakeTable t = lake.table(TableSchemas.RAW_FILES)) {
@@ -466,9 +466,15 @@ public final class ConsoleApi {
             }
             registeredRaw.add(uri);
         }
+    }
+
+    /** @return a registered raw file's local path (the alignment view reads whole local files), else 403 / 422 */
+    Path rawFile(String uri) {
+        registered(uri);
         URI u = URI.create(uri);
         if (u.getScheme() != null && !u.getScheme().equals("file")) {
-            throw new ApiException(422, "raw file " + uri + " is not a local file; the console reads local raw files");
+            throw new ApiException(422, "raw file " + uri + " is not a local file; the alignment view reads local raw"
+                    + " files");
         }
         return u.getScheme() == null ? Path.of(uri) : Path.of(u);
     }

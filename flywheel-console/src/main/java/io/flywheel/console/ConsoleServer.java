@@ -60,6 +60,7 @@ public final class ConsoleServer implements AutoCloseable {
     private final Server server;
     private final ConsoleApi api;
     private final Pages pages;
+    private final EvalPages evalPages;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final String host;
@@ -71,6 +72,7 @@ public final class ConsoleServer implements AutoCloseable {
         this.lake = lake;
         this.api = new ConsoleApi(lake, options.mapMaxPoints());
         this.pages = new Pages(api);
+        this.evalPages = new EvalPages(lake);
         this.host = options.host();
         QueuedThreadPool pool = new QueuedThreadPool(options.threads(), 2);
         pool.setName("console");
@@ -261,6 +263,8 @@ public final class ConsoleServer implements AutoCloseable {
                     response, cb);
         } else if (n == 1 && s.get(0).equals("trainset-diff")) {
             json(api.diff(requiredId(p, "from"), requiredId(p, "to")), response, cb);
+        } else if (n == 2 && s.get(0).equals("eval")) {
+            evalApi(s.get(1), p, response, cb);
         } else if (n == 1 && s.get(0).equals("trainset-diff.png")) {
             bytes(api.diffPng(requiredId(p, "from"), requiredId(p, "to")), "image/png", "no-cache", response, cb);
         } else {
@@ -302,6 +306,8 @@ public final class ConsoleServer implements AutoCloseable {
             html = pages.trainsets();
         } else if (n == 1 && first.equals("fleet")) {
             html = pages.fleet();
+        } else if (n == 1 && first.equals("eval")) {
+            html = pages.eval(evalPages.body(optionalId(p, "run"), p.getValue("by"), optionalId(p, "against")));
         } else {
             throw ApiException.notFound("no page " + Request.getPathInContext(request));
         }
@@ -389,6 +395,22 @@ public final class ConsoleServer implements AutoCloseable {
             throw ApiException.badRequest(what + " '" + v + "' is not valid: expected 1-200 letters, digits or ._:@+-");
         }
         return v;
+    }
+
+    /** {@code /api/eval/runs|report|compare|heatmap.png} ({@link EvalPages}). */
+    private void evalApi(String what, Fields p, Response response, Callback cb) throws Exception {
+        switch (what) {
+            case "runs" -> json(evalPages.runs(), response, cb);
+            case "report" -> json(evalPages.report(requiredId(p, "run"), p.getValue("by")), response, cb);
+            case "compare" -> json(evalPages.compare(requiredId(p, "a"), requiredId(p, "b"), p.getValue("by")),
+                    response, cb);
+            case "heatmap.png" -> {
+                String run = optionalId(p, "run");
+                bytes(evalPages.heatmap(run, run == null ? requiredId(p, "a") : null, run == null ? requiredId(p, "b")
+                        : null, p.getValue("by")), "image/png", "no-cache", response, cb);
+            }
+            default -> throw ApiException.notFound("no API path /api/eval/" + what);
+        }
     }
 
     private static String optionalId(Fields p, String name) {

@@ -24,8 +24,10 @@ import io.flywheel.rows.TelemetryRow;
  * The fleet as the lake and its gateway's folders show it, for the console's fleet page: the robots (those with a
  * token, a folder of uploads or staged uploads, episodes, or telemetry among the newest {@value #RECENT_ROWS} rows),
  * each with its last heartbeat (gateway clock, and its age), last battery reading, episodes, files landed by the
- * gateway and how many of them are ingested; the newest alerts; and the uploads in progress (staged bytes of the
- * declared size). Read only: the staging folder is read as it is ({@link Staging#list}), never repaired.
+ * gateway in {@code raw/<robot>/} and how many of them are ingested or waiting for ingest, uploads whose ingest failed
+ * (moved out of the raw layer); the newest alerts; and the uploads in progress (staged bytes of the declared size).
+ * Read only: the staging folder is read as it is ({@link Staging#list}), never repaired. The gateway of an
+ * {@code s3://} lake stages in a spool folder of its own, which the console does not see: no uploads are listed.
  */
 final class FleetStatus {
     /** Telemetry rows looked at for robots that have nothing else in the lake. */
@@ -61,6 +63,14 @@ final class FleetStatus {
         List<Map<String, Object>> uploads = new ArrayList<>();
         if (local) {
             Staging staging = new Staging(Path.of(lake.location()));
+            List<Staging.Staged> staged = staging.list();
+            Set<String> failed = new TreeSet<>();
+            for (Staging.Staged st : staged) {
+                if (StagedUpload.INGEST_FAILED.equals(st.upload().state())) {
+                    robot(robots, st.upload().robotId()).ingestFailed++;
+                    failed.add(st.upload().sha256());
+                }
+            }
             for (Staging.Landed f : staging.landed()) {
                 if (f.sidecar()) {
                     continue;
@@ -69,14 +79,13 @@ final class FleetStatus {
                 r.landed++;
                 if (f.sha256() != null && ingested.contains(f.sha256())) {
                     r.ingested++;
+                } else if (f.sha256() == null || !failed.contains(f.sha256())) {
+                    r.waiting++;
                 }
             }
-            for (Staging.Staged s : staging.list()) {
+            for (Staging.Staged s : staged) {
                 StagedUpload u = s.upload();
                 Robot r = robot(robots, u.robotId());
-                if (StagedUpload.INGEST_FAILED.equals(u.state())) {
-                    r.ingestFailed++;
-                }
                 if (!StagedUpload.STAGING.equals(u.state())) {
                     continue;
                 }
@@ -143,7 +152,7 @@ final class FleetStatus {
         totals.put("robots", robots.size());
         totals.put("landed", landed);
         totals.put("ingested", ingestedTotal);
-        totals.put("waiting_for_ingest", robots.values().stream().mapToLong(Robot::waiting).sum());
+        totals.put("waiting_for_ingest", robots.values().stream().mapToLong(r -> r.waiting).sum());
         totals.put("uploading", uploads.size());
         totals.put("telemetry_rows", telemetryRows);
         out.put("totals", totals);
@@ -173,16 +182,13 @@ final class FleetStatus {
         long landed;
         long ingested;
         long ingestFailed;
+        long waiting;
         long uploading;
         TelemetryRow heartbeat;
         TelemetryRow battery;
 
         Robot(String id) {
             this.id = id;
-        }
-
-        long waiting() {
-            return Math.max(0, landed - ingested - ingestFailed);
         }
 
         Map<String, Object> json(long now) {
@@ -197,7 +203,7 @@ final class FleetStatus {
             m.put("landed", landed);
             m.put("ingested", ingested);
             m.put("ingest_failed", ingestFailed);
-            m.put("waiting_for_ingest", waiting());
+            m.put("waiting_for_ingest", waiting);
             m.put("uploading", uploading);
             return m;
         }

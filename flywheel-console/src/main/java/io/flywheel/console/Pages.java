@@ -75,9 +75,15 @@ final class Pages {
                 + "<nav><a href=\"/episodes\"" + (page.startsWith("episode") || page.equals("align") ? " class=\"on\"" : "")
                 + ">Episodes</a><a href=\"/map\"" + (page.equals("map") ? " class=\"on\"" : "") + ">Embedding map</a>"
                 + "<a href=\"/trainsets\"" + (page.equals("trainsets") ? " class=\"on\"" : "") + ">Training sets</a>"
+                + "<a href=\"/eval\"" + (page.equals("eval") ? " class=\"on\"" : "") + ">Evaluation</a>"
                 + "<a href=\"/fleet\"" + (page.equals("fleet") ? " class=\"on\"" : "") + ">Fleet</a></nav>"
                 + "<span class=\"lake\" title=\"lake\">" + esc(api.lake().location()) + "</span></header>\n<main>\n"
                 + body + "\n</main>\n<script src=\"/static/console.js\"></script>\n</body></html>\n";
+    }
+
+    /** @return the evaluation page around its body ({@link EvalPages#body}) */
+    String eval(String body) {
+        return layout("Evaluation", "eval", Map.of(), body);
     }
 
     String error(int status, String message) {
@@ -436,7 +442,8 @@ final class Pages {
         }
         b.append("<h2>Uploads in progress</h2>\n");
         if (!(Boolean) f.get("local_staging")) {
-            b.append("<p>An s3:// lake takes no uploads yet: no staging folder.</p>\n");
+            b.append("<p>The gateway of an s3:// lake stages uploads in its own spool folder, which the console does not"
+                    + " see.</p>\n");
         } else if (uploads.isEmpty()) {
             b.append("<p id=\"no-uploads\">None: every upload the gateway began has landed.</p>\n");
         } else {

@@ -30,8 +30,8 @@ import io.flywheel.rows.TelemetryRow;
 /**
  * The fleet page and {@code /api/fleet} on a lake made by hand: tokens for arm-1 and arm-2, telemetry rows (two
  * heartbeats of arm-1, 3 s and 100 s old; its battery; a heartbeat of arm-3, which has nothing else; two alerts), two
- * recordings of arm-1 landed in {@code raw/arm-1/} of which one is ingested, and an upload of arm-2 staged at 250 of
- * 1,000 bytes. Every number on the page is one of those.
+ * recordings of arm-1 landed in {@code raw/arm-1/} of which one is ingested, an upload of arm-2 staged at 250 of
+ * 1,000 bytes and one whose ingest failed. Every number on the page is one of those.
  */
 class ConsoleFleetTest {
     private static final long T0 = 1_767_225_600_000_000_000L;
@@ -80,6 +80,10 @@ class ConsoleFleetTest {
                 StagedUpload.STAGING, "", "", T0, System.currentTimeMillis() * 1_000_000L);
         staging.save(u);
         Files.write(staging.partFile(u), new byte[250]);
+        // a file of arm-2 that ingest could not read: moved out of the raw layer, not waiting
+        staging.save(new StagedUpload("u-456", "arm-2", "d".repeat(64), 40, "MCAP", "ep_3.mcap", "ep_3", "", "",
+                StagedUpload.INGEST_FAILED, "_staging/rejected/arm-2/" + "d".repeat(64) + ".mcap", "not an MCAP",
+                T0, T0));
 
         try (Lake lake = Lake.open(lakeDir.toString());
                 ConsoleServer server = ConsoleServer.start(lake, ConsoleOptions.builder().port(0).build())) {
@@ -110,6 +114,8 @@ class ConsoleFleetTest {
             assertEquals("arm-2", arm2.get("robot_id").asText());
             assertTrue(arm2.get("last_heartbeat_ts_ns").isNull());
             assertEquals(1, arm2.get("uploading").asInt());
+            assertEquals(1, arm2.get("ingest_failed").asInt());
+            assertEquals(0, arm2.get("waiting_for_ingest").asInt());
             JsonNode arm3 = f.get("robots").get(2);
             assertEquals("arm-3", arm3.get("robot_id").asText(), "a robot known from its telemetry only");
             assertEquals(0, arm3.get("tokens").asInt());

@@ -32,7 +32,9 @@ public enum Metric {
     /** Backward steps of the stream's stamps in arrival order. */
     MONOTONICITY_VIOLATIONS(Scope.STREAM, "count"),
     /** Share of frames marked static by enrichment (null until enrichment ran). */
-    STATIC_SHARE(Scope.STREAM, "ratio");
+    STATIC_SHARE(Scope.STREAM, "ratio"),
+    /** Frames the robot skipped on purpose (a live stream's frame filter), counted as received by the rate metrics. */
+    SKIPPED_FRAMES(Scope.STREAM, "count");
 
     /** Whether a metric has one value per episode or per stream. */
     public enum Scope { EPISODE, STREAM }
@@ -70,6 +72,7 @@ public enum Metric {
             case RESIDUAL_P99_MS: return s.residualP99Ns() == null ? null : s.residualP99Ns() / 1e6;
             case MONOTONICITY_VIOLATIONS: return (double) s.monotonicityViolations();
             case STATIC_SHARE: return s.staticShare();
+            case SKIPPED_FRAMES: return (double) s.skippedFrames();
             default: throw new IllegalStateException(label() + " is an episode metric");
         }
     }

@@ -18,10 +18,13 @@ import java.util.Objects;
  *                               {@link io.flywheel.align.ResidualStats}); null for the master or unaligned streams
  * @param monotonicityViolations backward steps of the stamps in arrival order
  * @param staticShare            share of frames marked static by enrichment, in [0, 1], or null when not computed
+ * @param skippedFrames          frames the robot skipped on purpose (a live stream's frame filter: nearly identical to
+ *                               the last frame sent), recorded in the recording's frame-skip channel; rate, gap and
+ *                               drop ratio count them as received, {@code messageCount} does not
  */
 public record StreamMetrics(String stream, String role, long messageCount, Double nominalRateHz, double measuredRateHz,
                             long largestGapNs, Double dropRatio, Long residualP99Ns, int monotonicityViolations,
-                            Double staticShare) {
+                            Double staticShare, long skippedFrames) {
 
     public StreamMetrics {
         Objects.requireNonNull(stream, "stream");
@@ -42,6 +45,21 @@ public record StreamMetrics(String stream, String role, long messageCount, Doubl
      */
     public static StreamMetrics measure(String stream, String role, long[] timestampsNs, Double nominalRateHz,
                                         long episodeStartNs, long episodeEndNs) {
+        return measure(stream, role, timestampsNs, nominalRateHz, episodeStartNs, episodeEndNs, new long[0]);
+    }
+
+    /**
+     * Measures a stream from its timestamps and the times of the frames the robot skipped on purpose: the skipped
+     * frames count as received for the measured rate, the largest gap and the drop ratio (a skip is a frame the
+     * robot had and chose not to send, not a loss), and as nothing else ({@code messageCount},
+     * {@code monotonicityViolations} are the messages'). A real gap between two frames that were neither sent nor
+     * skipped still shows.
+     *
+     * @param skippedNs times of the skipped frames, ns, in the stream's time base; any order
+     * @see #measure(String, String, long[], Double, long, long)
+     */
+    public static StreamMetrics measure(String stream, String role, long[] timestampsNs, Double nominalRateHz,
+                                        long episodeStartNs, long episodeEndNs, long[] skippedNs) {
         if (episodeEndNs < episodeStartNs) {
             throw new IllegalArgumentException("stream '" + stream + "': episode end " + episodeEndNs
                     + " ns is before its start " + episodeStartNs + " ns");
@@ -58,7 +76,16 @@ public record StreamMetrics(String stream, String role, long messageCount, Doubl
             max = Math.max(max, timestampsNs[i]);
         }
         long[] sorted = timestampsNs;
-        if (back > 0) {
+        if (skippedNs.length > 0) {
+            sorted = java.util.Arrays.copyOf(timestampsNs, n + skippedNs.length);
+            System.arraycopy(skippedNs, 0, sorted, n, skippedNs.length);
+            for (long t : skippedNs) {
+                min = Math.min(min, t);
+                max = Math.max(max, t);
+            }
+            java.util.Arrays.sort(sorted);
+            n = sorted.length;
+        } else if (back > 0) {
             sorted = timestampsNs.clone();
             java.util.Arrays.sort(sorted);
         }
@@ -76,7 +103,8 @@ public record StreamMetrics(String stream, String role, long messageCount, Doubl
             double expected = Math.floor((episodeEndNs - episodeStartNs) / 1e9 * nominalRateHz + 1e-6) + 1;
             drop = Math.max(0.0, 1.0 - n / expected);
         }
-        return new StreamMetrics(stream, role, n, nominalRateHz, rate, gap, drop, null, back, null);
+        return new StreamMetrics(stream, role, timestampsNs.length, nominalRateHz, rate, gap, drop, null, back, null,
+                skippedNs.length);
     }
 
     /** Measured / nominal rate, or null without a nominal rate. */
@@ -87,12 +115,12 @@ public record StreamMetrics(String stream, String role, long messageCount, Doubl
     /** A copy with the alignment residual p99 (ns, or null). */
     public StreamMetrics withResidualP99Ns(Long p99Ns) {
         return new StreamMetrics(stream, role, messageCount, nominalRateHz, measuredRateHz, largestGapNs, dropRatio,
-                p99Ns, monotonicityViolations, staticShare);
+                p99Ns, monotonicityViolations, staticShare, skippedFrames);
     }
 
     /** A copy with the static-frame share (in [0, 1], or null). */
     public StreamMetrics withStaticShare(Double share) {
         return new StreamMetrics(stream, role, messageCount, nominalRateHz, measuredRateHz, largestGapNs, dropRatio,
-                residualP99Ns, monotonicityViolations, share);
+                residualP99Ns, monotonicityViolations, share, skippedFrames);
     }
 }

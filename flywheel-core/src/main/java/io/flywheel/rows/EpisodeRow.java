@@ -53,6 +53,13 @@ public record EpisodeRow(String episodeId, String recordingId, String robotId, S
                 frameCount, qualityStatus, qualityFlags, qualityMetricsJson, metadataJson, Map.of(), null, null);
     }
 
+    /** @return this episode with another metadata JSON */
+    public EpisodeRow withMetadataJson(String json) {
+        return new EpisodeRow(episodeId, recordingId, robotId, task, scene, operator, outcome, startNs, endNs,
+                durationNs, masterTopic, frameCount, qualityStatus, qualityFlags, qualityMetricsJson, json,
+                embeddings, enrichedAtNs, enrichmentJson);
+    }
+
     /** @return this episode with enrich's image-metrics columns set ({@code enriched_at_ns}, {@code enrichment}) */
     public EpisodeRow withEnrichment(long enrichedAt, String json) {
         return new EpisodeRow(episodeId, recordingId, robotId, task, scene, operator, outcome, startNs, endNs,

@@ -63,6 +63,41 @@ class RuleSetTest {
         assertEquals(1.0, empty.dropRatio());
     }
 
+    /**
+     * A 30 Hz camera over 10 s (301 frames) whose frames 30-59 (1 s) the robot skipped on purpose and whose frames
+     * 150-179 (1 s) were lost: the skips count as received, the loss does not. Largest gap: the lost second, 31
+     * frame periods (1.033 s); drop ratio 30/301; rate 270 intervals over 10 s = 27 Hz. Without the skips both
+     * seconds would be gaps and the drop ratio 60/301.
+     */
+    @Test
+    void skippedFramesCountAsReceivedAndLostOnesDoNot() {
+        long[] all = ticks(30, 10);
+        long[] sent = new long[301 - 60];
+        long[] skipped = new long[30];
+        int k = 0;
+        for (int i = 0; i < all.length; i++) {
+            if (i >= 30 && i < 60) {
+                skipped[i - 30] = all[i];
+            } else if (i < 150 || i >= 180) {
+                sent[k++] = all[i];
+            }
+        }
+        StreamMetrics m = StreamMetrics.measure("/cam0", "camera", sent, 30.0, T0, T0 + 10 * S, skipped);
+        assertEquals(241, m.messageCount());
+        assertEquals(30, m.skippedFrames());
+        assertEquals(all[180] - all[149], m.largestGapNs());
+        assertEquals(30 / 301.0, m.dropRatio(), 1e-12);
+        assertEquals(270 / 10.0, m.measuredRateHz(), 1e-6);
+        StreamMetrics without = StreamMetrics.measure("/cam0", "camera", sent, 30.0, T0, T0 + 10 * S);
+        assertEquals(60 / 301.0, without.dropRatio(), 1e-12);
+        assertEquals(0, without.skippedFrames());
+        EpisodeMetrics e = new EpisodeMetrics("ep-skip", 10 * S, List.of(m), List.of());
+        QualityReport q = RuleSet.defaults().evaluate(e);
+        assertTrue(q.flags().contains("camera_gap"), q.flags().toString());
+        assertTrue(q.flags().contains("dropped_messages"), q.flags().toString());
+        assertFalse(q.flags().contains("heavy_drops"), q.flags().toString());
+    }
+
     @Test
     void defaultRulesLoadAndPassACleanEpisode() {
         RuleSet d = RuleSet.defaults();

@@ -197,7 +197,7 @@ public final class EnrichJob {
         FrameAnalyzer.Options imageOptions = options.image().withKeepRgb(false);
         ConcurrentLinkedQueue<AutoCloseable> resources = new ConcurrentLinkedQueue<>();
         ThreadLocal<Worker> workers = ThreadLocal.withInitial(() -> {
-            Worker w = new Worker(new FrameAnalyzer(imageOptions), new LocatorReader());
+            Worker w = new Worker(new FrameAnalyzer(imageOptions), new LocatorReader(lake.rawStorage()));
             resources.add(w);
             return w;
         });

@@ -75,6 +75,8 @@ class GatewayRestartTest {
                 });
                 assertEquals(List.of(3L * 8192), stagedAtStop);
                 assertTrue(r.attempts() >= 2, "attempts " + r.attempts());
+                // the attempt that finished began where the cut one had stopped
+                assertEquals(3L * 8192, r.resumedFrom());
                 assertTrue(!retries.isEmpty() && retries.get(0).startsWith("UNAVAILABLE"), retries.toString());
                 // sent: everything once, plus at most the one chunk lost in the cut
                 assertTrue(r.bytesSent() >= bytes.length && r.bytesSent() <= bytes.length + 8192, "" + r.bytesSent());

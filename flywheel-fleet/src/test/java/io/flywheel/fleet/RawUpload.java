@@ -1,92 +1,12 @@
 package io.flywheel.fleet;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-
 import io.flywheel.fleet.v1.FleetGatewayGrpc;
 import io.flywheel.fleet.v1.UploadAck;
 import io.flywheel.fleet.v1.UploadRequest;
-import io.grpc.ManagedChannel;
-import io.grpc.Metadata;
-import io.grpc.Status;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.MetadataUtils;
-import io.grpc.stub.StreamObserver;
 
-/**
- * A hand-driven UploadEpisode stream for the tests: sends exactly the messages a test gives (also the wrong ones a
- * FleetClient never sends) and records the gateway's answers.
- */
-final class RawUpload implements AutoCloseable {
-    private static final Object COMPLETED = new Object();
-    private final ManagedChannel channel;
-    private final StreamObserver<UploadRequest> requests;
-    private final LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
-    final List<UploadAck> acks = new ArrayList<>();
-    Status status;
-
+/** A hand-driven UploadEpisode stream ({@link RawStream}). */
+final class RawUpload extends RawStream<UploadRequest, UploadAck> {
     RawUpload(String target, String token) {
-        Metadata h = new Metadata();
-        h.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
-        channel = NettyChannelBuilder.forTarget(target).usePlaintext()
-                .intercept(MetadataUtils.newAttachHeadersInterceptor(h)).build();
-        requests = FleetGatewayGrpc.newStub(channel).uploadEpisode(new StreamObserver<>() {
-            @Override
-            public void onNext(UploadAck a) {
-                events.add(a);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                events.add(Status.fromThrowable(t));
-            }
-
-            @Override
-            public void onCompleted() {
-                events.add(COMPLETED);
-            }
-        });
-    }
-
-    RawUpload send(UploadRequest r) {
-        requests.onNext(r);
-        return this;
-    }
-
-    /** @return the next answer, or null once the stream has ended ({@link #status} then says how) */
-    UploadAck next() throws InterruptedException {
-        if (status != null) {
-            return null;
-        }
-        Object ev = events.poll(20, TimeUnit.SECONDS);
-        if (ev == null) {
-            throw new AssertionError("no answer from the gateway in 20 s");
-        }
-        if (ev instanceof UploadAck a) {
-            acks.add(a);
-            return a;
-        }
-        status = ev == COMPLETED ? Status.OK : (Status) ev;
-        return null;
-    }
-
-    /** @return how the stream ended, reading the answers up to there */
-    Status end() throws InterruptedException {
-        while (next() != null) {
-            // keep reading
-        }
-        return status;
-    }
-
-    /** Cuts the stream (as a robot losing its connection). */
-    void cancel() {
-        requests.onError(Status.CANCELLED.withDescription("cut by the test").asRuntimeException());
-    }
-
-    @Override
-    public void close() {
-        channel.shutdownNow();
+        super(target, token, FleetGatewayGrpc.FleetGatewayStub::uploadEpisode);
     }
 }

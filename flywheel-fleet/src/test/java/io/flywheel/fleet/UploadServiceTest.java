@@ -70,7 +70,7 @@ class UploadServiceTest {
     static void start() {
         lakeDir = tmp.resolve("lake");
         lake = Lake.init(lakeDir);
-        for (String r : List.of("r1", "r2", "r3", "r4", "cut", "bad", "quota", "malformed")) {
+        for (String r : List.of("r1", "r2", "r3", "r4", "cut", "bad", "quota", "malformed", "truncated")) {
             TOKENS.put(r, RobotTokens.add(lake, r).token());
         }
         gateway = FleetGateway.start(lake, GatewayOptions.builder()
@@ -313,6 +313,33 @@ class UploadServiceTest {
         assertInvalid(List.of(req(begin("malformed", notMcap, FleetClient.sha256(notMcap))), chunk(text, 0, text.length),
                 end()), "is not an MCAP file");
         assertEquals(List.of(), filesUnder(lakeDir.resolve("raw/malformed")));
+    }
+
+    @Test
+    void aFileIngestCannotReadLeavesTheRawLayerAndIsNotLandedAgain() throws Exception {
+        // the first half of a real MCAP: its magic passes the check at END, ingest then finds it cut off
+        byte[] whole = Files.readAllBytes(bridge(3));
+        Path cut = tmp.resolve("cut-off.mcap");
+        Files.write(cut, java.util.Arrays.copyOf(whole, whole.length / 2));
+        String sha = FleetClient.sha256(cut);
+        try (FleetClient c = client("truncated")) {
+            UploadResult r = c.upload(cut, "truncated", "ep-t", FileKind.MCAP, UploadListener.NONE);
+            assertEquals("raw/truncated/" + sha + ".mcap", r.status().getLandedPath());
+            UploadStatus s = c.awaitIngested("truncated", sha, Duration.ofSeconds(30));
+            assertEquals(UploadState.INGEST_FAILED, s.getState(), s.toString());
+            assertEquals("_staging/rejected/truncated/" + sha + ".mcap", s.getLandedPath());
+            assertTrue(s.getMessage().contains("moved out of the raw layer to _staging/rejected/truncated/"),
+                    s.getMessage());
+            // sent again: answered at once with the same state, nothing lands
+            UploadResult again = c.upload(cut, "truncated", "ep-t", FileKind.MCAP, UploadListener.NONE);
+            assertEquals(UploadState.INGEST_FAILED, again.status().getState());
+            assertEquals(0, again.bytesSent());
+        }
+        assertEquals(List.of(), filesUnder(lakeDir.resolve("raw/truncated")));
+        assertArrayEquals(Files.readAllBytes(cut),
+                Files.readAllBytes(lakeDir.resolve("_staging/rejected/truncated/" + sha + ".mcap")));
+        lake.refresh();
+        assertTrue(lake.rawFile(sha).isEmpty());
     }
 
     static void assertInvalid(List<UploadRequest> msgs, String expected) throws Exception {

@@ -13,6 +13,8 @@ final class Collector {
     final List<RobotProfile.Channel> channels = new ArrayList<>();
     final Map<String, String> episodeMetadata = new LinkedHashMap<>();
     final Map<String, String> recordingMetadata = new LinkedHashMap<>();
+    /** The messages of the frame-skip channel ({@link FrameSkips}), in file order. */
+    final List<FrameSkips.Skip> frameSkips = new ArrayList<>();
     private final Map<String, RobotProfile.Guess> sourceGuesses = new LinkedHashMap<>();
     /** When not null: the role of every topic (a reader that re-reads known camera topics). */
     private final StreamRole forcedRole;
@@ -97,7 +99,7 @@ final class Collector {
         if (!master.isEmpty() && !streams.containsKey(master)) master = "";
         String robot = robotId.isEmpty() ? md.getOrDefault("robot_id", md.getOrDefault("robot", "")) : robotId;
         return new Episode(recordingId + "-e" + (index < 10 ? "0" : "") + index, index, task, outcome, robot,
-                md.getOrDefault("scene", ""), md.getOrDefault("operator", ""), md, master, out);
+                md.getOrDefault("scene", ""), md.getOrDefault("operator", ""), md, master, out, frameSkips);
     }
 
     static String normaliseOutcome(String s) {

@@ -19,12 +19,16 @@ import java.util.Optional;
  * @param masterTopic the master clock's topic: the profile's master, else the camera with the lowest
  *     channel id, else the first STATE stream (JointState first); "" when the episode has none of these
  * @param streams the streams, in channel-id order
+ * @param frameSkips the frames the robot skipped on purpose ({@link FrameSkips}: a live stream's frame filter), in
+ *     file order; empty for a recording without a frame-skip channel
  */
 public record Episode(String episodeId, int index, String task, String outcome, String robotId, String scene,
-                      String operator, Map<String, String> metadata, String masterTopic, List<StreamData> streams) {
+                      String operator, Map<String, String> metadata, String masterTopic, List<StreamData> streams,
+                      List<FrameSkips.Skip> frameSkips) {
     public Episode {
         metadata = Map.copyOf(metadata);
         streams = List.copyOf(streams);
+        frameSkips = List.copyOf(frameSkips);
     }
 
     /** @return the stream of a topic, if present */

@@ -64,6 +64,11 @@ import io.flywheel.rows.StreamMatch;
  * {@code gripper_joint} ({@code {"topic", "joint", "range_of_motion", "candidates"}}) and in
  * {@link RecordingResult#gripperJoints()}.
  *
+ * <p>Frames a robot skipped on purpose (a live stream's frame filter, recorded in the frame-skip channel:
+ * {@link FrameSkips}) get no frame row; they count as received in their camera's quality metrics, are counted per
+ * topic in the episode metadata's {@code skipped_frames}, and a frame row without an image of a camera because that
+ * camera's frame there was skipped is flagged {@code skipped:<topic>} rather than {@code unmatched:<topic>}.
+ *
  * <p>Idempotent by content: a recording whose files' SHA-256s are all in {@code raw_files} is
  * skipped, and so is one that a concurrent writer commits first. Episode ids are derived from the content hash,
  * so a re-run writes the same keys. The stage knows no storage: the same code runs in a Spark task with another
@@ -514,6 +519,8 @@ public final class IngestJob {
         RobotProfile profile = rec.profile();
         List<StreamData> aligned = new ArrayList<>();
         List<TopicStream> streams = new ArrayList<>();
+        List<StreamPolicy> policies = new ArrayList<>();
+        Map<String, long[]> skipped = skippedTimes(ep);
         AlignOptions.Builder ob = AlignOptions.builder();
         for (StreamData s : ep.streams()) {
             boolean numeric = s.values() != null && s.values().length > 0 && s.values()[0] != null;
@@ -544,6 +551,7 @@ public final class IngestJob {
                         .onMiss(p.onMiss()).build();
             }
             ob.policy(s.topic(), p);
+            policies.add(p);
         }
         String master = ep.masterTopic();
         if (cfg.masterRateHz() != null) {
@@ -578,15 +586,25 @@ public final class IngestJob {
             // per aligned stream, looked up once rather than by topic in every frame
             StreamAlignment[] sas = new StreamAlignment[aligned.size()];
             TopicStream[] tss = new TopicStream[aligned.size()];
+            // per aligned stream, the master-clock times of its skipped frames (sorted) and its tolerance
+            long[][] skips = new long[aligned.size()][];
+            long[] tolerances = new long[aligned.size()];
             Map<String, TopicStream> byName = new LinkedHashMap<>();
             streams.forEach(t -> byName.put(t.name(), t));
             for (int k = 0; k < sas.length; k++) {
                 sas[k] = a.stream(aligned.get(k).topic());
                 tss[k] = byName.get(aligned.get(k).topic());
+                long[] sk = skipped.get(aligned.get(k).topic());
+                if (sk != null) {
+                    StreamPolicy p = policies.get(k);
+                    skips[k] = Arrays.stream(sk).map(t -> t - p.clockOffsetNs()).sorted().toArray();
+                    tolerances[k] = p.toleranceNs();
+                }
             }
             long[] ft = a.frameTimesNs();
             for (int f = 0; f < ft.length; f++) {
-                rows.add(frame(ep, f, ft[f], aligned, sas, tss, state, action, gripper, jointStream, jointIndex));
+                rows.add(frame(ep, f, ft[f], aligned, sas, tss, skips, tolerances, state, action, gripper,
+                        jointStream, jointIndex));
             }
             Map<String, Long> p99 = new LinkedHashMap<>();
             for (ResidualStats rs : a.stats()) {
@@ -597,7 +615,7 @@ public final class IngestJob {
                         : profile.nominalRateHz(s.topic()).getAsDouble();
                 StreamMetrics m = StreamMetrics.measure(s.topic(), s.role().name().toLowerCase(),
                         s.timestamps().resolved().usableTimesNs(), nominal,
-                        ep.startNs(), ep.endNs());
+                        ep.startNs(), ep.endNs(), skipped.getOrDefault(s.topic(), new long[0]));
                 metrics.add(p99.containsKey(s.topic()) ? m.withResidualP99Ns(p99.get(s.topic())) : m);
             }
         }
@@ -620,6 +638,11 @@ public final class IngestJob {
         meta.put("source_files", rec.files().stream().map(SourceFile::uri).toList());
         meta.put("format", rec.format().name());
         meta.put("dropped_frames", a == null ? 0 : a.droppedFrames());
+        if (!ep.frameSkips().isEmpty()) {
+            Map<String, Integer> perTopic = new java.util.TreeMap<>();
+            ep.frameSkips().forEach(k -> perTopic.merge(k.topic(), 1, Integer::sum));
+            meta.put("skipped_frames", perTopic);
+        }
         if (gripperJoint != null) {
             Map<String, Object> gj = new LinkedHashMap<>();
             gj.put("topic", gripperJoint.topic());
@@ -661,8 +684,8 @@ public final class IngestJob {
      * huge one: on one core its compile time was taken from the ingest itself).
      */
     private static FrameRow frame(Episode ep, int f, long timeNs, List<StreamData> aligned, StreamAlignment[] sas,
-                                  TopicStream[] tss, StreamData state, StreamData action, StreamData gripper,
-                                  StreamData jointStream, int jointIndex) {
+                                  TopicStream[] tss, long[][] skips, long[] tolerances, StreamData state,
+                                  StreamData action, StreamData gripper, StreamData jointStream, int jointIndex) {
         List<ImageLocator> images = new ArrayList<>(aligned.size());
         List<StreamMatch> matches = new ArrayList<>(aligned.size());
         List<String> flags = new ArrayList<>(0);
@@ -678,7 +701,8 @@ public final class IngestJob {
             if (!sa.isMaster()) {
                 matches.add(new StreamMatch(s.topic(), msg >= 0, residual));
                 if (msg < 0) {
-                    flags.add("unmatched:" + s.topic());
+                    flags.add((skips[k] != null && near(skips[k], timeNs, tolerances[k]) ? "skipped:" : "unmatched:")
+                            + s.topic());
                 }
             }
             if (msg < 0) {
@@ -710,6 +734,48 @@ public final class IngestJob {
             }
         }
         return new FrameRow(ep.episodeId(), f, timeNs, st, ac, gr, images, matches, flags);
+    }
+
+    /** @return whether a time of {@code sorted} lies within {@code tolerance} of {@code t} */
+    private static boolean near(long[] sorted, long t, long tolerance) {
+        int i = Arrays.binarySearch(sorted, t);
+        if (i >= 0) {
+            return true;
+        }
+        int at = -i - 1;
+        return at < sorted.length && sorted[at] - t <= tolerance || at > 0 && t - sorted[at - 1] <= tolerance;
+    }
+
+    /**
+     * The skipped frames ({@link FrameSkips}) of each topic in its stream's time base: a skip's log time moved by the
+     * repeated frame's chosen time minus its log time (the delay between the frame's capture stamp and its logging;
+     * by 0 when the repeated frame has no usable time or is not in the stream).
+     *
+     * @return topic -> times, ns, in file order; empty without skips
+     */
+    private static Map<String, long[]> skippedTimes(Episode ep) {
+        if (ep.frameSkips().isEmpty()) {
+            return Map.of();
+        }
+        Map<String, List<FrameSkips.Skip>> byTopic = new LinkedHashMap<>();
+        ep.frameSkips().forEach(k -> byTopic.computeIfAbsent(k.topic(), t -> new ArrayList<>()).add(k));
+        Map<String, long[]> out = new LinkedHashMap<>();
+        byTopic.forEach((topic, list) -> {
+            StreamData s = ep.stream(topic).orElse(null);
+            Map<Long, Integer> byLogTime = new java.util.HashMap<>();
+            for (int i = 0; s != null && i < s.size(); i++) {
+                byLogTime.putIfAbsent(s.logTimeNs()[i], i);
+            }
+            long[] t = new long[list.size()];
+            for (int i = 0; i < t.length; i++) {
+                FrameSkips.Skip k = list.get(i);
+                Integer r = byLogTime.get(k.repeatsLogTimeNs());
+                long shift = r == null || s.timeNs()[r] == 0 ? 0 : s.timeNs()[r] - s.logTimeNs()[r];
+                t[i] = k.logTimeNs() + shift;
+            }
+            out.put(topic, t);
+        });
+        return out;
     }
 
     /** @return the stream's vector for frame {@code f}: the interpolated one when there is one, else message {@code msg}'s */

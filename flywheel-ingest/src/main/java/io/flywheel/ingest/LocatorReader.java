@@ -2,19 +2,18 @@ package io.flywheel.ingest;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.flywheel.error.BadInputException;
 import io.flywheel.mcap.ChunkDecompressor;
 import io.flywheel.mcap.McapFormatException;
 import io.flywheel.mcap.Record;
 import io.flywheel.mcap.RecordParser;
+import io.flywheel.raw.RawChannel;
+import io.flywheel.raw.RawStorage;
 
 /**
  * Reads the image bytes a {@link RawLocator} points at, from the raw file, without a copy of the file: a
@@ -34,13 +33,24 @@ public final class LocatorReader implements Closeable {
 
     private static final byte[] BAG_MAGIC = "#ROSBAG V2.0\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-    private final Map<String, FileChannel> open = new HashMap<>();
+    private final Map<String, RawChannel> open = new HashMap<>();
     private final Map<String, Boolean> isBag = new HashMap<>();
     private final Map<String, Boolean> isMp4 = new HashMap<>();
     private final Map<String, Mp4SampleTable> mp4 = new HashMap<>();
+    private final RawStorage storage;
     private String cachedUri;
     private long cachedChunk = -1;
     private ByteBuffer cachedRecords;
+
+    /** A reader of {@code file:} URIs only. */
+    public LocatorReader() {
+        this(RawStorage.local());
+    }
+
+    /** @param storage opens the raw files ({@code Lake.rawStorage()} also reads a lake's files on S3) */
+    public LocatorReader(RawStorage storage) {
+        this.storage = storage;
+    }
 
     /**
      * @param loc the locator
@@ -54,7 +64,7 @@ public final class LocatorReader implements Closeable {
      *     table is malformed, no chunk record is at {@code chunkOffset}, the range lies outside the decompressed
      *     chunk, or a bag chunk does not decompress
      * @throws McapFormatException when an MCAP chunk does not decompress or fails its CRC
-     * @throws IOException when reading fails, or the URI is not a {@code file:} URI
+     * @throws IOException when reading fails, or the storage cannot read the URI's scheme
      */
     public byte[] read(RawLocator loc) throws IOException {
         byte[] range = range(loc);
@@ -103,7 +113,9 @@ public final class LocatorReader implements Closeable {
     private Mp4SampleTable mp4Table(String uri) throws IOException {
         Mp4SampleTable t = mp4.get(uri);
         if (t == null) {
-            t = Mp4SampleTable.read(Path.of(URI.create(uri)));
+            // messages name a local file by its path, as ingest does
+            String name = uri.startsWith("file:") ? java.nio.file.Path.of(java.net.URI.create(uri)).toString() : uri;
+            t = Mp4SampleTable.read(channel(uri), name);
             mp4.put(uri, t);
         }
         return t;
@@ -111,7 +123,7 @@ public final class LocatorReader implements Closeable {
 
     /** The addressed bytes, before any payload decoding. */
     private byte[] range(RawLocator loc) throws IOException {
-        FileChannel fc = channel(loc.uri());
+        RawChannel fc = channel(loc.uri());
         String name = loc.uri();
         if (loc.isPlainRange()) {
             if (loc.offset() + loc.length() > fc.size()) {
@@ -134,7 +146,7 @@ public final class LocatorReader implements Closeable {
         return out;
     }
 
-    private ByteBuffer chunk(FileChannel fc, String uri, long at) throws IOException {
+    private ByteBuffer chunk(RawChannel fc, String uri, long at) throws IOException {
         if (at == cachedChunk && uri.equals(cachedUri)) return cachedRecords;
         String name = uri;
         if (at + 9 > fc.size()) {
@@ -163,7 +175,7 @@ public final class LocatorReader implements Closeable {
     }
 
     /** A ROS 1 bag chunk record (op 0x05) at {@code at}: header length, header fields, data length, data. */
-    private ByteBuffer bagChunk(FileChannel fc, String uri, long at) throws IOException {
+    private ByteBuffer bagChunk(RawChannel fc, String uri, long at) throws IOException {
         if (at == cachedChunk && uri.equals(cachedUri)) return cachedRecords;
         ByteBuffer n = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
         if (at + 4 > fc.size()) {
@@ -238,7 +250,7 @@ public final class LocatorReader implements Closeable {
         return cachedRecords;
     }
 
-    private static void readFully(FileChannel fc, ByteBuffer b, long at, String name) throws IOException {
+    private static void readFully(RawChannel fc, ByteBuffer b, long at, String name) throws IOException {
         long p = at;
         while (b.hasRemaining()) {
             int n = fc.read(b, p);
@@ -247,14 +259,14 @@ public final class LocatorReader implements Closeable {
         }
     }
 
-    private FileChannel channel(String uri) throws IOException {
-        FileChannel fc = open.get(uri);
+    private RawChannel channel(String uri) throws IOException {
+        RawChannel fc = open.get(uri);
         if (fc == null) {
-            URI u = URI.create(uri);
-            if (!"file".equals(u.getScheme())) {
-                throw new IngestException(uri, -1, "only file: URIs can be read here, found scheme '" + u.getScheme() + "'");
+            try {
+                fc = storage.open(uri);
+            } catch (BadInputException e) {
+                throw new IngestException(uri, -1, e.getMessage());
             }
-            fc = FileChannel.open(Path.of(u), StandardOpenOption.READ);
             open.put(uri, fc);
             ByteBuffer magic = ByteBuffer.allocate((int) Math.min(BAG_MAGIC.length, fc.size()));
             readFully(fc, magic, 0, uri);
@@ -267,7 +279,7 @@ public final class LocatorReader implements Closeable {
     @Override
     public void close() throws IOException {
         IOException first = null;
-        for (FileChannel fc : open.values()) {
+        for (RawChannel fc : open.values()) {
             try {
                 fc.close();
             } catch (IOException e) {

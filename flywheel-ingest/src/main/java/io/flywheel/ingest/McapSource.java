@@ -44,7 +44,7 @@ import io.flywheel.ros.cdr.CdrFastPaths;
 final class McapSource {
     /** How a channel's messages are handled. */
     private enum Kind { CDR_COMPRESSED_IMAGE, CDR_COMPRESSED_VIDEO, CDR_IMAGE, CDR_JOINT_STATE, CDR_HEADER, TREE, LOG_ONLY, PROTOBUF_IMAGE,
-        JSON_IMAGE }
+        JSON_IMAGE, FRAME_SKIPS }
 
     /** @param dataField protobuf images: the field number of the {@code data} bytes field */
     private record Plan(StreamBuilder stream, Kind kind, MessageDecoder decoder, boolean raw, int dataField) {}
@@ -468,6 +468,10 @@ final class McapSource {
                     + ", which no Schema record before it defines");
         }
         channels.put(c.id(), c);
+        if (c.topic().equals(FrameSkips.TOPIC) && c.messageEncoding().equals(FrameSkips.MESSAGE_ENCODING)) {
+            plans.put(c.id(), new Plan(null, Kind.FRAME_SKIPS, null, false, 0)); // a record of skips, not a stream
+            return;
+        }
         String type = s == null ? "" : s.name();
         StreamBuilder sb = out.stream(c.topic(), c.id(), type);
         String enc = c.messageEncoding();
@@ -549,8 +553,12 @@ final class McapSource {
             throw new IngestException(name, where, "message on channel " + m.channelId()
                     + ", which no Channel record before it defines");
         }
-        StreamBuilder sb = p.stream;
         ByteBuffer data = m.data();
+        if (p.kind == Kind.FRAME_SKIPS) {
+            out.frameSkips.add(FrameSkips.decode(data, name, where));
+            return;
+        }
+        StreamBuilder sb = p.stream;
         try {
             switch (p.kind) {
                 case CDR_COMPRESSED_IMAGE -> compressedImage(sb, m, data, chunkOffset, compression, dataOffset);
@@ -566,6 +574,7 @@ final class McapSource {
                     tree(sb, i, tree);
                 }
                 case PROTOBUF_IMAGE, JSON_IMAGE -> encodedImage(p, m, data, chunkOffset, compression, dataOffset);
+                case FRAME_SKIPS -> throw new IllegalStateException("handled above");
             }
         } catch (DecodeException e) {
             throw new IngestException(name, chunkOffset >= 0 ? chunkOffset : where, "message on " + sb.topic + " ("

@@ -29,6 +29,9 @@ import org.mp4parser.boxes.iso14496.part15.HevcDecoderConfigurationRecord;
 import org.mp4parser.boxes.sampleentry.VisualSampleEntry;
 import org.mp4parser.tools.ByteBufferByteChannel;
 
+import io.flywheel.raw.RawChannel;
+import io.flywheel.raw.RawStorage;
+
 /**
  * The sample table of the first H.264 / H.265 video track of an MP4 file (ISO/IEC 14496-12, ISO base media file
  * format, section 8.6-8.7; sample entries {@code avc1}/{@code avc3} with {@code avcC} and {@code hvc1}/{@code hev1}
@@ -85,11 +88,22 @@ public record Mp4SampleTable(String file, String format, int width, int height, 
      * @throws IOException when reading fails
      */
     public static Mp4SampleTable read(Path path) throws IOException {
-        String name = path.toString();
+        try (RawChannel fc = RawStorage.of(FileChannel.open(path, StandardOpenOption.READ))) {
+            return read(fc, path.toString());
+        }
+    }
+
+    /**
+     * {@link #read(Path)} of a raw file wherever it lies: only the box headers and the {@code moov} box are read.
+     *
+     * @param fc the file (left open)
+     * @param name the file, for messages
+     */
+    public static Mp4SampleTable read(RawChannel fc, String name) throws IOException {
         long size;
         ByteBuffer moov = null;
         long moovAt = -1;
-        try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ)) {
+        {
             size = fc.size();
             long at = 0;
             while (at < size) {
@@ -390,7 +404,7 @@ public record Mp4SampleTable(String file, String format, int width, int height, 
         return n >= 8 && head[4] == 'f' && head[5] == 't' && head[6] == 'y' && head[7] == 'p';
     }
 
-    private static ByteBuffer readAt(FileChannel fc, long at, int n, String name) throws IOException {
+    private static ByteBuffer readAt(RawChannel fc, long at, int n, String name) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(n);
         long p = at;
         while (b.hasRemaining()) {

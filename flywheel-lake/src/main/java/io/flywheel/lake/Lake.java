@@ -24,6 +24,7 @@ import io.flywheel.error.BadInputException;
 import io.flywheel.error.FlywheelException;
 import io.flywheel.error.NotFoundException;
 import io.flywheel.error.StorageUnavailableException;
+import io.flywheel.raw.RawStorage;
 import io.flywheel.rows.EpisodeRow;
 import io.flywheel.rows.RawFileRow;
 import io.flywheel.rows.RecordingRows;
@@ -70,6 +71,7 @@ public final class Lake implements AutoCloseable, RowSink {
 
     final String root;
     final StorageConfig storage;
+    private S3RawStorage rawStorage;
     private final BufferAllocator allocator;
     private final MetaStore meta;
     final CommitLog log;
@@ -742,8 +744,32 @@ public final class Lake implements AutoCloseable, RowSink {
         try {
             meta.close();
         } finally {
-            allocator.close();
+            try {
+                synchronized (this) {
+                    if (rawStorage != null) {
+                        rawStorage.close();
+                    }
+                }
+            } finally {
+                allocator.close();
+            }
         }
+    }
+
+    /**
+     * Opens the lake's raw files by their recorded URI ({@code raw_files.uri}, image locators): {@code file:} URIs,
+     * and on a lake on S3 also {@code s3://} objects, read by byte range with the lake's storage options.
+     *
+     * @return the lake's raw storage (closed with the lake)
+     */
+    public synchronized RawStorage rawStorage() {
+        if (!root.startsWith("s3://")) {
+            return RawStorage.local();
+        }
+        if (rawStorage == null) {
+            rawStorage = new S3RawStorage(root, storage);
+        }
+        return rawStorage;
     }
 
     // ------------------------------------------------------------------ internals

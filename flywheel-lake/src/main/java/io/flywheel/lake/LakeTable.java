@@ -253,6 +253,101 @@ public final class LakeTable implements AutoCloseable {
         }
     }
 
+    /** Holds the C structs of exported streams: the engine that takes a stream keeps pointing at its struct. */
+    private static final BufferAllocator STREAM_STRUCTS = new org.apache.arrow.memory.RootAllocator();
+
+    /**
+     * Hands a scan of this table at this version to an SQL engine as an Arrow C stream registered on its JDBC
+     * connection under {@code name} (DuckDB: the query then reads {@code FROM name}); the rows flow from Lance to the
+     * engine batch by batch, nothing is copied to another store. The stream is read once, by the first query that
+     * scans it. Close the connection, then the registration, then this table.
+     *
+     * @param connection a DuckDB connection ({@code org.duckdb:duckdb_jdbc})
+     * @param name the name the engine will know the table by, e.g. {@code episodes}
+     * @param request columns, filter and limit pushed into the Lance scan (order and offset are not)
+     * @return the registration, to close after the connection
+     * @throws io.flywheel.error.BadInputException for a bad filter or column, or a connection of another engine
+     */
+    public ArrowStreamRegistration registerArrowStream(java.sql.Connection connection, String name,
+            ScanRequest request) {
+        return registerArrowStream(connection, name, request, null);
+    }
+
+    /**
+     * As {@link #registerArrowStream(java.sql.Connection, String, ScanRequest)}, read by up to {@code parts} engine
+     * threads: the table's fragments are split into that many contiguous groups, each scanned into a stream of its own
+     * ({@code name__0}, {@code name__1}, ...), and {@code name} is a view that is their {@code UNION ALL} (rows in
+     * no particular order). One part, or a table of one fragment, is a single stream.
+     *
+     * @param parts streams to split the scan into, &ge; 1
+     */
+    public ArrowStreamRegistration registerArrowStreams(java.sql.Connection connection, String name,
+            ScanRequest request, int parts) {
+        if (parts < 1) {
+            throw new IllegalArgumentException("parts must be >= 1, got " + parts);
+        }
+        if (request.limit() != null || request.offset() != null) {
+            return registerArrowStream(connection, name, request, null);
+        }
+        List<Integer> ids = new ArrayList<>();
+        for (org.lance.Fragment f : dataset.getFragments()) {
+            ids.add(f.getId());
+        }
+        int k = Math.min(parts, ids.size());
+        if (k <= 1) {
+            return registerArrowStream(connection, name, request, null);
+        }
+        List<ArrowStreamRegistration> regs = new ArrayList<>();
+        try {
+            for (int i = 0; i < k; i++) {
+                List<Integer> group = ids.subList(i * ids.size() / k, (i + 1) * ids.size() / k);
+                regs.add(registerArrowStream(connection, name + "__" + i, request, group));
+            }
+        } catch (RuntimeException e) {
+            regs.forEach(ArrowStreamRegistration::close);
+            throw e;
+        }
+        return ArrowStreamRegistration.union(connection, name, regs);
+    }
+
+    private ArrowStreamRegistration registerArrowStream(java.sql.Connection connection, String name,
+            ScanRequest request, List<Integer> fragments) {
+        ScanOptions.Builder b = new ScanOptions.Builder();
+        if (fragments != null) {
+            b.fragmentIds(fragments);
+        }
+        if (request.columns() != null) {
+            b.columns(request.columns());
+        }
+        if (request.filter() != null) {
+            b.filter(request.filter());
+        }
+        if (request.limit() != null) {
+            b.limit(request.limit());
+        }
+        if (request.batchSize() != null) {
+            b.batchSize(request.batchSize());
+        }
+        LanceScanner scanner;
+        ArrowReader reader;
+        try {
+            scanner = dataset.newScan(b.build());
+        } catch (Exception e) {
+            throw Lake.failure("table " + uri() + " at version " + version() + ": scan " + request + " failed", e);
+        }
+        try {
+            reader = scanner.scanBatches();
+        } catch (Exception e) {
+            try {
+                scanner.close();
+            } catch (Exception ignored) {
+                // already failing
+            }
+            throw Lake.failure("table " + uri() + " at version " + version() + ": scan " + request + " failed", e);
+        }
+        return ArrowStreamRegistration.register(connection, name, scanner, reader, allocator, STREAM_STRUCTS);
+    }
+
     /** {@link #take} with the Arrow batches themselves (inside the lake). */
     void takeArrow(long[] indices, List<String> columns, Consumer<VectorSchemaRoot> consumer) {
         long n = countRows();

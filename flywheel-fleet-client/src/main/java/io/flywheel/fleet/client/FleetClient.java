@@ -33,14 +33,17 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.MetadataUtils;
 
 /**
- * The robot-side client of a fleet gateway ({@code gateway.proto}): uploads files and asks for their state. One
- * client holds one HTTP/2 connection (plain text) and may be shared by threads uploading different files.
+ * The robot-side client of a fleet gateway ({@code gateway.proto}): uploads files, asks for their state and streams
+ * live episodes ({@link #openEpisode}). One client holds one HTTP/2 connection (plain text) and may be shared by
+ * threads uploading different files and streaming different episodes.
  *
  * <p>{@link #upload} hashes the file, opens an {@code UploadEpisode} stream and sends BEGIN, then the bytes from the
  * offset the gateway names (so a file partly staged by an earlier try continues there), at most
@@ -63,8 +66,24 @@ public final class FleetClient implements AutoCloseable {
         this.o = b;
         Metadata headers = new Metadata();
         headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + b.token);
-        this.channel = NettyChannelBuilder.forTarget(b.target).usePlaintext()
-                .intercept(MetadataUtils.newAttachHeadersInterceptor(headers)).build();
+        NettyChannelBuilder cb = NettyChannelBuilder.forTarget(b.target);
+        if (b.tls == null) {
+            cb.usePlaintext();
+        } else {
+            try {
+                SslContextBuilder ssl = GrpcSslContexts.forClient();
+                if (b.tls.trustCerts() != null) {
+                    ssl.trustManager(b.tls.trustCerts().toFile());
+                }
+                if (b.tls.certChain() != null) {
+                    ssl.keyManager(b.tls.certChain().toFile(), b.tls.privateKey().toFile());
+                }
+                cb.sslContext(ssl.build());
+            } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+                throw new io.flywheel.error.BadInputException("TLS: cannot use " + b.tls + ": " + e.getMessage(), e);
+            }
+        }
+        this.channel = cb.intercept(MetadataUtils.newAttachHeadersInterceptor(headers)).build();
         this.async = FleetGatewayGrpc.newStub(channel);
         this.blocking = FleetGatewayGrpc.newBlockingStub(channel);
     }
@@ -124,7 +143,8 @@ public final class FleetClient implements AutoCloseable {
                     : ": " + failure.getStatus().getDescription());
             if (!RETRY.contains(code) || attempt >= o.maxAttempts) {
                 throw new UploadFailedException(code, file + ": " + what
-                        + (RETRY.contains(code) ? " (gave up after " + attempt + " attempt(s))" : ""), failure);
+                        + (RETRY.contains(code) ? " (gave up after " + attempt + " attempt(s))" : ""), failure, attempt,
+                        !RETRY.contains(code));
             }
             long jitter = (long) (backoff.toMillis() * 0.2 * Math.random());
             Duration wait = backoff.plusMillis(jitter);
@@ -133,10 +153,26 @@ public final class FleetClient implements AutoCloseable {
                 Thread.sleep(wait.toMillis());
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
-                throw new UploadFailedException(Status.Code.CANCELLED, file + ": interrupted", failure);
+                throw new UploadFailedException(Status.Code.CANCELLED, file + ": interrupted", failure, attempt, false);
             }
             backoff = backoff.multipliedBy(2).compareTo(o.maxBackoff) > 0 ? o.maxBackoff : backoff.multipliedBy(2);
         }
+    }
+
+    /**
+     * Opens a live episode ({@code StreamObservations}): streams its messages as the robot records them, resuming
+     * after cuts with this client's retries and backoff, and lands it as an MCAP at {@link LiveEpisode#end}. Opening
+     * an episode the gateway has a journal of continues it (after the seq it holds).
+     *
+     * @param spec robot, episode, channels, frame filter, buffer
+     * @return the open episode, once the gateway has taken the OPEN
+     * @throws UploadFailedException when the gateway refuses it (the status and its message) or cannot be reached
+     *     within the retries
+     */
+    public LiveEpisode openEpisode(LiveEpisodeSpec spec) throws InterruptedException {
+        LiveEpisode e = new LiveEpisode(async, spec, o.maxAttempts, o.initialBackoff, o.maxBackoff, o.idleTimeout);
+        e.start();
+        return e;
     }
 
     /**
@@ -206,7 +242,7 @@ public final class FleetClient implements AutoCloseable {
         final Path file;
         final Begin begin;
         final UploadListener listener;
-        long resumedFrom = -1;
+        long resumedFrom;
         long bytesSent;
         int attempts;
 
@@ -253,9 +289,7 @@ public final class FleetClient implements AutoCloseable {
                 UploadAck first = next(events, req);
                 if (first.hasDone()) {
                     req.onCompleted();
-                    if (resumedFrom < 0) {
-                        resumedFrom = 0;
-                    }
+                    resumedFrom = 0;
                     return first.getDone();
                 }
                 if (!first.hasBegun()) {
@@ -263,9 +297,7 @@ public final class FleetClient implements AutoCloseable {
                 }
                 long size = begin.getSizeBytes();
                 long pos = first.getBegun().getNextOffset();
-                if (resumedFrom < 0) {
-                    resumedFrom = pos;
-                }
+                resumedFrom = pos;
                 long acked = pos;
                 listener.progress(file, acked, size);
                 long window = (long) o.window * o.chunkBytes;
@@ -387,9 +419,16 @@ public final class FleetClient implements AutoCloseable {
         private Duration initialBackoff = Duration.ofMillis(200);
         private Duration maxBackoff = Duration.ofSeconds(10);
         private Duration idleTimeout = Duration.ofSeconds(60);
+        private TlsFiles tls;
 
         private Builder(String target) {
             this.target = Objects.requireNonNull(target, "target");
+        }
+
+        /** @param files TLS to the gateway ({@link TlsFiles#client}); null (the default) for plain-text HTTP/2 */
+        public Builder tls(TlsFiles files) {
+            tls = files;
+            return this;
         }
 
         /** @param t the robot's bearer token ({@code flywheel gateway token add}) */

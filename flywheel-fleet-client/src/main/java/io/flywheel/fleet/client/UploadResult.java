@@ -11,8 +11,8 @@ import io.flywheel.fleet.v1.UploadStatus;
  * @param sha256 its SHA-256, lower-case hex
  * @param sizeBytes its size in bytes
  * @param status the gateway's final answer (state LANDED, INGESTING or INGESTED; landed path; already_in_lake)
- * @param resumedFrom the offset the gateway named at the first BEGIN: bytes it had staged from an earlier try (0 for
- *     a fresh upload)
+ * @param resumedFrom the offset the gateway named at the BEGIN of the attempt that finished: the bytes staged by the
+ *     earlier attempts (a cut stream) or by an earlier run; 0 when the last attempt sent the whole file
  * @param bytesSent chunk bytes sent, over all attempts
  * @param attempts streams opened (1 without a retry)
  * @param seconds wall time, hashing included

@@ -1,6 +1,7 @@
 package io.flywheel.fleet.gateway;
 
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,9 +11,13 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+
+
+import io.flywheel.error.ConflictException;
 import io.flywheel.error.StorageUnavailableException;
 import io.flywheel.fleet.auth.RobotTokens;
 import io.flywheel.fleet.auth.TokenInterceptor;
+import io.flywheel.fleet.live.LiveStreamService;
 import io.flywheel.fleet.upload.UploadService;
 import io.flywheel.fleet.upload.UploadStats;
 import io.flywheel.lake.Lake;
@@ -21,13 +26,15 @@ import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 
 /**
- * The fleet gateway: a gRPC server (plain-text HTTP/2, Netty) in front of one lake, serving {@code FleetGateway}
- * of {@code gateway.proto} ({@link UploadService}) to robots holding a token of the lake ({@link RobotTokens},
- * checked by {@link TokenInterceptor}).
+ * The fleet gateway: a gRPC server (HTTP/2 over TLS with {@link GatewayOptions#tls()}, else plain text; Netty) in
+ * front of one lake, serving {@code FleetGateway} of {@code gateway.proto} (uploads: {@link UploadService}; live
+ * episodes: {@link LiveStreamService}) to robots holding a token of the lake ({@link RobotTokens}, checked by
+ * {@link TokenInterceptor}).
  *
  * <p>{@link #close()} is the graceful shutdown: no new calls; calls in flight get {@link GatewayOptions#shutdownGrace()}
- * to finish and are then cut (their bytes stay staged; a gateway started later on the lake resumes them); the ingest
- * queue finishes the file it is reading, and the files still waiting are queued again by the next gateway.
+ * to finish and are then cut (their bytes stay staged, live episodes journaled; a gateway started later on the lake
+ * resumes them); the ingest queue finishes the file it is reading, and the files still waiting are queued again by
+ * the next gateway.
  */
 public final class FleetGateway implements AutoCloseable {
     /**
@@ -45,15 +52,17 @@ public final class FleetGateway implements AutoCloseable {
     private final Server server;
     private final ExecutorService executor;
     private final UploadService uploads;
+    private final LiveStreamService live;
     private final List<String> problems;
     private final GatewayOptions options;
     private boolean closed;
 
-    private FleetGateway(Server server, ExecutorService executor, UploadService uploads, List<String> problems,
-            GatewayOptions options) {
+    private FleetGateway(Server server, ExecutorService executor, UploadService uploads, LiveStreamService live,
+            List<String> problems, GatewayOptions options) {
         this.server = server;
         this.executor = executor;
         this.uploads = uploads;
+        this.live = live;
         this.problems = problems;
         this.options = options;
     }
@@ -64,13 +73,16 @@ public final class FleetGateway implements AutoCloseable {
      * @param lake the lake (the caller keeps it open until after {@link #close()})
      * @param options where to listen, limits, ingest settings
      * @return the running gateway
-     * @throws StorageUnavailableException when the port cannot be bound (naming host and port)
+     * @throws ConflictException when the port is taken (naming host and port)
+     * @throws StorageUnavailableException when the server cannot start otherwise
      * @throws io.flywheel.error.BadInputException when the lake's token property is damaged
      */
     public static FleetGateway start(Lake lake, GatewayOptions options) {
         TokenInterceptor auth = new TokenInterceptor(() -> RobotTokens.of(lake), options.tokenRefresh().toNanos());
         List<String> problems = new ArrayList<>();
-        UploadService uploads = new UploadService(lake, options.limits(), options.ingest(), problems);
+        UploadService uploads = new UploadService(lake, options.limits(), options.ingest(), problems, options.log(),
+                options.spoolFor(lake.location()));
+        LiveStreamService live = new LiveStreamService(uploads, options.limits());
         AtomicInteger n = new AtomicInteger();
         ThreadFactory tf = r -> {
             Thread t = new Thread(r, "flywheel-gateway-" + n.incrementAndGet());
@@ -78,22 +90,49 @@ public final class FleetGateway implements AutoCloseable {
             return t;
         };
         ExecutorService executor = Executors.newFixedThreadPool(options.threads(), tf);
-        Server server = NettyServerBuilder.forAddress(new InetSocketAddress(options.host(), options.port()))
-                .executor(executor)
+        NettyServerBuilder sb = NettyServerBuilder.forAddress(new InetSocketAddress(options.host(), options.port()));
+        if (options.tls() != null) {
+            sb.sslContext(GatewayTls.sslContext(options.tls()));
+        }
+        Server server = sb.executor(executor)
                 .maxInboundMessageSize(options.limits().maxMessageBytes())
+                .flowControlWindow(options.limits().streamWindowBytes())
                 .permitKeepAliveTime(10, TimeUnit.SECONDS)
                 .permitKeepAliveWithoutCalls(true)
-                .addService(ServerInterceptors.intercept(uploads, auth))
+                .addService(ServerInterceptors.intercept(new GatewayService(uploads, live), auth))
                 .build();
         try {
             server.start();
         } catch (IOException e) {
+            live.close();
             uploads.close();
             executor.shutdownNow();
-            throw new StorageUnavailableException("cannot listen on " + options.host() + ":" + options.port() + ": "
-                    + e.getMessage(), e);
+            String where = options.host() + ":" + options.port();
+            // another process holds the port, or the host is not ours (Netty's epoll transport throws its own IOException)
+            if (hasCause(e, BindException.class) || rootMessage(e).contains("Address already in use")) {
+                throw new ConflictException("cannot listen on " + where + ": " + rootMessage(e)
+                        + " (another process listens there, or the host is not an interface of this machine;"
+                        + " --grpc-port 0 picks a free port)", e);
+            }
+            throw new StorageUnavailableException("cannot listen on " + where + ": " + rootMessage(e), e);
         }
-        return new FleetGateway(server, executor, uploads, problems, options);
+        return new FleetGateway(server, executor, uploads, live, problems, options);
+    }
+
+    private static boolean hasCause(Throwable t, Class<? extends Throwable> c) {
+        for (; t != null; t = t.getCause()) {
+            if (c.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable t) {
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage();
     }
 
     /** @return the TCP port it listens on */
@@ -109,6 +148,11 @@ public final class FleetGateway implements AutoCloseable {
     /** @return the upload counts so far */
     public UploadStats stats() {
         return uploads.stats();
+    }
+
+    /** @return the live episode counts so far */
+    public LiveStreamService.Stats liveStats() {
+        return live.stats();
     }
 
     /** @return one line per state file found in the staging folder at start that could not be read */
@@ -127,6 +171,7 @@ public final class FleetGateway implements AutoCloseable {
         try {
             if (!server.awaitTermination(options.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS)) {
                 uploads.stopStreams();
+                live.stopStreams();
                 server.shutdownNow();
                 server.awaitTermination(10, TimeUnit.SECONDS);
             }
@@ -135,6 +180,7 @@ public final class FleetGateway implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            live.close();
             uploads.close();
         }
     }

@@ -1,7 +1,11 @@
 package io.flywheel.fleet.gateway;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Consumer;
+
+import io.flywheel.fleet.client.TlsFiles;
 
 import io.flywheel.fleet.upload.IngestSettings;
 import io.flywheel.fleet.upload.UploadLimits;
@@ -18,14 +22,42 @@ import io.flywheel.fleet.upload.UploadLimits;
  * @param tokenRefresh how often the lake's tokens are read again (a revoked token works at most this long)
  * @param shutdownGrace how long {@link FleetGateway#close()} lets calls in flight go on before cutting them
  * @param threads threads that run the calls (each blocked write of a slow disk holds one)
+ * @param log receives a line for what happens by itself while serving (staged uploads expired); default: nowhere
+ * @param tls the gateway's certificate and key ({@link TlsFiles#server}), with a client CA for mutual TLS; null (the
+ *     default) for plain-text HTTP/2, for a trusted network only: tokens travel in the clear
+ * @param spool for a lake on S3: the local folder uploads are staged in on their way into the bucket (keep it across
+ *     restarts: staged uploads resume from it); null (the default) for
+ *     {@code ~/.cache/flywheel/gateway-spool/<hash of the lake URI>}; unused for a local lake
  */
 public record GatewayOptions(String host, int port, UploadLimits limits, IngestSettings ingest, Duration tokenRefresh,
-        Duration shutdownGrace, int threads) {
+        Duration shutdownGrace, int threads, Consumer<String> log, TlsFiles tls, Path spool) {
+    /**
+     * @param lakeUri the lake
+     * @return where uploads to it are spooled: {@link #spool()}, or the default for the lake
+     */
+    public Path spoolFor(String lakeUri) {
+        if (spool != null) {
+            return spool;
+        }
+        String h = java.util.HexFormat.of().formatHex(java.util.Arrays.copyOf(sha256(lakeUri), 8));
+        return Path.of(System.getProperty("user.home"), ".cache", "flywheel", "gateway-spool", h);
+    }
+
+    private static byte[] sha256(String s) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(
+                    s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** @throws IllegalArgumentException when a value is out of range */
     public GatewayOptions {
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(ingest, "ingest");
+        Objects.requireNonNull(log, "log");
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("the port must be in 0..65535, got " + port);
         }
@@ -51,6 +83,9 @@ public record GatewayOptions(String host, int port, UploadLimits limits, IngestS
         private Duration tokenRefresh = Duration.ofSeconds(5);
         private Duration shutdownGrace = Duration.ofSeconds(1);
         private int threads = Math.max(8, 2 * Runtime.getRuntime().availableProcessors());
+        private Consumer<String> log = line -> { };
+        private TlsFiles tls;
+        private Path spool;
 
         private Builder() {}
 
@@ -96,9 +131,28 @@ public record GatewayOptions(String host, int port, UploadLimits limits, IngestS
             return this;
         }
 
+        /** @param l receives a line for what happens by itself while serving */
+        public Builder log(Consumer<String> l) {
+            log = l;
+            return this;
+        }
+
+        /** @param files certificate and key (and client CA) for TLS; null for plain text */
+        public Builder tls(TlsFiles files) {
+            tls = files;
+            return this;
+        }
+
+        /** @param dir the local spool of uploads to a lake on S3; null for the default */
+        public Builder spool(Path dir) {
+            spool = dir;
+            return this;
+        }
+
         /** @throws IllegalArgumentException when a value is out of range */
         public GatewayOptions build() {
-            return new GatewayOptions(host, port, limits, ingest, tokenRefresh, shutdownGrace, threads);
+            return new GatewayOptions(host, port, limits, ingest, tokenRefresh, shutdownGrace, threads, log, tls,
+                    spool);
         }
     }
 }

@@ -31,7 +31,6 @@ import io.flywheel.rows.TelemetryRow;
 import io.flywheel.sim.EpisodeGenerator;
 import io.flywheel.sim.EpisodeSink;
 import io.flywheel.sim.EpisodeSpec;
-import io.flywheel.sim.FleetPlan;
 import io.flywheel.sim.GroundTruth;
 import io.flywheel.sim.McapEpisodeSink;
 import io.grpc.StatusRuntimeException;
@@ -466,39 +465,24 @@ final class SimRobot {
             if (cutDrawn) {
                 grpcLink.cutAfter(cutAt);
             }
-            long[] resumedAt = {-1};
-            boolean[] retried = {false};
-            UploadListener listener = new UploadListener() {
-                @Override
-                public void progress(Path file, long acked, long total) {
-                    if (retried[0]) {
-                        resumedAt[0] = acked;
-                        retried[0] = false;
-                    }
-                }
-
-                @Override
-                public void retrying(Path file, int attempt, String status, Duration backoff) {
-                    retried[0] = true;
-                }
-            };
             EpisodeSpec s = r.spec();
             long endNs = s.startNs() + s.durationNs();
             try {
                 UploadResult u = client.upload(r.file(), UploadSpec.of(robotId, s.episodeId(), FileKind.MCAP),
-                        listener);
+                        UploadListener.NONE);
+                long resumedAt = u.attempts() > 1 ? u.resumedFrom() : -1;
                 boolean cut = uploadCuts() > cutsBefore;
                 if (cut) {
                     counters.uploadCuts.incrementAndGet();
                 }
                 bytesSent += u.bytesSent();
-                if (u.attempts() > 1 && resumedAt[0] > 0) {
+                if (resumedAt > 0) {
                     uploadsResumed++;
                 }
                 boolean already = u.status().getAlreadyInLake();
                 alreadyInLake += already ? 1 : 0;
                 outcomes.add(new LiveFleetReport.Episode(robotId, s.episodeId(), r.file(), u.sha256(), u.sizeBytes(),
-                        s.startNs(), endNs, u.status().getState().name(), u.attempts(), cut, resumedAt[0], ""));
+                        s.startNs(), endNs, u.status().getState().name(), u.attempts(), cut, resumedAt, ""));
                 if (!already) {
                     landed.add(outcomes.size() - 1);
                 }

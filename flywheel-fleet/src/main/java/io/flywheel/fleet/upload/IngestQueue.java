@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.rows.RawFileRow;
+import io.flywheel.rows.RecordingRows;
+import io.flywheel.rows.RowSink;
 
 /**
  * Ingests landed files into the lake, one at a time, in the order they landed, on its own thread: uploads go on at
@@ -36,14 +38,20 @@ public final class IngestQueue implements AutoCloseable {
         /** {@code u}'s rows are committed (or were in the lake already). */
         void ingested(StagedUpload u, Outcome outcome);
 
-        /** Ingest could not read {@code u}; {@code message} says why. */
-        void failed(StagedUpload u, String message);
+        /**
+         * Ingest of {@code u} failed; {@code message} says why.
+         *
+         * @param rejected true when ingest refused the file's content (not a recording it can read: the same file
+         *     fails every time); false when the lake or the disk failed (the file may be fine: worth another try)
+         */
+        void failed(StagedUpload u, String message, boolean rejected);
     }
 
     private final Lake lake;
     private final Staging staging;
     private final IngestSettings settings;
     private final Listener listener;
+    private final S3RawMirror mirror;
     private final LinkedBlockingQueue<StagedUpload> queue = new LinkedBlockingQueue<>();
     private final Thread worker;
     private final AtomicLong ingested = new AtomicLong();
@@ -58,9 +66,12 @@ public final class IngestQueue implements AutoCloseable {
      * @param staging where landed files are
      * @param settings ingest options
      * @param listener told of each file
+     * @param mirror for a lake on S3: the files are read from the local staging but kept in the bucket, so the rows
+     *     name them by their {@code s3://} URIs; null for a local lake
      */
-    public IngestQueue(Lake lake, Staging staging, IngestSettings settings, Listener listener) {
+    public IngestQueue(Lake lake, Staging staging, IngestSettings settings, Listener listener, S3RawMirror mirror) {
         this.lake = lake;
+        this.mirror = mirror;
         this.staging = staging;
         this.settings = settings;
         this.listener = listener;
@@ -118,21 +129,50 @@ public final class IngestQueue implements AutoCloseable {
         listener.ingesting(u);
         Path file = staging.landedFile(u);
         try {
-            IngestJob.Result r = IngestJob.run(lake, List.of(file), settings.optionsFor(u.robotId()), settings.align(),
+            IngestJob.Result r = IngestJob.run(sink(), List.of(file), settings.optionsFor(u.robotId()), settings.align(),
                     settings.rules(), line -> { });
             if (!r.failed().isEmpty()) {
                 failed.incrementAndGet();
-                listener.failed(u, r.failed().get(0).message());
+                listener.failed(u, r.failed().get(0).message(), true);
                 return;
             }
             IngestJob.RecordingResult rr = r.recordings().get(0);
             String uri = lake.rawFile(u.sha256()).map(RawFileRow::uri).orElse(file.toUri().toString());
             ingested.incrementAndGet();
             listener.ingested(u, new Outcome(rr.recordingId(), rr.episodes(), rr.frames(), uri));
-        } catch (Exception e) { // an IOException or a lake failure: the file stays landed, the state says why
+        } catch (Exception e) { // a storage or lake failure: the file stays landed, the state says why
             failed.incrementAndGet();
-            listener.failed(u, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+            listener.failed(u, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(), false);
         }
+    }
+
+    /**
+     * @return the lake, or for a lake on S3 the lake with every raw file under the local {@code raw/} folder renamed
+     *     to its object under the bucket's {@code raw/} (a recording and its sidecar videos)
+     */
+    private RowSink sink() {
+        if (mirror == null) {
+            return lake;
+        }
+        String local = staging.lakeRoot().resolve(Staging.RAW).toUri().toString();
+        String remote = mirror.uriOf(Staging.RAW + "/");
+        return new RowSink() {
+            @Override
+            public java.util.Set<String> committedRawFiles() {
+                return lake.committedRawFiles();
+            }
+
+            @Override
+            public java.util.OptionalLong commit(RecordingRows rows) {
+                java.util.Map<String, String> moved = new java.util.HashMap<>();
+                for (RawFileRow f : rows.rawFiles()) {
+                    if (f.uri().startsWith(local)) {
+                        moved.put(f.uri(), remote + f.uri().substring(local.length()));
+                    }
+                }
+                return lake.commit(rows.withRawUris(moved));
+            }
+        };
     }
 
     /**

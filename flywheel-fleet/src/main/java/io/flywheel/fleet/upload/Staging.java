@@ -18,12 +18,16 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 /**
  * The staging area of a local lake: {@code <lake>/_staging/uploads/<robot>/<upload-id>.part} (the bytes received so
  * far) and {@code <upload-id>.json} (a {@link StagedUpload}, written whole with write-then-rename), and the raw layer
- * files land in, {@code <lake>/raw/<robot>/}. Both lie in the lake's folder, so landing is a rename on one file
- * system. Neither is a Lance table: {@code lake cleanup} does not touch them.
+ * files land in, {@code <lake>/raw/<robot>/}. A landed file ingest refuses (not a recording it can read) is moved out
+ * of the raw layer to {@code <lake>/_staging/rejected/<robot>/}, kept there for people to look at: the raw layer
+ * holds only files that are in the lake or on their way into it. All lie in the lake's folder, so landing is a rename
+ * on one file system. None is a Lance table: {@code lake cleanup} does not touch them.
  */
 public final class Staging {
     /** The staging folder, relative to the lake root. */
     public static final String FOLDER = "_staging/uploads";
+    /** Where landed files ingest refused are moved, relative to the lake root. */
+    public static final String REJECTED = "_staging/rejected";
     /** The raw layer folder of uploaded files, relative to the lake root. */
     public static final String RAW = "raw";
 
@@ -109,10 +113,32 @@ public final class Staging {
      * @return the landed file
      */
     public Path land(StagedUpload u) throws IOException {
+        return landFile(partFile(u), u);
+    }
+
+    /**
+     * Moves a file finished elsewhere in the lake's folder (a live episode's MCAP) to where the upload lands,
+     * atomically.
+     *
+     * @return the landed file
+     */
+    public Path landFile(Path file, StagedUpload u) throws IOException {
         Path target = landedFile(u);
         Files.createDirectories(target.getParent());
-        move(partFile(u), target);
+        move(file, target);
         return target;
+    }
+
+    /**
+     * Moves a landed file ingest refused out of the raw layer, to {@code _staging/rejected/<robot>/<landed name>}.
+     *
+     * @return its new place, relative to the lake root
+     */
+    public String reject(StagedUpload u) throws IOException {
+        Path target = lakeRoot.resolve(REJECTED).resolve(u.robotId()).resolve(u.landedName());
+        Files.createDirectories(target.getParent());
+        move(landedFile(u), target);
+        return relative(target);
     }
 
     /**
@@ -136,7 +162,8 @@ public final class Staging {
                 continue;
             }
             boolean part = Files.isRegularFile(partFile(u));
-            boolean landed = Files.isRegularFile(landedFile(u));
+            boolean landed = Files.isRegularFile(u.landedPath().isEmpty() ? landedFile(u)
+                    : lakeRoot.resolve(u.landedPath()));
             if (StagedUpload.STAGING.equals(u.state())) {
                 if (part) {
                     out.add(u);
@@ -244,6 +271,17 @@ public final class Staging {
             throw new UncheckedIOException("cannot read " + root + ": " + e.getMessage(), e);
         }
         return out;
+    }
+
+    /** @return when the upload's staging file was last written, ms since the Unix epoch; 0 when there is none */
+    public long lastWriteMs(StagedUpload u) {
+        try {
+            return Files.getLastModifiedTime(partFile(u)).toMillis();
+        } catch (NoSuchFileException e) {
+            return 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** @return the size of the upload's staging file, 0 when there is none */

@@ -58,9 +58,25 @@ public final class UploadIds {
      * @return {@code u-} and the first 24 hex digits of SHA-256(robotId + '/' + sha256)
      */
     public static String uploadId(String robotId, String sha256) {
+        return id("u-", robotId + "/" + sha256.toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * The id of the live stream of one episode of one robot: the same for every resume of it.
+     *
+     * @param robotId a valid robot id
+     * @param episodeId the robot's name of the episode
+     * @return {@code l-} and the first 24 hex digits of SHA-256("live/" + robotId + '/' + episodeId)
+     */
+    public static String streamId(String robotId, String episodeId) {
+        return id("l-", "live/" + robotId + "/" + episodeId);
+    }
+
+    /** @return {@code prefix} and the first 24 hex digits of the SHA-256 of {@code text} (UTF-8) */
+    private static String id(String prefix, String text) {
         MessageDigest md = sha256();
-        md.update((robotId + "/" + sha256.toLowerCase(Locale.ROOT)).getBytes(StandardCharsets.UTF_8));
-        return "u-" + HexFormat.of().formatHex(md.digest()).substring(0, 24);
+        md.update(text.getBytes(StandardCharsets.UTF_8));
+        return prefix + HexFormat.of().formatHex(md.digest()).substring(0, 24);
     }
 
     /** @return a new SHA-256 digest */

@@ -16,9 +16,15 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToLongFunction;
 
+import com.google.common.util.concurrent.RateLimiter;
 import com.google.protobuf.ByteString;
 
 import io.flywheel.fleet.auth.TokenInterceptor;
@@ -26,7 +32,6 @@ import io.flywheel.fleet.v1.Begin;
 import io.flywheel.fleet.v1.Begun;
 import io.flywheel.fleet.v1.Chunk;
 import io.flywheel.fleet.v1.FileKind;
-import io.flywheel.fleet.v1.FleetGatewayGrpc;
 import io.flywheel.fleet.v1.Offset;
 import io.flywheel.fleet.v1.UploadAck;
 import io.flywheel.fleet.v1.UploadRequest;
@@ -40,8 +45,8 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 
 /**
- * The gateway's upload RPCs ({@code UploadEpisode}, {@code GetUploadStatus} of {@code gateway.proto}) over a local
- * lake.
+ * The gateway's upload RPCs ({@code UploadEpisode}, {@code GetUploadStatus} of {@code gateway.proto}) over a lake, and
+ * the landing of the files live episodes become ({@link #land}).
  *
  * <p>Each upload is staged in {@link Staging} under its {@link UploadIds#uploadId upload id}, so a retry of the same
  * file by the same robot continues the same staging file, also after a restart of the gateway. One stream at a time
@@ -52,17 +57,24 @@ import io.grpc.stub.StreamObserver;
  * queued for ingest ({@link IngestQueue}).
  *
  * <p>Limits ({@link UploadLimits}): the file size, and a quota per robot on the declared sizes of its unfinished
- * uploads, both checked at BEGIN. A lake on S3 cannot take uploads yet (staging to S3 multipart is not built): every
- * upload call is refused with FAILED_PRECONDITION saying so.
+ * uploads, both checked at BEGIN.
+ *
+ * <p>A lake on S3: the staging files lie in a local spool folder laid out as a local lake's, and each upload goes on
+ * into an S3 multipart upload to its raw key as its bytes arrive ({@link S3RawMirror}), completed at END after the
+ * checks; ingest reads the spooled copy and records the object's {@code s3://} URI, and the copy is removed once the
+ * rows are committed.
  */
-public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase implements AutoCloseable {
+public final class UploadService implements AutoCloseable {
     private static final int MAX_NAME = 256;
 
     private final Lake lake;
-    private final String refusal;
     private final Staging staging;
     private final UploadLimits limits;
     private final IngestQueue ingest;
+    /** The lake's bucket, for a lake on S3: uploads go on into multipart uploads there; null for a local lake. */
+    private final S3RawMirror mirror;
+    /** {@link UploadLimits#stagingBytesPerSecond()}, shared by every stream; null without a limit. */
+    private final RateLimiter stagingRate;
     private final Map<String, StagedUpload> uploads = new ConcurrentHashMap<>();
     private final Set<String> receiving = ConcurrentHashMap.newKeySet();
     private final Set<Receiver> streams = ConcurrentHashMap.newKeySet();
@@ -72,6 +84,11 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
     private final AtomicLong landed = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong bytesReceived = new AtomicLong();
+    private volatile ToLongFunction<String> alsoStaged = robot -> 0;
+    private final AtomicLong expired = new AtomicLong();
+    private final Consumer<String> log;
+    /** Runs {@link #expireStaged}; null when uploads never expire or the lake cannot take uploads. */
+    private ScheduledExecutorService expiry;
 
     /**
      * Opens the staging area of the lake, takes up the uploads a previous gateway left (staged ones wait for their
@@ -81,24 +98,182 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
      * @param limits size limits
      * @param settings how landed files are ingested
      * @param problems receives a line per state file that could not be read (left as it is)
+     * @param log receives a line for each staged upload expired, from the expiry's own thread
+     * @param spool for a lake on S3: the local folder uploads are staged in on their way into S3 multipart uploads
+     *     ({@link S3RawMirror}), laid out as a local lake's {@code _staging} and {@code raw} folders; unused for a
+     *     local lake, whose own folder is the staging area
      */
-    public UploadService(Lake lake, UploadLimits limits, IngestSettings settings, List<String> problems) {
+    public UploadService(Lake lake, UploadLimits limits, IngestSettings settings, List<String> problems,
+            Consumer<String> log, Path spool) {
         this.lake = lake;
+        this.log = log;
         this.limits = limits;
+        this.stagingRate = limits.stagingBytesPerSecond() == 0 ? null
+                : RateLimiter.create(limits.stagingBytesPerSecond());
         if (lake.location().startsWith("s3://")) {
-            this.refusal = "the lake " + lake.location() + " is on S3: uploads need a local lake for now (staging to S3"
-                    + " multipart uploads is not built yet); run the gateway on a local lake";
-            this.staging = null;
-            this.ingest = null;
-            return;
+            this.staging = new Staging(spool);
+            this.mirror = new S3RawMirror(lake.location(), lake.storage(), staging,
+                    S3RawMirror.DEFAULT_PART_BYTES);
+        } else {
+            this.staging = new Staging(Path.of(lake.location()));
+            this.mirror = null;
         }
-        this.refusal = null;
-        this.staging = new Staging(Path.of(lake.location()));
-        this.ingest = new IngestQueue(lake, staging, settings, new IngestListener());
+        this.ingest = new IngestQueue(lake, staging, settings, new IngestListener(), mirror);
         for (StagedUpload u : staging.recover(problems)) {
             uploads.put(u.uploadId(), u);
-            if (StagedUpload.LANDED.equals(u.state()) && !u.sidecar()) {
+            // landed, or failed for the lake's or the disk's sake (still in raw/): ingest (again)
+            boolean retry = StagedUpload.INGEST_FAILED.equals(u.state()) && u.landedPath().startsWith(Staging.RAW + "/");
+            if ((StagedUpload.LANDED.equals(u.state()) || retry) && !u.sidecar()) {
                 ingest.submit(u);
+            }
+        }
+        if (!limits.stagedExpiry().isZero()) {
+            long everyMs = Math.max(1000, Math.min(3_600_000L, limits.stagedExpiry().toMillis() / 4));
+            expiry = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "flywheel-staged-expiry");
+                t.setDaemon(true);
+                return t;
+            });
+            expiry.scheduleWithFixedDelay(() -> {
+                try {
+                    expireStaged(System.currentTimeMillis());
+                } catch (RuntimeException e) { // a disk error: said, and tried again next time
+                    log.accept("expiring staged uploads failed: " + e.getMessage());
+                }
+            }, 0, everyMs, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Removes the staged uploads that have had no new bytes for {@link UploadLimits#stagedExpiry()} (the later of the
+     * state's last change and the staging file's last write), not counting one receiving on a stream now: their
+     * staging and state files go, their robot's quota is free again. Runs by itself at start and then every
+     * {@code min(1 h, expiry / 4)}; public for tests and operators.
+     *
+     * @param nowMs the time to measure from, ms since the Unix epoch
+     * @return the uploads removed
+     */
+    public List<StagedUpload> expireStaged(long nowMs) {
+        List<StagedUpload> gone = new ArrayList<>();
+        if (limits.stagedExpiry().isZero()) {
+            return gone;
+        }
+        long cutoffMs = nowMs - limits.stagedExpiry().toMillis();
+        synchronized (admission) {
+            for (StagedUpload u : List.copyOf(uploads.values())) {
+                if (!StagedUpload.STAGING.equals(u.state()) || receiving.contains(u.uploadId())) {
+                    continue;
+                }
+                long lastMs = Math.max(u.updatedAtNs() / 1_000_000L, staging.lastWriteMs(u));
+                if (lastMs < cutoffMs) {
+                    long had = staging.stagedBytes(u);
+                    if (mirror != null) {
+                        mirror.abort(u);
+                    }
+                    staging.remove(u);
+                    uploads.remove(u.uploadId());
+                    gone.add(u);
+                    expired.incrementAndGet();
+                    log.accept("expired the staged upload " + u.uploadId() + " of robot " + u.robotId() + " ("
+                            + u.fileName() + ", " + had + " of " + u.sizeBytes() + " bytes): no new bytes since "
+                            + java.time.Instant.ofEpochMilli(lastMs));
+                }
+            }
+        }
+        return gone;
+    }
+
+    /** @return the staging's root: the lake's folder, or for a lake on S3 the local spool */
+    public Path lakeRoot() {
+        return staging.lakeRoot();
+    }
+
+    /**
+     * Counts more bytes against each robot's quota than its unfinished uploads (a live episode's journal).
+     *
+     * @param bytes robot id to bytes staged elsewhere
+     */
+    public void alsoStaged(ToLongFunction<String> bytes) {
+        alsoStaged = bytes;
+    }
+
+    /**
+     * @param robot a robot id
+     * @return the declared sizes of the robot's unfinished uploads, bytes (what counts against its quota with what
+     *     {@link #alsoStaged} adds)
+     */
+    public long stagedBytes(String robot) {
+        long reserved = 0;
+        for (StagedUpload s : uploads.values()) {
+            if (s.robotId().equals(robot) && StagedUpload.STAGING.equals(s.state())) {
+                reserved += s.sizeBytes();
+            }
+        }
+        return reserved;
+    }
+
+    /**
+     * Waits, when the gateway has a staging rate ({@link UploadLimits#stagingBytesPerSecond()}), until {@code bytes}
+     * more may be written to staging: uploads and live episodes' journals share the rate.
+     */
+    public void throttle(int bytes) {
+        if (stagingRate != null && bytes > 0) {
+            stagingRate.acquire(bytes);
+        }
+    }
+
+    /**
+     * Lands a recording the gateway made itself (a live episode's MCAP) as if the robot had uploaded it: it moves to
+     * {@code raw/<robot>/<sha256>.mcap}, its state is saved as a landed upload (so GetUploadStatus knows it and a
+     * restarted gateway ingests it) and it is queued for ingest. A file the gateway or the lake has already (the same
+     * SHA-256) is deleted instead, and that file's state answered: landing twice lands once.
+     *
+     * @param robot the robot
+     * @param episodeId the robot's name of the episode
+     * @param fileName the name to show for it
+     * @param file the finished MCAP, in the lake's folder (moved or deleted)
+     * @param sha256 its SHA-256, lower-case hex
+     * @return its state: LANDED, or where the file known already stands
+     * @throws IOException when the file cannot be moved
+     */
+    public UploadStatus land(String robot, String episodeId, String fileName, Path file, String sha256)
+            throws IOException {
+        String id = UploadIds.uploadId(robot, sha256);
+        synchronized (admission) {
+            StagedUpload known = uploads.get(id);
+            if (known != null && !StagedUpload.STAGING.equals(known.state())) {
+                Files.deleteIfExists(file);
+                return status(known);
+            }
+            if (known == null && (ingested.containsKey(id) || rawFile(sha256).isPresent())) {
+                Files.deleteIfExists(file);
+                UploadStatus s = statusOf(robot, sha256);
+                return s.toBuilder().setAlreadyInLake(!ingested.containsKey(id)).build();
+            }
+            if (known != null && !receiving.add(id)) {
+                throw new IOException("robot " + robot + " is uploading " + sha256 + " on a stream right now");
+            }
+            long now = System.currentTimeMillis() * 1_000_000L;
+            StagedUpload u = new StagedUpload(id, robot, sha256, Files.size(file), FileKind.MCAP.name(), fileName,
+                    episodeId, "", "", StagedUpload.STAGING, "", "", now, now);
+            try {
+                if (mirror != null) {
+                    mirror.put(u, file);
+                }
+                Path target = staging.landFile(file, u);
+                if (known != null) {
+                    Files.deleteIfExists(staging.partFile(known)); // an upload of the same bytes, now landed
+                }
+                StagedUpload l = u.withState(StagedUpload.LANDED, staging.relative(target), "");
+                staging.save(l);
+                uploads.put(id, l);
+                landed.incrementAndGet();
+                ingest.submit(l);
+                return status(l);
+            } finally {
+                if (known != null) {
+                    receiving.remove(id);
+                }
             }
         }
     }
@@ -107,8 +282,8 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
     public UploadStats stats() {
         int staged = (int) uploads.values().stream().filter(u -> StagedUpload.STAGING.equals(u.state())).count();
         return new UploadStats(receiving.size(), staged, landed.get(), refused.get(), bytesReceived.get(),
-                ingest == null ? 0 : ingest.waiting(), ingest == null || ingest.current().isEmpty() ? 0 : 1,
-                ingest == null ? 0 : ingest.ingestedCount(), ingest == null ? 0 : ingest.failedCount());
+                ingest.waiting(), ingest.current().isEmpty() ? 0 : 1, ingest.ingestedCount(), ingest.failedCount(),
+                expired.get());
     }
 
     /**
@@ -124,23 +299,26 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
     /** Stops the ingest queue after the file being ingested; staged and landed uploads stay for the next gateway. */
     @Override
     public void close() {
+        if (expiry != null) {
+            expiry.shutdownNow();
+        }
         if (ingest != null) {
             ingest.close();
+        }
+        if (mirror != null) {
+            mirror.close();
         }
     }
 
     // ------------------------------------------------------------------ GetUploadStatus
 
-    @Override
+    /** {@code GetUploadStatus} of gateway.proto. */
     public void getUploadStatus(UploadStatusRequest req, StreamObserver<UploadStatus> out) {
         try {
             String robot = authorised(req.getRobotId());
             String bad = UploadIds.checkSha256(req.getSha256());
             if (bad != null) {
                 throw new Refusal(Status.INVALID_ARGUMENT.withDescription(bad));
-            }
-            if (refusal != null) {
-                throw new Refusal(Status.FAILED_PRECONDITION.withDescription(refusal));
             }
             String sha = req.getSha256().toLowerCase(Locale.ROOT);
             out.onNext(statusOf(robot, sha));
@@ -152,8 +330,12 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
         }
     }
 
-    /** @return the state of robot's upload of sha: known upload, ingested by this gateway, in the lake, or not found */
-    private UploadStatus statusOf(String robot, String sha) {
+    /**
+     * @param robot a robot id
+     * @param sha a SHA-256, lower-case hex
+     * @return the state of robot's upload of sha: known upload, ingested by this gateway, in the lake, or not found
+     */
+    public UploadStatus statusOf(String robot, String sha) {
         String id = UploadIds.uploadId(robot, sha);
         StagedUpload u = uploads.get(id);
         if (u != null) {
@@ -182,9 +364,15 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
                     ? UploadState.INGESTING : UploadState.LANDED);
         }
         if (!u.landedPath().isEmpty()) {
-            b.setLandedPath(u.landedPath()).setLandedUri(staging.lakeRoot().resolve(u.landedPath()).toUri().toString());
+            b.setLandedPath(u.landedPath()).setLandedUri(landedUri(u));
         }
         return b.build();
+    }
+
+    /** @return where a landed (or rejected) upload lies: a file in the lake's folder, or an object in its bucket */
+    private String landedUri(StagedUpload u) {
+        return mirror == null ? staging.lakeRoot().resolve(u.landedPath()).toUri().toString()
+                : mirror.uriOf(u.landedPath());
     }
 
     private UploadStatus ingestedStatus(String robot, String sha, String id, IngestQueue.Outcome o) {
@@ -205,6 +393,9 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
 
     /** @return the path relative to the lake root of a raw file URI inside the lake's folder */
     private Optional<String> landedPathOf(String uri) {
+        if (mirror != null) {
+            return mirror.pathOf(uri);
+        }
         try {
             Path p = Path.of(java.net.URI.create(uri)).toAbsolutePath().normalize();
             return p.startsWith(staging.lakeRoot()) ? Optional.of(staging.relative(p)) : Optional.empty();
@@ -222,24 +413,38 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
 
     /** @return the call's robot when it is {@code robotId}; else a Refusal */
     private static String authorised(String robotId) {
+        Status s = callerRefusal(robotId);
+        if (s != null) {
+            throw new Refusal(s);
+        }
+        return robotId;
+    }
+
+    /**
+     * @param robotId the robot a request names
+     * @return null when the current call's token is that robot's; else the status refusing the request:
+     *     UNAUTHENTICATED (no token on the call), INVALID_ARGUMENT (not a robot id), PERMISSION_DENIED (another
+     *     robot's token)
+     */
+    public static Status callerRefusal(String robotId) {
         String robot = TokenInterceptor.ROBOT.get();
         if (robot == null) {
-            throw new Refusal(Status.UNAUTHENTICATED.withDescription("the call carries no robot token"));
+            return Status.UNAUTHENTICATED.withDescription("the call carries no robot token");
         }
         String bad = UploadIds.checkRobotId(robotId);
         if (bad != null) {
-            throw new Refusal(Status.INVALID_ARGUMENT.withDescription(bad));
+            return Status.INVALID_ARGUMENT.withDescription(bad);
         }
         if (!robot.equals(robotId)) {
-            throw new Refusal(Status.PERMISSION_DENIED.withDescription("the token is robot '" + robot
-                    + "''s; the request names robot '" + robotId + "' (a robot uploads only as itself)"));
+            return Status.PERMISSION_DENIED.withDescription("the token is robot '" + robot
+                    + "''s; the request names robot '" + robotId + "' (a robot uploads only as itself)");
         }
-        return robot;
+        return null;
     }
 
     // ------------------------------------------------------------------ UploadEpisode
 
-    @Override
+    /** {@code UploadEpisode} of gateway.proto. */
     public StreamObserver<UploadRequest> uploadEpisode(StreamObserver<UploadAck> responseObserver) {
         ServerCallStreamObserver<UploadAck> out = (ServerCallStreamObserver<UploadAck>) responseObserver;
         out.disableAutoRequest();
@@ -359,9 +564,6 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
             if (upload != null) {
                 throw invalid("a second BEGIN on one stream (one file per UploadEpisode stream)");
             }
-            if (refusal != null) {
-                throw new Refusal(Status.FAILED_PRECONDITION.withDescription(refusal));
-            }
             String robot = authorised(b.getRobotId());
             String bad = UploadIds.checkSha256(b.getSha256());
             if (bad != null) {
@@ -444,9 +646,11 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
                             unfinished++;
                         }
                     }
-                    if (reserved + size > limits.robotQuotaBytes()) {
+                    long live = alsoStaged.applyAsLong(robot);
+                    if (reserved + live + size > limits.robotQuotaBytes()) {
                         throw new Refusal(Status.RESOURCE_EXHAUSTED.withDescription("robot " + robot + " has "
-                                + reserved + " bytes staged in " + unfinished + " unfinished upload(s); with "
+                                + reserved + " bytes staged in " + unfinished + " unfinished upload(s)"
+                                + (live > 0 ? " and " + live + " in live episodes" : "") + "; with "
                                 + name + " (" + size + " bytes) that is past its quota of " + limits.robotQuotaBytes()
                                 + " bytes: finish or resume those first"));
                     }
@@ -482,6 +686,9 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
             }
             next = have;
             channel.position(have);
+            if (mirror != null) {
+                mirror.opened(upload, have);
+            }
             out.onNext(UploadAck.newBuilder().setBegun(Begun.newBuilder().setUploadId(id).setNextOffset(next)).build());
         }
 
@@ -498,6 +705,7 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
                 throw invalid("chunk [" + next + ", " + (next + data.size()) + ") goes past the declared size of "
                         + upload.sizeBytes() + " bytes");
             }
+            throttle(data.size());
             ByteBuffer bb = data.asReadOnlyByteBuffer();
             while (bb.hasRemaining()) {
                 channel.write(bb);
@@ -505,6 +713,9 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
             digest.update(data.asReadOnlyByteBuffer());
             next += data.size();
             bytesReceived.addAndGet(data.size());
+            if (mirror != null) {
+                mirror.written(upload, next);
+            }
             out.onNext(UploadAck.newBuilder().setOffset(Offset.newBuilder().setAckedOffset(next)).build());
         }
 
@@ -532,6 +743,9 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
                 discard(u);
                 throw invalid(notKind);
             }
+            if (mirror != null) {
+                mirror.complete(u, u.sizeBytes()); // the object is in the bucket, whole; the local copy is for ingest
+            }
             Path target = staging.land(u);
             String note = u.sidecar() ? "sidecar video of camera " + u.camera() + " of recording " + u.recordingSha256()
                     + ": ingested with the recording, once it lands" : "";
@@ -546,6 +760,9 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
         }
 
         private void discard(StagedUpload u) {
+            if (mirror != null) {
+                mirror.abort(u);
+            }
             staging.remove(u);
             uploads.remove(u.uploadId());
         }
@@ -616,17 +833,53 @@ public final class UploadService extends FleetGatewayGrpc.FleetGatewayImplBase i
             }
             for (StagedUpload s : sidecars) {
                 ingested.put(s.uploadId(), new IngestQueue.Outcome(outcome.recordingId(), outcome.episodes(),
-                        outcome.frames(), staging.landedFile(s).toUri().toString()));
+                        outcome.frames(), mirror == null ? staging.landedFile(s).toUri().toString()
+                                : mirror.uri(s)));
                 staging.removeState(s);
                 uploads.remove(s.uploadId());
+            }
+            if (mirror != null) { // the lake's copies are in the bucket: the spool's go
+                sidecars.add(u);
+                for (StagedUpload s : sidecars) {
+                    try {
+                        Files.deleteIfExists(staging.landedFile(s));
+                    } catch (IOException e) {
+                        log.accept("cannot remove the spooled copy " + staging.landedFile(s) + ": " + e.getMessage());
+                    }
+                }
             }
         }
 
         @Override
-        public void failed(StagedUpload u, String message) {
-            StagedUpload f = u.withState(StagedUpload.INGEST_FAILED, u.landedPath(), message);
-            staging.save(f);
-            uploads.put(f.uploadId(), f);
+        public void failed(StagedUpload u, String message, boolean rejected) {
+            List<StagedUpload> files = new ArrayList<>(List.of(u));
+            if (rejected) { // with the recording, its sidecars leave the raw layer too
+                for (StagedUpload s : uploads.values()) {
+                    if (s.sidecar() && s.robotId().equals(u.robotId()) && s.recordingSha256().equals(u.sha256())
+                            && StagedUpload.LANDED.equals(s.state())) {
+                        files.add(s);
+                    }
+                }
+            }
+            for (StagedUpload s : files) {
+                String at = s.landedPath();
+                String why = s == u ? message : "its recording " + u.sha256() + " failed ingest: " + message;
+                if (rejected) {
+                    try {
+                        if (mirror != null) {
+                            mirror.reject(s);
+                        }
+                        at = staging.reject(s);
+                        why += "; moved out of the raw layer to " + at;
+                    } catch (IOException e) {
+                        why += "; it stays at " + at + " (cannot move it to " + Staging.REJECTED + ": "
+                                + e.getMessage() + ")";
+                    }
+                }
+                StagedUpload f = s.withState(StagedUpload.INGEST_FAILED, at, why);
+                staging.save(f);
+                uploads.put(f.uploadId(), f);
+            }
         }
     }
 }

@@ -11,7 +11,8 @@ package io.flywheel.fleet.upload;
  * @param ingestWaiting landed files waiting for ingest
  * @param ingesting 1 while a file is being ingested, else 0
  * @param ingested files ingested since start
- * @param ingestFailed landed files ingest could not read, since start
+ * @param ingestFailed landed files whose ingest failed, since start
+ * @param expired staged uploads removed since start after {@link UploadLimits#stagedExpiry()} without new bytes
  */
 public record UploadStats(int receiving, int staged, long landed, long refused, long bytesReceived, int ingestWaiting,
-        int ingesting, long ingested, long ingestFailed) {}
+        int ingesting, long ingested, long ingestFailed, long expired) {}

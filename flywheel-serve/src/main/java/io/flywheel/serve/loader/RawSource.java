@@ -5,6 +5,7 @@ import java.io.IOException;
 
 import io.flywheel.ingest.LocatorReader;
 import io.flywheel.ingest.RawLocator;
+import io.flywheel.raw.RawStorage;
 
 /**
  * Reads the image bytes a raw locator points at. One instance per loader worker thread (not
@@ -19,9 +20,17 @@ public interface RawSource extends Closeable {
      */
     byte[] read(RawLocator loc) throws IOException;
 
-    /** @return a source reading the raw files directly ({@link LocatorReader}) */
+    /** @return a source reading local raw files directly ({@link LocatorReader}) */
     static RawSource direct() {
-        LocatorReader r = new LocatorReader();
+        return direct(RawStorage.local());
+    }
+
+    /**
+     * @param storage opens the raw files ({@code Lake.rawStorage()}: also a lake's files on S3)
+     * @return a source reading the raw files directly ({@link LocatorReader})
+     */
+    static RawSource direct(RawStorage storage) {
+        LocatorReader r = new LocatorReader(storage);
         return new RawSource() {
             @Override
             public byte[] read(RawLocator loc) throws IOException {

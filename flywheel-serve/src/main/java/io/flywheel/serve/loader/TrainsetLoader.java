@@ -86,7 +86,7 @@ public final class TrainsetLoader implements AutoCloseable {
      * @throws io.flywheel.error.NotFoundException when there is no such set
      */
     public static TrainsetLoader open(Lake lake, String tag, LoaderOptions options) {
-        return open(lake, tag, options, RawSource::direct);
+        return open(lake, tag, options, () -> RawSource.direct(lake.rawStorage()));
     }
 
     /**

@@ -1,0 +1,88 @@
+package io.flywheel.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import io.flywheel.error.BadInputException;
+import io.flywheel.sim.eval.EvalRollouts;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code flywheel sim --eval POLICY --out DIR}: simulated evaluation rollouts with known true success rates per cell
+ * ({@link EvalRollouts}), written as {@code DIR/eval_results.csv} (for {@code eval ingest}) and
+ * {@code DIR/eval_truth.json} (every cell's true rate, the shifts, the seed).
+ */
+final class SimEval {
+    private SimEval() {}
+
+    static final String RESULTS = "eval_results.csv";
+    static final String TRUTH = "eval_truth.json";
+
+    /** The options of the evaluation branch of {@code sim}. */
+    static final class Options {
+        @Option(names = "--eval", required = true, paramLabel = "POLICY_VERSION", description = "write evaluation"
+                + " rollouts of this policy (eval_results.csv, eval_truth.json) instead of a fleet")
+        String policy;
+
+        @Option(names = "--eval-shift", paramLabel = "DIM=VALUE:DELTA", description = "change the true rate of"
+                + " every cell with that value by DELTA, e.g. object=glass_cup:-0.35 (repeatable)")
+        List<String> shifts = new ArrayList<>();
+
+        @Option(names = "--rollouts-per-cell", paramLabel = "N", description = "rollouts per cell of arm-1 and arm-2"
+                + " (arm-3: an eighth, at least 4; default: ${DEFAULT-VALUE})")
+        int perCell = 20;
+
+        @Option(names = "--run", paramLabel = "ID", description = "the run id (default: POLICY_VERSION-sSEED)")
+        String run;
+    }
+
+    static int run(CommandSpec spec, Options o, Path out, long seed, boolean force, boolean json) throws Exception {
+        Usage.require(spec, o.perCell >= 1 && o.perCell <= 100_000, "--rollouts-per-cell must be in [1, 100000], got "
+                + o.perCell);
+        List<EvalRollouts.Shift> shifts = new ArrayList<>();
+        for (String s : o.shifts) {
+            shifts.add(Usage.check(spec, "--eval-shift", () -> EvalRollouts.Shift.parse(s)));
+        }
+        String runId = o.run != null ? o.run : o.policy + "-s" + seed;
+        if (Files.exists(out) && !Files.isDirectory(out)) {
+            throw new BadInputException("--out " + out + " is a file, not a folder");
+        }
+        Path results = out.resolve(RESULTS);
+        Path truth = out.resolve(TRUTH);
+        if (!force && (Files.exists(results) || Files.exists(truth))) {
+            throw new BadInputException("--out " + out + " holds earlier evaluation rollouts (" + RESULTS + "); add"
+                    + " --force to replace them");
+        }
+        Files.createDirectories(out);
+        EvalRollouts.Result r = EvalRollouts.generate(new EvalRollouts.Options(o.policy, runId, seed, o.perCell,
+                shifts));
+        EvalRollouts.writeCsv(r, results);
+        EvalRollouts.writeTruth(r, truth);
+        long ok = r.rollouts().stream().filter(EvalRollouts.Rollout::success).count();
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("run_id", runId);
+            m.put("policy_version", o.policy);
+            m.put("seed", seed);
+            m.put("rollouts", r.rollouts().size());
+            m.put("successes", ok);
+            m.put("cells", r.trueRates().size());
+            m.put("shifted_cells", r.shiftedCells().size());
+            m.put("results", results);
+            m.put("truth", truth);
+            Json.print(System.out, m);
+        } else {
+            System.out.printf(Locale.ROOT, "wrote %d rollouts of run %s (policy %s, seed %d) over %d cells (%d shifted),"
+                            + " %d succeeded: %s, truth in %s%n", r.rollouts().size(), runId, o.policy, seed,
+                    r.trueRates().size(), r.shiftedCells().size(), ok, results, truth);
+            System.out.println("next: flywheel eval ingest LAKE " + results);
+        }
+        return 0;
+    }
+}
