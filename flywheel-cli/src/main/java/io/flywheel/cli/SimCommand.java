@@ -98,10 +98,19 @@ final class SimCommand implements Callable<Integer> {
             Map.entry("threads", "--threads"), Map.entry("hardObjects", "--hard-objects"),
             Map.entry("glassFailures", "--glass-failures"));
 
+    private JpegEncoder.Kind jpegKind() {
+        return switch (jpeg.toLowerCase(Locale.ROOT)) {
+            case "auto" -> JpegEncoder.Kind.AUTO;
+            case "opencv" -> JpegEncoder.Kind.OPENCV;
+            case "imageio" -> JpegEncoder.Kind.IMAGEIO;
+            default -> throw Usage.error(spec, "--jpeg '" + jpeg + "': expected auto, opencv or imageio");
+        };
+    }
+
     @Override
     public Integer call() throws Exception {
         if (eval != null) {
-            return SimEval.run(spec, eval, out, seed, force, jsonOutput.enabled());
+            return SimEval.run(spec, eval, out, seed, force, jsonOutput.enabled(), jpegKind());
         }
         boolean json = jsonOutput.enabled();
         SimOptions.Builder b = SimOptions.builder(Usage.check(spec, "--preset", () -> Preset.parse(preset))).seed(seed)
@@ -139,12 +148,7 @@ final class SimCommand implements Callable<Integer> {
         if (threads != null) {
             b.threads(threads);
         }
-        b.jpegEncoder(switch (jpeg.toLowerCase(Locale.ROOT)) {
-            case "auto" -> JpegEncoder.Kind.AUTO;
-            case "opencv" -> JpegEncoder.Kind.OPENCV;
-            case "imageio" -> JpegEncoder.Kind.IMAGEIO;
-            default -> throw Usage.error(spec, "--jpeg '" + jpeg + "': expected auto, opencv or imageio");
-        });
+        b.jpegEncoder(jpegKind());
         SimOptions options;
         try {
             options = b.build();
