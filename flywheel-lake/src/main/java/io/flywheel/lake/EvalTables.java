@@ -9,8 +9,9 @@ import io.flywheel.rows.EvalRunRow;
 import io.flywheel.rows.PolicyRow;
 
 /**
- * The evaluation tables of a lake, typed: written by {@code flywheel eval ingest} (one lake commit per results file)
- * through {@link LakeTransaction#append(TypedTable, Iterable, java.util.Set)}, read with {@link LakeTable#rows} or, for
+ * The evaluation tables of a lake, typed: written by {@code flywheel eval ingest} (one lake commit per results file;
+ * for eval episodes recorded as MCAP, a rollout's rows in its recording's commit, {@code eval_runs} rewritten with the
+ * run's count) through {@link LakeTransaction#append(TypedTable, Iterable, java.util.Set)}, read with {@link LakeTable#rows} or, for
  * OLAP, as an Arrow stream handed to DuckDB ({@link LakeTable#registerArrowStream}). Each is created by the first
  * commit that writes it (a lake without evaluations has none; readers treat that as empty).
  *
