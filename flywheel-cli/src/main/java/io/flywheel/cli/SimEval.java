@@ -95,7 +95,17 @@ final class SimEval {
                     }
                 }
             }
-            recorded = io.flywheel.sim.EvalRecordings.write(r, episodes, jpeg);
+            int total = r.rollouts().size();
+            long t0 = System.nanoTime();
+            java.io.PrintWriter err = spec.commandLine().getErr();
+            recorded = io.flywheel.sim.EvalRecordings.write(r, episodes, jpeg, n -> {
+                if (n % 100 == 0 || n == total) {
+                    double s = (System.nanoTime() - t0) / 1e9;
+                    err.printf(Locale.ROOT, "sim --eval --mcap: %d/%d recordings, %.0f/s, ETA %.0f s%n", n, total,
+                            n / Math.max(s, 1e-9), (total - n) * s / n);
+                    err.flush();
+                }
+            });
         }
         long ok = r.rollouts().stream().filter(EvalRollouts.Rollout::success).count();
         if (json) {

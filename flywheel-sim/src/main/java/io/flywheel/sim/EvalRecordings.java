@@ -41,6 +41,15 @@ public final class EvalRecordings {
      * @throws IOException when a file cannot be written (the file being written does not appear)
      */
     public static List<Path> write(EvalRollouts.Result r, Path dir, JpegEncoder.Kind jpeg) throws IOException {
+        return write(r, dir, jpeg, n -> { });
+    }
+
+    /**
+     * {@link #write(EvalRollouts.Result, Path, JpegEncoder.Kind)}, telling {@code progress} the number of files
+     * written after each.
+     */
+    public static List<Path> write(EvalRollouts.Result r, Path dir, JpegEncoder.Kind jpeg,
+            java.util.function.IntConsumer progress) throws IOException {
         SimOptions options = SimOptions.builder(Preset.TINY).seed(r.options().seed()).resolution(WIDTH, HEIGHT)
                 .episodeSeconds(RECORDED_SECONDS).messageDropRate(0).frameDropRate(0).jpegEncoder(jpeg).build();
         Map<String, Long> offsets = new java.util.LinkedHashMap<>();
@@ -74,6 +83,7 @@ public final class EvalRecordings {
                 }
                 out.add(file);
                 i++;
+                progress.accept(i);
             }
         }
         return out;
