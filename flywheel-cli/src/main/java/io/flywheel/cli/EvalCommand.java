@@ -13,6 +13,8 @@ import io.flywheel.eval.EvalComparison;
 import io.flywheel.eval.EvalReport;
 import io.flywheel.eval.Evaluations;
 import io.flywheel.eval.Heatmap;
+import io.flywheel.eval.RecordedRollouts;
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
 import io.flywheel.rows.EvalRunRow;
 import picocli.CommandLine.Command;
@@ -40,13 +42,19 @@ final class EvalCommand implements Runnable {
     /** {@code flywheel eval ingest LAKE FILE}. */
     @Command(name = "ingest", mixinStandardHelpOptions = true, description = "Read evaluation results (CSV, JSON or"
             + " Parquet: run_id, policy_version, episode_id, task, object, lighting, robot_id, success, duration_s,"
-            + " failure_mode, intervention, scene) and commit their runs, policies and rollouts as one lake commit.")
+            + " failure_mode, intervention, scene) and commit their runs, policies and rollouts as one lake commit;"
+            + " or ingest eval episodes recorded as MCAP (a .mcap file or a folder of them) with their outcome in a"
+            + " flywheel.eval Metadata record: each recording and its rollout row in one lake commit.")
     static final class Ingest implements Callable<Integer> {
         @Mixin
         LakeLocation at;
 
-        @Parameters(index = "1", paramLabel = "FILE", description = "results file: .csv, .json, .jsonl or .parquet")
+        @Parameters(index = "1", paramLabel = "FILE", description = "results file: .csv, .json, .jsonl or .parquet;"
+                + " or recorded eval episodes: a .mcap file or a folder of them")
         Path file;
+
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
 
         @Option(names = "--run", paramLabel = "ID", description = "run id of every row (instead of a run_id column)")
         String run;
@@ -59,7 +67,13 @@ final class EvalCommand implements Runnable {
         JsonOutput json;
 
         @Override
-        public Integer call() {
+        public Integer call() throws java.io.IOException {
+            if (java.nio.file.Files.isDirectory(file) || file.getFileName().toString().toLowerCase(Locale.ROOT)
+                    .endsWith(".mcap")) {
+                Usage.require(spec, run == null && policy == null, "--run and --policy apply to results files; a"
+                        + " recorded eval episode names its run and policy in its flywheel.eval metadata");
+                return recordings();
+            }
             Evaluations.IngestSummary s;
             try (Lake lake = at.open()) {
                 s = Evaluations.ingest(lake, file, run, policy, null);
@@ -96,6 +110,65 @@ final class EvalCommand implements Runnable {
                         + String.join(", ", s.newPolicies())));
             }
             return 0;
+        }
+
+        /** Recorded eval episodes ({@link RecordedRollouts}): exit 1 when a recording could not be ingested. */
+        private int recordings() throws java.io.IOException {
+            RecordedRollouts.Summary s;
+            java.io.PrintWriter err = spec.commandLine().getErr();
+            try (Lake lake = at.open()) {
+                s = RecordedRollouts.ingest(lake, file, json.enabled() ? line -> { } : line -> {
+                    err.println("eval ingest: " + line);
+                    err.flush();
+                });
+            }
+            IngestJob.Result r = s.ingest();
+            boolean ok = r.failed().isEmpty();
+            if (json.enabled()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("ok", ok);
+                m.put("input", file);
+                m.put("files", s.files().size());
+                m.put("recordings_ingested", r.recordings().stream().filter(x -> !x.skipped()).count());
+                m.put("recordings_skipped", r.skipped());
+                m.put("rows", s.rowsAdded());
+                m.put("rows_present", s.rowsPresent());
+                m.put("new_policies", s.newPolicies());
+                List<Map<String, Object>> runs = new ArrayList<>();
+                for (Evaluations.RunSummary x : s.runs()) {
+                    Map<String, Object> y = new LinkedHashMap<>();
+                    y.put("run_id", x.runId());
+                    y.put("policy_version", x.policyVersion());
+                    y.put("episodes", x.episodes());
+                    y.put("successes", x.successes());
+                    y.put("minable", x.minable());
+                    runs.add(y);
+                }
+                m.put("runs", runs);
+                Map<String, String> ids = new LinkedHashMap<>();
+                s.episodeIds().forEach((f, id) -> ids.put(f.toString(), id));
+                m.put("episode_ids", ids);
+                List<Map<String, Object>> failed = new ArrayList<>();
+                for (IngestJob.Failure f : r.failed()) {
+                    failed.add(Map.of("input", f.input(), "kind", f.kind(), "message", f.message()));
+                }
+                m.put("failed", failed);
+                Json.print(System.out, m);
+            } else {
+                for (Evaluations.RunSummary x : s.runs()) {
+                    System.out.printf(Locale.ROOT, "run %s (policy %s): %d recorded rollouts, %d succeeded (%.1f%%);"
+                                    + " %d linked to their lake episodes%n", x.runId(), x.policyVersion(), x.episodes(),
+                            x.successes(), 100.0 * x.successes() / x.episodes(), x.minable());
+                }
+                System.out.println("ingested " + r.episodes() + " episode(s) (" + r.skipped() + " already in the lake) and "
+                        + s.rowsAdded() + " eval row(s) (" + s.rowsPresent() + " already there) from " + s.files().size()
+                        + " MCAP file(s) in " + file + (s.newPolicies().isEmpty() ? "" : "; new policies: "
+                        + String.join(", ", s.newPolicies())));
+                for (IngestJob.Failure f : r.failed()) {
+                    err.println("failed: " + f.message());
+                }
+            }
+            return ok ? 0 : 1;
         }
     }
 

@@ -173,6 +173,15 @@ final class SimCommand implements Callable<Integer> {
             Map.entry("threads", "--threads"), Map.entry("hardObjects", "--hard-objects"),
             Map.entry("glassFailures", "--glass-failures"), Map.entry("chunkSize", "--chunk-size"));
 
+    private JpegEncoder.Kind jpegKind() {
+        return switch (jpeg.toLowerCase(Locale.ROOT)) {
+            case "auto" -> JpegEncoder.Kind.AUTO;
+            case "opencv" -> JpegEncoder.Kind.OPENCV;
+            case "imageio" -> JpegEncoder.Kind.IMAGEIO;
+            default -> throw Usage.error(spec, "--jpeg '" + jpeg + "': expected auto, opencv or imageio");
+        };
+    }
+
     @Override
     public Integer call() throws Exception {
         boolean json = jsonOutput.enabled();
@@ -183,7 +192,7 @@ final class SimCommand implements Callable<Integer> {
         }
         if (eval != null) {
             Usage.require(spec, !live.enabled, "--eval and --live exclude each other");
-            return SimEval.run(spec, eval, out, seed, force, json);
+            return SimEval.run(spec, eval, out, seed, force, json, jpegKind());
         }
         SimOptions.Builder b = SimOptions.builder(Usage.check(spec, "--preset", () -> Preset.parse(preset))).seed(seed);
         Usage.require(spec, episodes == null || episodesPerRobot == null, "--episodes and --episodes-per-robot exclude"
@@ -227,12 +236,7 @@ final class SimCommand implements Callable<Integer> {
         if (threads != null) {
             b.threads(threads);
         }
-        b.jpegEncoder(switch (jpeg.toLowerCase(Locale.ROOT)) {
-            case "auto" -> JpegEncoder.Kind.AUTO;
-            case "opencv" -> JpegEncoder.Kind.OPENCV;
-            case "imageio" -> JpegEncoder.Kind.IMAGEIO;
-            default -> throw Usage.error(spec, "--jpeg '" + jpeg + "': expected auto, opencv or imageio");
-        });
+        b.jpegEncoder(jpegKind());
         if (live.enabled) {
             return new LiveRun(spec, live, json).run(b, out, force);
         }

@@ -40,14 +40,32 @@ final class SimEval {
 
         @Option(names = "--run", paramLabel = "ID", description = "the run id (default: POLICY_VERSION-sSEED)")
         String run;
+
+        @Option(names = "--eval-cell", paramLabel = "DIM=VALUE", description = "simulate only the cells with that"
+                + " value, e.g. robot=arm-1 (repeatable, one per dimension)")
+        List<String> only = new ArrayList<>();
+
+        @Option(names = "--mcap", description = "also record every rollout as a small MCAP episode (1 s, 64x48) with"
+                + " its outcome in a flywheel.eval Metadata record, under DIR/episodes/ROBOT/EPISODE_ID.mcap, for"
+                + " eval ingest LAKE DIR/episodes")
+        boolean mcap;
     }
 
-    static int run(CommandSpec spec, Options o, Path out, long seed, boolean force, boolean json) throws Exception {
+    static final String EPISODES = "episodes";
+
+    static int run(CommandSpec spec, Options o, Path out, long seed, boolean force, boolean json,
+            io.flywheel.sim.JpegEncoder.Kind jpeg) throws Exception {
         Usage.require(spec, o.perCell >= 1 && o.perCell <= 100_000, "--rollouts-per-cell must be in [1, 100000], got "
                 + o.perCell);
         List<EvalRollouts.Shift> shifts = new ArrayList<>();
         for (String s : o.shifts) {
             shifts.add(Usage.check(spec, "--eval-shift", () -> EvalRollouts.Shift.parse(s)));
+        }
+        Map<String, String> only = new LinkedHashMap<>();
+        for (String c : o.only) {
+            Map.Entry<String, String> e = Usage.check(spec, "--eval-cell", () -> EvalRollouts.parseCell(c));
+            Usage.require(spec, only.put(e.getKey(), e.getValue()) == null, "--eval-cell: dimension '" + e.getKey()
+                    + "' is given twice");
         }
         String runId = o.run != null ? o.run : o.policy + "-s" + seed;
         if (Files.exists(out) && !Files.isDirectory(out)) {
@@ -55,15 +73,40 @@ final class SimEval {
         }
         Path results = out.resolve(RESULTS);
         Path truth = out.resolve(TRUTH);
-        if (!force && (Files.exists(results) || Files.exists(truth))) {
+        Path episodes = out.resolve(EPISODES);
+        if (!force && (Files.exists(results) || Files.exists(truth) || o.mcap && Files.exists(episodes))) {
             throw new BadInputException("--out " + out + " holds earlier evaluation rollouts (" + RESULTS + "); add"
                     + " --force to replace them");
         }
         Files.createDirectories(out);
         EvalRollouts.Result r = EvalRollouts.generate(new EvalRollouts.Options(o.policy, runId, seed, o.perCell,
-                shifts));
+                shifts, only));
+        if (r.rollouts().isEmpty()) {
+            throw new BadInputException("no cell has every --eval-cell value: " + o.only);
+        }
         EvalRollouts.writeCsv(r, results);
         EvalRollouts.writeTruth(r, truth);
+        List<Path> recorded = List.of();
+        if (o.mcap) {
+            if (Files.exists(episodes)) { // --force: earlier recordings go
+                try (java.util.stream.Stream<Path> w = Files.walk(episodes)) {
+                    for (Path p : w.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.delete(p);
+                    }
+                }
+            }
+            int total = r.rollouts().size();
+            long t0 = System.nanoTime();
+            java.io.PrintWriter err = spec.commandLine().getErr();
+            recorded = io.flywheel.sim.EvalRecordings.write(r, episodes, jpeg, n -> {
+                if (n % 100 == 0 || n == total) {
+                    double s = (System.nanoTime() - t0) / 1e9;
+                    err.printf(Locale.ROOT, "sim --eval --mcap: %d/%d recordings, %.0f/s, ETA %.0f s%n", n, total,
+                            n / Math.max(s, 1e-9), (total - n) * s / n);
+                    err.flush();
+                }
+            });
+        }
         long ok = r.rollouts().stream().filter(EvalRollouts.Rollout::success).count();
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -76,12 +119,20 @@ final class SimEval {
             m.put("shifted_cells", r.shiftedCells().size());
             m.put("results", results);
             m.put("truth", truth);
+            if (o.mcap) {
+                m.put("recordings", recorded.size());
+                m.put("episodes_dir", episodes);
+            }
             Json.print(System.out, m);
         } else {
             System.out.printf(Locale.ROOT, "wrote %d rollouts of run %s (policy %s, seed %d) over %d cells (%d shifted),"
                             + " %d succeeded: %s, truth in %s%n", r.rollouts().size(), runId, o.policy, seed,
                     r.trueRates().size(), r.shiftedCells().size(), ok, results, truth);
-            System.out.println("next: flywheel eval ingest LAKE " + results);
+            if (o.mcap) {
+                System.out.println("recorded " + recorded.size() + " rollouts as MCAP episodes (flywheel.eval metadata)"
+                        + " under " + episodes);
+            }
+            System.out.println("next: flywheel eval ingest LAKE " + (o.mcap ? episodes : results));
         }
         return 0;
     }

@@ -9,10 +9,12 @@ import io.flywheel.rows.EvalRunRow;
 import io.flywheel.rows.PolicyRow;
 
 /**
- * The evaluation tables of a lake, typed: written by {@code flywheel eval ingest} (one lake commit per results file)
- * through {@link LakeTransaction#append(TypedTable, Iterable, java.util.Set)}, read with {@link LakeTable#rows} or, for
- * OLAP, as an Arrow stream handed to DuckDB ({@link LakeTable#registerArrowStream}). Each is created by the first
- * commit that writes it (a lake without evaluations has none; readers treat that as empty).
+ * The evaluation tables of a lake, typed: written by {@code flywheel eval ingest} (one lake commit per results file;
+ * for eval episodes recorded as MCAP, a rollout's rows in its recording's commit, {@code eval_runs} rewritten with the
+ * run's count) through {@link LakeTransaction#append(TypedTable, Iterable, java.util.Set)}, read with
+ * {@link LakeTable#rows} or, for OLAP, as an Arrow stream handed to DuckDB ({@link LakeTable#registerArrowStream}).
+ * Each is created by the first commit that writes it (a lake without evaluations has none; readers treat that as
+ * empty).
  *
  * <h2>policies</h2> One {@link PolicyRow} per policy version evaluated: policy_version utf8 not null (key),
  * registered_at_ns int64 not null (ns since epoch), metadata utf8 not null (JSON object).

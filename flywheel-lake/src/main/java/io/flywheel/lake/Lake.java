@@ -708,6 +708,19 @@ public final class Lake implements AutoCloseable, RowSink {
      */
     @Override
     public java.util.OptionalLong commit(RecordingRows r) {
+        return commit(r, tx -> { });
+    }
+
+    /**
+     * {@link #commit(RecordingRows)} with more changes in the same transaction: a recording and rows that belong to
+     * it (an evaluation rollout's {@code eval_episodes} row) are committed together or not at all.
+     *
+     * @param also adds its changes to the recording's transaction (other tables than the three ingest tables); not
+     *     called when the recording's raw files are all in the lake already
+     * @return the commit's sequence number, or empty when a concurrent writer committed the same raw files first
+     *     (nothing of the recording nor of {@code also} is written then)
+     */
+    public java.util.OptionalLong commit(RecordingRows r, java.util.function.Consumer<LakeTransaction> also) {
         List<String> episodeIds = r.episodes().stream().map(EpisodeRow::episodeId).toList();
         List<String> shas = r.rawFiles().stream().map(RawFileRow::sha256).distinct().toList();
         refresh();
@@ -727,6 +740,7 @@ public final class Lake implements AutoCloseable, RowSink {
         } else {
             tx.appendFrames(r.frames()).appendEpisodes(r.episodes()).appendRawFiles(r.rawFiles());
         }
+        also.accept(tx);
         try {
             return java.util.OptionalLong.of(tx.commit().snapshot().seq());
         } catch (CommitConflictException e) {

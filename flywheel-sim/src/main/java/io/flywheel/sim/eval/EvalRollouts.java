@@ -114,14 +114,56 @@ public final class EvalRollouts {
      * @param seed the random seed
      * @param rolloutsPerCell rollouts per cell of arm-1 and arm-2 (arm-3: an eighth, at least 4), &ge; 1
      * @param shifts changes of the true rates
+     * @param only the cells simulated: dimension (task, object, lighting, robot) to the one value kept; empty: every
+     *     cell ({@link #parseCell})
      */
-    public record Options(String policy, String runId, long seed, int rolloutsPerCell, List<Shift> shifts) {
+    public record Options(String policy, String runId, long seed, int rolloutsPerCell, List<Shift> shifts,
+            Map<String, String> only) {
         public Options {
             if (rolloutsPerCell < 1) {
                 throw new IllegalArgumentException("rollouts per cell must be >= 1, got " + rolloutsPerCell);
             }
             shifts = List.copyOf(shifts);
+            only = Map.copyOf(only);
         }
+
+        /** Options over every cell. */
+        public Options(String policy, String runId, long seed, int rolloutsPerCell, List<Shift> shifts) {
+            this(policy, runId, seed, rolloutsPerCell, shifts, Map.of());
+        }
+    }
+
+    /**
+     * @param spec {@code DIMENSION=VALUE}, e.g. {@code robot=arm-1}
+     * @return the dimension and value
+     * @throws IllegalArgumentException when malformed or naming an unknown dimension or value
+     */
+    public static Map.Entry<String, String> parseCell(String spec) {
+        int eq = spec.indexOf('=');
+        if (eq <= 0 || eq == spec.length() - 1) {
+            throw new IllegalArgumentException("'" + spec + "': expected DIMENSION=VALUE, e.g. robot=arm-1");
+        }
+        String dim = spec.substring(0, eq);
+        String value = spec.substring(eq + 1);
+        List<String> values = values(dim);
+        if (values == null) {
+            throw new IllegalArgumentException("'" + spec + "': unknown dimension '" + dim + "'; dimensions: task,"
+                    + " object, lighting, robot");
+        }
+        if (!values.contains(value)) {
+            throw new IllegalArgumentException("'" + spec + "': " + dim + " has no value '" + value + "'; values: "
+                    + values);
+        }
+        return Map.entry(dim, value);
+    }
+
+    private static boolean kept(Cell c, Map<String, String> only) {
+        for (Map.Entry<String, String> e : only.entrySet()) {
+            if (!new Shift(e.getKey(), e.getValue(), 0).applies(c)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The rollouts and the true rate of every cell. */
@@ -166,6 +208,9 @@ public final class EvalRollouts {
         List<Rollout> rollouts = new ArrayList<>();
         int k = 0;
         for (Cell c : cells()) {
+            if (!kept(c, o.only())) {
+                continue;
+            }
             double rate = baseRate(c);
             for (Shift s : o.shifts()) {
                 if (s.applies(c)) {
@@ -209,6 +254,32 @@ public final class EvalRollouts {
         }
     }
 
+    /** The name of the MCAP Metadata record that holds a recorded rollout's outcome ({@code eval ingest}). */
+    public static final String METADATA_NAME = "flywheel.eval";
+
+    /**
+     * The outcome metadata of a recorded rollout (an MCAP Metadata record named {@link #METADATA_NAME}): run_id,
+     * policy_version, task, object, lighting, scene, robot, success ({@code true}/{@code false}), duration_s (the
+     * rollout's duration, seconds), failure_mode (failures only), intervention ({@code true}/{@code false}).
+     */
+    public static Map<String, String> metadata(Result r, Rollout x) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("run_id", r.options().runId());
+        m.put("policy_version", r.options().policy());
+        m.put("task", x.cell().task());
+        m.put("object", x.cell().object());
+        m.put("lighting", x.cell().lighting());
+        m.put("scene", "sim_table");
+        m.put("robot", x.cell().robot());
+        m.put("success", Boolean.toString(x.success()));
+        m.put("duration_s", Double.toString(x.durationS()));
+        if (x.failureMode() != null) {
+            m.put("failure_mode", x.failureMode());
+        }
+        m.put("intervention", Boolean.toString(x.intervention()));
+        return m;
+    }
+
     /** Writes the truth: the options and every cell's true rate, as JSON. */
     public static void writeTruth(Result r, Path file) throws IOException {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -221,6 +292,7 @@ public final class EvalRollouts {
             shifts.add(Map.of("dimension", s.dimension(), "value", s.value(), "delta", s.delta()));
         }
         m.put("shifts", shifts);
+        m.put("only", new java.util.TreeMap<>(r.options().only()));
         List<Map<String, Object>> cells = new ArrayList<>();
         for (Map.Entry<Cell, Double> e : r.trueRates().entrySet()) {
             Map<String, Object> c = new LinkedHashMap<>();
