@@ -59,30 +59,32 @@ final class LiveRun {
         });
         Faults faults = Usage.check(spec, "--faults", () -> Faults.parse(live.faults));
         keepsFiles = out != null;
-        Path robotsDisk = keepsFiles ? out : Files.createTempDirectory("flywheel-sim-live");
-        SimOptions options = Usage.check(spec, null, () -> {
+        SimOptions checked = Usage.check(spec, null, () -> {
             try {
-                return fleet.outDir(robotsDisk).build();
+                return fleet.outDir(keepsFiles ? out : Path.of("robots")).build();
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(SimCommand.optionNames(e.getMessage()));
             }
         });
-        LiveFleetOptions.Builder lb = LiveFleetOptions.builder(options, live.gateway).mqtt(live.mqtt).speed(speed)
-                .faults(faults).waitForIngest(!live.noWait, Duration.ofSeconds(live.waitTimeout));
         if (live.chunkSize != null) {
             Usage.inRange(spec, "--chunk-size", live.chunkSize, 1024, 4 << 20);
-            lb.chunkBytes((int) Math.min(Integer.MAX_VALUE, live.chunkSize));
         }
-        Usage.check(spec, null, lb::build); // the gateway, broker and chunk size as given
-        if (out != null) {
+        Usage.check(spec, null, () -> builder(checked, speed, faults).build()); // gateway, broker, chunk size
+        if (keepsFiles) {
             SimCommand.prepareOut(out, force);
         }
         Map<String, String> tokens = live.tokens != null ? TokenFile.read(live.tokens) : new TreeMap<>();
-        List<String> robots = FleetPlan.plan(options).robots().stream().map(FleetPlan.Robot::robotId).toList();
+        List<String> robots = FleetPlan.plan(checked).robots().stream().map(FleetPlan.Robot::robotId).toList();
         List<String> missing = robots.stream().filter(r -> !tokens.containsKey(r)).toList();
         Lake lake = live.lake != null ? Lake.open(live.lake) : null;
         List<String> issued = new ArrayList<>();
+        Path robotsDisk = keepsFiles ? out : null;
         try {
+            if (!keepsFiles) {
+                robotsDisk = Files.createTempDirectory("flywheel-sim-live");
+            }
+            SimOptions options = checked.toBuilder().outDir(robotsDisk).build();
+            LiveFleetOptions.Builder lb = builder(options, speed, faults);
             if (!missing.isEmpty() && lake != null) {
                 for (RobotTokens.Issued t : RobotTokens.add(lake, missing)) {
                     tokens.put(t.robotId(), t.token());
@@ -92,11 +94,11 @@ final class LiveRun {
             LiveFleetOptions o = lb.tokens(tokens).build();
             PrintStream err = System.err;
             if (!json) {
-                err.println("sim --live: " + robots.size() + " robot(s), " + options.episodes() + " episode(s) of about "
-                        + num(options.episodeSeconds()) + " s, to " + live.gateway + (live.mqtt == null
-                        ? " (no telemetry)" : " and " + live.mqtt) + ", speed " + (speed == 0 ? "max" : num(speed) + "x")
-                        + ", faults " + faults + (issued.isEmpty() ? "" : "; " + issued.size() + " token(s) issued in "
-                        + live.lake));
+                err.println("sim --live: " + robots.size() + " robot(s), " + options.episodes() + " episode(s) of"
+                        + " about " + num(options.episodeSeconds()) + " s, to " + live.gateway
+                        + (live.mqtt == null ? " (no telemetry)" : " and " + live.mqtt) + ", speed "
+                        + (speed == 0 ? "max" : num(speed) + "x") + ", faults " + faults
+                        + (issued.isEmpty() ? "" : "; " + issued.size() + " token(s) issued in " + live.lake));
             }
             LiveFleetReport report = LiveFleet.run(o, json ? LiveProgress.Listener.NONE : progress(err));
             LiveCheck.Result check = lake != null && !live.noCheck ? LiveCheck.check(lake, report, CHECK_WAIT) : null;
@@ -123,11 +125,20 @@ final class LiveRun {
                 if (lake != null) {
                     lake.close();
                 }
-                if (out == null) {
+                if (!keepsFiles && robotsDisk != null) {
                     ScratchFolders.delete(robotsDisk);
                 }
             }
         }
+    }
+
+    private LiveFleetOptions.Builder builder(SimOptions fleet, double speed, Faults faults) {
+        LiveFleetOptions.Builder b = LiveFleetOptions.builder(fleet, live.gateway).mqtt(live.mqtt).speed(speed)
+                .faults(faults).waitForIngest(!live.noWait, Duration.ofSeconds(live.waitTimeout));
+        if (live.chunkSize != null) {
+            b.chunkBytes(live.chunkSize.intValue());
+        }
+        return b;
     }
 
     private static LiveProgress.Listener progress(PrintStream err) {

@@ -44,8 +44,8 @@ final class FleetStatus {
             robot(robots, t.robotId()).tokens++;
         }
         try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
-            t.scan(ScanRequest.builder().columns(TableSchemas.ROBOT_ID).filter(TableSchemas.ROBOT_ID + " IS NOT NULL AND "
-                    + TableSchemas.ROBOT_ID + " <> ''").build(), b -> { // recordings of no robot have ''
+            String robotGiven = TableSchemas.ROBOT_ID + " IS NOT NULL AND " + TableSchemas.ROBOT_ID + " <> ''"; // no robot: ''
+            t.scan(ScanRequest.builder().columns(TableSchemas.ROBOT_ID).filter(robotGiven).build(), b -> {
                         for (int i = 0; i < b.rowCount(); i++) {
                             robot(robots, b.column(TableSchemas.ROBOT_ID).getString(i)).episodes++;
                         }
@@ -99,7 +99,8 @@ final class FleetStatus {
                 m.put("sha256", u.sha256());
                 m.put("staged_bytes", s.stagedBytes());
                 m.put("size_bytes", u.sizeBytes());
-                m.put("percent", u.sizeBytes() == 0 ? 100.0 : Math.round(1000.0 * s.stagedBytes() / u.sizeBytes()) / 10.0);
+                m.put("percent", u.sizeBytes() == 0 ? 100.0
+                        : Math.round(1000.0 * s.stagedBytes() / u.sizeBytes()) / 10.0);
                 m.put("started_ns", u.createdAtNs());
                 m.put("updated_ns", u.updatedAtNs());
                 m.put("idle_s", Math.max(0, now - u.updatedAtNs()) / 1e9);

@@ -43,8 +43,11 @@ public record FleetPlan(List<Robot> robots, List<EpisodeSpec> episodes) {
     public record Robot(String robotId, Catalog.Scene scene, List<String> operators,
                         Map<String, Long> clockOffsetsNs, String unsyncedCamera) {}
 
-    /** Mixes a seed with a salt and an index into a well-spread 64-bit seed (SplitMix64 finaliser). */
-    static long mix(long seed, long salt, long index) {
+    /**
+     * Mixes a seed with a salt and an index into a well-spread 64-bit seed (SplitMix64 finaliser). The simulator uses
+     * salts 1 to 3; other drivers of the fleet pick others.
+     */
+    public static long mix(long seed, long salt, long index) {
         long z = seed + 0x9E3779B97F4A7C15L * (index + 1) + 0xD1B54A32D192ED03L * salt;
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;

@@ -192,11 +192,8 @@ public final class LiveFleet {
                 List.copyOf(messages), List.copyOf(failures), gt);
     }
 
-    /** @return robot {@code index}'s seed for telemetry and faults (SplitMix64 of the fleet seed and the index) */
+    /** @return robot {@code index}'s seed for telemetry and faults: the fleet seed mixed with a salt of our own */
     static long robotSeed(long fleetSeed, int index) {
-        long z = fleetSeed + 0x9E3779B97F4A7C15L * (index + 1) + 0x632BE59BD9B4E019L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+        return FleetPlan.mix(fleetSeed, 17, index);
     }
 }

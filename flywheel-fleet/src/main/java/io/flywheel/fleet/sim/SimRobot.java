@@ -88,6 +88,7 @@ final class SimRobot {
     private final SplittableRandom uploadRng;
     private final long dayStartNs;
     private final long dayEndNs;
+    private final String day;
     private final BlockingQueue<Recorded> recordings = new LinkedBlockingQueue<>();
 
     // the recorder's state (recorder thread only)
@@ -98,7 +99,6 @@ final class SimRobot {
     private long nextHeartbeatNs;
     private long nextJointTempNs;
     private long nextBatteryNs;
-    private final String day;
     private long counter;
     private int plannedOrder;
     private double soc;
@@ -111,7 +111,7 @@ final class SimRobot {
     long unacknowledged;
     long recordWallNanos;
 
-    // the uploader's results (uploader thread only)
+    // the uploader's results (uploader thread only; failures from both, through failures(String))
     final List<LiveFleetReport.Episode> outcomes = new ArrayList<>();
     final List<String> failures = new ArrayList<>();
     long bytesSent;
