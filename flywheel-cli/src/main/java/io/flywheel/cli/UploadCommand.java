@@ -156,10 +156,19 @@ final class UploadCommand implements Callable<Integer> {
         List<UploadResult> results = new ArrayList<>();
         try (FleetClient client = cb.build()) {
             int i = 0;
+            Map<Path, String> heldBack = new LinkedHashMap<>(); // recording -> why: a sidecar of it was not landed
             for (Path f : order) {
                 i++;
                 String counter = "[" + i + "/" + order.size() + "] ";
                 UploadSpec s = specs.get(f);
+                if (heldBack.containsKey(f)) { // sent now, it would be ingested without its video for good
+                    results.add(null);
+                    String why = f + ": not sent: " + heldBack.get(f) + "; upload the recording with its fixed sidecar";
+                    outcomes.add(new FileOutcome(f.toString(), s.kind().name(), "", Files.size(f), "NOT_SENT", "",
+                            false, 0, 0, 0, "", 0, 0, "", why));
+                    err.println("flywheel upload: " + why);
+                    continue;
+                }
                 try {
                     UploadResult r = client.upload(f, s, json ? UploadListener.NONE : progress(err, counter));
                     results.add(r);
@@ -175,6 +184,9 @@ final class UploadCommand implements Callable<Integer> {
                                 + (r.attempts() > 1 ? ", " + r.attempts() + " attempts" : "") + ")"));
                     }
                 } catch (UploadFailedException e) {
+                    if (s.kind() == FileKind.SIDECAR_MP4) {
+                        heldBack.put(recordingOf(f, recordings), "its sidecar " + f.getFileName() + " did not land");
+                    }
                     results.add(null);
                     outcomes.add(new FileOutcome(f.toString(), s.kind().name(), "", Files.size(f),
                             e.refused() ? "REFUSED" : "FAILED", "", false, 0, e.attempts(), 0, "", 0, 0, e.code().name(),
@@ -202,7 +214,8 @@ final class UploadCommand implements Callable<Integer> {
                         continue;
                     }
                     outcomes.set(k, new FileOutcome(o.file(), o.kind(), o.sha256(), o.bytes(), st.getState().name(),
-                            o.landedPath(), false, o.resumedFrom(), o.attempts(), o.seconds(), st.getRecordingId(),
+                            st.getLandedPath().isEmpty() ? o.landedPath() : st.getLandedPath(), false, o.resumedFrom(),
+                            o.attempts(), o.seconds(), st.getRecordingId(),
                             st.getEpisodes(), st.getFrames(), "", st.getState() == UploadState.INGEST_FAILED
                                     ? st.getMessage() : ""));
                     if (st.getState() == UploadState.INGEST_FAILED) {
@@ -214,14 +227,16 @@ final class UploadCommand implements Callable<Integer> {
         double secs = (System.nanoTime() - t0) / 1e9;
         long refused = outcomes.stream().filter(o -> "REFUSED".equals(o.state())).count();
         long failed = outcomes.stream().filter(o -> "FAILED".equals(o.state())).count();
+        long notSent = outcomes.stream().filter(o -> "NOT_SENT".equals(o.state())).count();
         long already = outcomes.stream().filter(FileOutcome::alreadyInLake).count();
-        long landedNow = outcomes.size() - refused - failed - already;
+        long landedNow = outcomes.size() - refused - failed - notSent - already;
         long ingested = outcomes.stream().filter(o -> "INGESTED".equals(o.state()) && !o.alreadyInLake()).count();
         long ingestFailed = outcomes.stream().filter(o -> "INGEST_FAILED".equals(o.state())).count();
         long bytes = outcomes.stream().filter(o -> o.errorCode().isEmpty() && !o.alreadyInLake())
                 .mapToLong(FileOutcome::bytes).sum();
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
+            m.put("ok", refused == 0 && failed == 0 && notSent == 0 && ingestFailed == 0);
             m.put("gateway", gateway);
             m.put("robot_id", robot);
             m.put("files", outcomes);
@@ -229,6 +244,7 @@ final class UploadCommand implements Callable<Integer> {
             m.put("already_in_lake", already);
             m.put("refused", refused);
             m.put("failed", failed);
+            m.put("not_sent", notSent);
             m.put("ingested", ingested);
             m.put("ingest_failed", ingestFailed);
             m.put("bytes", bytes);
@@ -243,7 +259,7 @@ final class UploadCommand implements Callable<Integer> {
                             + " frame(s)), %d failed", ingested, outcomes.stream().mapToLong(FileOutcome::episodes).sum(),
                             outcomes.stream().mapToLong(FileOutcome::frames).sum(), ingestFailed), secs);
         }
-        return refused == 0 && failed == 0 && ingestFailed == 0 ? 0 : 1;
+        return refused == 0 && failed == 0 && notSent == 0 && ingestFailed == 0 ? 0 : 1;
     }
 
     /** @return the recording a sidecar NAME.camera.mp4 belongs to: NAME.mcap or NAME.bag among FILES or beside it */

@@ -207,7 +207,7 @@ class LiveStreamRefusalsTest {
     void robotsStreamOnlyAsThemselvesAndOneStreamPerEpisode() throws Exception {
         try (RawLive s = stream("r1")) {
             s.send(open("r2", "e"));
-            assertStatus(Status.Code.PERMISSION_DENIED, "the token is robot 'r1''s; the request names robot 'r2'",
+            assertStatus(Status.Code.PERMISSION_DENIED, "the token is robot r1's; the request names robot r2",
                     s.end());
         }
         try (RawLive s = new RawLive(gateway.target(), "fwt_000000000000.nope")) {

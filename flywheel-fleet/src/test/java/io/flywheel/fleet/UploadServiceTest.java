@@ -366,7 +366,7 @@ class UploadServiceTest {
             UploadFailedException e = assertThrows(UploadFailedException.class,
                     () -> c.upload(src, "r2", "", FileKind.MCAP, UploadListener.NONE));
             assertEquals(Status.Code.PERMISSION_DENIED, e.code());
-            assertTrue(e.getMessage().contains("the token is robot 'r1''s; the request names robot 'r2'"),
+            assertTrue(e.getMessage().contains("the token is robot r1's; the request names robot r2"),
                     e.getMessage());
         }
     }

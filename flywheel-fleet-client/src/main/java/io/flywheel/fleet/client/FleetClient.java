@@ -139,8 +139,11 @@ public final class FleetClient implements AutoCloseable {
                 failure = e;
             }
             Status.Code code = failure.getStatus().getCode();
-            String what = code + (failure.getStatus().getDescription() == null ? ""
-                    : ": " + failure.getStatus().getDescription());
+            String what = TransportErrors.describe(failure.getStatus());
+            String tls = TransportErrors.tlsProblem(failure.getStatus());
+            if (tls != null) {
+                throw new UploadFailedException(code, file + ": " + tls, failure, attempt, true);
+            }
             if (!RETRY.contains(code) || attempt >= o.maxAttempts) {
                 throw new UploadFailedException(code, file + ": " + what
                         + (RETRY.contains(code) ? " (gave up after " + attempt + " attempt(s))" : ""), failure, attempt,

@@ -436,10 +436,17 @@ public final class LiveEpisode implements AutoCloseable {
                     return;
                 }
                 failed = a.progress ? 1 : failed + 1;
+                String tls = TransportErrors.tlsProblem(s);
+                if (tls != null) {
+                    failure = new UploadFailedException(s.getCode(), "live episode " + spec.episodeId() + " of robot "
+                            + spec.robotId() + ": " + tls, s.asRuntimeException(), reconnects + 1, true);
+                    lock.notifyAll();
+                    return;
+                }
                 if (!RETRY.contains(s.getCode()) || failed >= maxAttempts) {
                     failure = new UploadFailedException(s.getCode(), "live episode " + spec.episodeId() + " of robot "
-                            + spec.robotId() + ": " + s.getCode() + (s.getDescription() == null ? ""
-                            : ": " + s.getDescription()) + (RETRY.contains(s.getCode()) ? " (gave up after " + failed
+                            + spec.robotId() + ": " + TransportErrors.describe(s)
+                            + (RETRY.contains(s.getCode()) ? " (gave up after " + failed
                             + " attempt(s) in a row without progress)" : ""), s.asRuntimeException(), reconnects + 1,
                             !RETRY.contains(s.getCode()));
                     lock.notifyAll();

@@ -45,8 +45,16 @@ public final class FleetGateway implements AutoCloseable {
     private static final java.util.logging.Logger NETTY_STREAMS =
             java.util.logging.Logger.getLogger("io.grpc.netty.shaded.io.grpc.netty.NettyServerHandler");
 
+    /**
+     * grpc-netty logs a connection that does not speak HTTP/2 (a TLS client on a plain-text port, a port scanner) as
+     * "Transport failed" with a stack trace at INFO; any stranger could fill the gateway's log that way.
+     */
+    private static final java.util.logging.Logger NETTY_TRANSPORTS =
+            java.util.logging.Logger.getLogger("io.grpc.netty.shaded.io.grpc.netty.NettyServerTransport");
+
     static {
         NETTY_STREAMS.setLevel(java.util.logging.Level.SEVERE);
+        NETTY_TRANSPORTS.setLevel(java.util.logging.Level.WARNING);
     }
 
     private final Server server;

@@ -20,6 +20,8 @@ import io.moquette.broker.config.MemoryConfig;
  * mosquitto (or another broker) and pass its URL.
  */
 public final class EmbeddedBroker implements AutoCloseable {
+    /** The largest MQTT message the embedded broker takes, bytes; a larger one closes the robot's connection. */
+    public static final int MAX_MESSAGE_BYTES = 256 << 10;
     private final Server server;
     private final String host;
     private final int port;
@@ -34,7 +36,8 @@ public final class EmbeddedBroker implements AutoCloseable {
      * @param host interface to listen on
      * @param port TCP port, 0 for a free one
      * @return the running broker, accepting connections
-     * @throws StorageUnavailableException when it cannot listen there
+     * @throws io.flywheel.error.ConflictException when another process listens there
+     * @throws StorageUnavailableException when it cannot listen there otherwise
      */
     public static EmbeddedBroker start(String host, int port) {
         int p = port;
@@ -45,7 +48,20 @@ public final class EmbeddedBroker implements AutoCloseable {
                 throw new StorageUnavailableException("cannot find a free port on " + host + ": " + e.getMessage(), e);
             }
         }
+        try (ServerSocket s = new ServerSocket()) { // taken by another process: say so before the broker tries
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(host, p));
+        } catch (java.net.BindException e) {
+            throw new io.flywheel.error.ConflictException("cannot listen on " + host + ":" + p + " for the embedded"
+                    + " MQTT broker: " + e.getMessage() + " (another process listens there; --mqtt-port 0 picks a free"
+                    + " port)", e);
+        } catch (IOException e) {
+            throw new StorageUnavailableException("cannot listen on " + host + ":" + p + ": " + e.getMessage(), e);
+        }
         Properties props = new Properties();
+        // MQTT messages up to 256 KiB (Moquette's default is 8,092 bytes, past which it drops the connection without a
+        // word): the subscriber then refuses, logs and counts what its payload rules do not take
+        props.setProperty(BrokerConstants.NETTY_MAX_BYTES_PROPERTY_NAME, Integer.toString(MAX_MESSAGE_BYTES));
         props.setProperty(BrokerConstants.HOST_PROPERTY_NAME, host);
         props.setProperty(BrokerConstants.PORT_PROPERTY_NAME, Integer.toString(p));
         props.setProperty(BrokerConstants.WEB_SOCKET_PORT_PROPERTY_NAME, BrokerConstants.DISABLED_PORT_BIND);

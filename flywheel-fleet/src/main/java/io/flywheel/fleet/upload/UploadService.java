@@ -436,8 +436,8 @@ public final class UploadService implements AutoCloseable {
             return Status.INVALID_ARGUMENT.withDescription(bad);
         }
         if (!robot.equals(robotId)) {
-            return Status.PERMISSION_DENIED.withDescription("the token is robot '" + robot
-                    + "''s; the request names robot '" + robotId + "' (a robot uploads only as itself)");
+            return Status.PERMISSION_DENIED.withDescription("the token is robot " + robot
+                    + "'s; the request names robot " + robotId + " (a robot uploads only as itself)");
         }
         return null;
     }

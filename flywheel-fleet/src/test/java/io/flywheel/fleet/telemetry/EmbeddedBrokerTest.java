@@ -40,14 +40,17 @@ class EmbeddedBrokerTest {
                             + " \"j2\": 39.0}}"},
                     {"fleet/arm-9/alert/estop", "1", "{\"message_id\": \"s-1\", \"ts_ns\": " + (t0 + 2) + "}"},
                     {"fleet/arm-9/alert/estop", "1", "{\"message_id\": \"s-1\", \"ts_ns\": " + (t0 + 2) + "}"},
-                    {"fleet/arm-9/audit/billing", "2", "{\"message_id\": \"b-1\", \"ts_ns\": " + (t0 + 3) + "}"}};
+                    {"fleet/arm-9/audit/billing", "2", "{\"message_id\": \"b-1\", \"ts_ns\": " + (t0 + 3) + "}"},
+                    // 20 KB, past Moquette's own default of 8,092 bytes: reaches the subscriber, refused as malformed
+                    {"fleet/arm-9/alert/big", "1", "{\"message_id\": \"x-1\", \"ts_ns\": " + (t0 + 4) + ", \"text\": \""
+                            + "x".repeat(20_000) + "\"}"}};
             for (String[] m : msgs) {
                 robot.publishWith().topic(m[0]).qos(MqttQos.fromCode(Integer.parseInt(m[1])))
                         .payload(m[2].getBytes(StandardCharsets.UTF_8)).send();
             }
             robot.disconnect();
-            TelemetrySubscriberTest.await("3 rows", () -> sub.stats().committed() == 3 && sub.stats().pending() == 0,
-                    sub::stats);
+            TelemetrySubscriberTest.await("3 rows", () -> sub.stats().committed() == 3 && sub.stats().pending() == 0
+                    && sub.stats().malformed() == 1, sub::stats);
             assertEquals(1, sub.stats().duplicates());
             List<TelemetryRow> rows = TelemetrySubscriberTest.rows(lake);
             assertEquals(3, rows.size(), rows.toString());
@@ -55,6 +58,16 @@ class EmbeddedBrokerTest {
             assertEquals(Map.of("j1", 41.5, "j2", 39.0), temp.values());
             assertEquals(1, TelemetrySubscriberTest.one(rows, "arm-9", "s-1").qos());
             assertEquals(2, TelemetrySubscriberTest.one(rows, "arm-9", "b-1").qos());
+        }
+    }
+
+    @Test
+    void aTakenPortIsAConflict() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            io.flywheel.error.ConflictException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.flywheel.error.ConflictException.class, () -> EmbeddedBroker.start("127.0.0.1", taken.getLocalPort()));
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("--mqtt-port 0 picks a free port"),
+                    e.getMessage());
         }
     }
 }
