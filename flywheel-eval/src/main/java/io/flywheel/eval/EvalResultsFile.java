@@ -245,7 +245,7 @@ public final class EvalResultsFile {
 
     private List<Record> csv(List<String>[] columnsOut) throws IOException {
         List<Record> out = new ArrayList<>();
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (BufferedReader in = new BufferedReader(new java.io.StringReader(utf8(file)))) {
             CsvLexer lex = new CsvLexer(in, file);
             CsvLexer.Line header = lex.next();
             if (header == null) {
@@ -276,6 +276,31 @@ public final class EvalResultsFile {
             }
         }
         return out;
+    }
+
+    /**
+     * @return the file's text
+     * @throws BadInputException naming the file, the line and the byte offset of the first byte that is not UTF-8
+     */
+    static String utf8(Path file) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
+        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(bytes.length);
+        java.nio.charset.CoderResult r = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT).decode(in, out, true);
+        if (r.isError()) {
+            int offset = in.position();
+            long line = 1;
+            for (int i = 0; i < offset; i++) {
+                if (bytes[i] == '\n') {
+                    line++;
+                }
+            }
+            throw new BadInputException(file + ": line " + line + ", byte offset " + offset + ": not valid UTF-8"
+                    + " (byte 0x" + String.format("%02x", bytes[offset] & 0xff) + "); save the file as UTF-8");
+        }
+        return out.flip().toString();
     }
 
     // ------------------------------------------------------------------ JSON

@@ -94,6 +94,13 @@ class EvalIngestTest {
                 "r.json");
         assertMessage("r.json: line 2, column", "[{\"run_id\": \"r\",\n \"x\" 1}]", "r.json");
         assertMessage("r.txt: not a results file", "a,b", "r.txt");
+        // Latin-1 'é' (0xe9) on line 3: named with file, line and byte offset, not "Input length = 1"
+        byte[] latin1 = CSV.replace("e2,pick,cup", "e2,pick,caf\u00e9").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        Path bytes = Files.write(dir.resolve("latin1.csv"), latin1);
+        BadInputException e = assertThrows(BadInputException.class, () -> EvalResultsFile.read(bytes, null, null));
+        int offset = CSV.indexOf("e2,pick,cup") + "e2,pick,caf".length();
+        assertTrue(e.getMessage().startsWith(bytes + ": line 3, byte offset " + offset + ": not valid UTF-8"),
+                e.getMessage());
     }
 
     private void assertMessage(String expected, String content, String name) throws Exception {
