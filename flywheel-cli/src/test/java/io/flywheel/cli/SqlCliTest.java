@@ -126,6 +126,38 @@ class SqlCliTest {
     }
 
     @Test
+    void blobsStructsAndListsAreShownWithoutJavaClassNames() throws Exception {
+        String q = "SELECT 'ab'::BLOB AS b, {'x': 1, 'y': 'q'} AS s, [1, 2] AS l, [{'k': 'v'}] AS ls";
+        CliRun text = CliRun.of("sql", lake, q);
+        assertEquals(0, text.exitCode(), text.err());
+        assertTrue(text.out().contains("<blob 2 bytes>"), text.out());
+        assertTrue(text.out().contains("{x: 1, y: 'q'}") && text.out().contains("[1, 2]")
+                && text.out().contains("[{k: 'v'}]"), text.out());
+        assertTrue(!text.out().contains("DuckDB") && !text.out().contains("java."), text.out());
+        CliRun json = CliRun.of("sql", lake, q, "--json");
+        assertEquals(0, json.exitCode(), json.err());
+        JsonNode row = JSON.readTree(json.out()).get("rows").get(0);
+        assertEquals("YWI=", row.get(0).get("base64").asText());
+        assertEquals(2, row.get(0).get("bytes").asInt());
+        assertEquals(1, row.get(1).get("x").asInt());
+        assertEquals("q", row.get(1).get("y").asText());
+        assertEquals(2, row.get(2).get(1).asInt());
+        assertEquals("v", row.get(3).get(0).get("k").asText());
+    }
+
+    @Test
+    void statementsWithoutAResultSetRunAndSaySo() throws Exception {
+        CliRun create = CliRun.of("sql", lake, "CREATE TABLE x AS SELECT 1 AS a");
+        assertEquals(0, create.exitCode(), create.err());
+        assertTrue(create.out().startsWith("statement ran; no rows"), create.out());
+        Path csv = tmp.resolve("copied.csv");
+        CliRun copy = CliRun.of("sql", lake, "COPY (SELECT 42 AS answer) TO '" + csv + "' (HEADER)", "--json");
+        assertEquals(0, copy.exitCode(), copy.err());
+        assertTrue(JSON.readTree(copy.out()).get("statement").asBoolean(), copy.out());
+        assertTrue(Files.readString(csv).contains("42"));
+    }
+
+    @Test
     void errors() throws Exception {
         CliRun bad = CliRun.of("sql", lake, "SELEKT 1", "--json");
         assertEquals(1, bad.exitCode());
