@@ -150,8 +150,10 @@ final class EvalCommand implements Runnable {
                 m.put("episode_ids", ids);
                 List<Map<String, Object>> failed = new ArrayList<>();
                 for (IngestJob.Failure f : r.failed()) {
-                    failed.add(Map.of("input", f.input(), "kind", f.kind(), "message", f.message()));
+                    failed.add(Map.of("input", f.input(), "kind", f.kind(), "message", IngestCommand.failureLine(f)));
+                    err.println("flywheel eval ingest: failed: " + IngestCommand.failureLine(f)); // stderr, as README
                 }
+                err.flush();
                 m.put("failed", failed);
                 Json.print(System.out, m);
             } else {
@@ -165,8 +167,9 @@ final class EvalCommand implements Runnable {
                         + " MCAP file(s) in " + file + (s.newPolicies().isEmpty() ? "" : "; new policies: "
                         + String.join(", ", s.newPolicies())));
                 for (IngestJob.Failure f : r.failed()) {
-                    err.println("failed: " + f.message());
+                    err.println("failed: " + IngestCommand.failureLine(f));
                 }
+                err.flush();
             }
             return ok ? 0 : 1;
         }
