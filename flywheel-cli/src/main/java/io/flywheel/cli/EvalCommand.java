@@ -215,7 +215,7 @@ final class EvalCommand implements Runnable {
 
     /** {@code flywheel eval report LAKE --run R --by ...}. */
     @Command(name = "report", mixinStandardHelpOptions = true, description = "Success rate per cell (one value of"
-            + " each --by dimension) with its Wilson 95% interval, rollouts, mean duration, interventions and failure"
+            + " each --by dimension) with its Wilson 95%% interval, rollouts, mean duration, interventions and failure"
             + " modes; optionally a heatmap PNG.")
     static final class Report implements Callable<Integer> {
         @Spec
