@@ -24,6 +24,9 @@ final class SimEval {
     static final String RESULTS = "eval_results.csv";
     static final String TRUTH = "eval_truth.json";
 
+    /** Rollouts per cell of arm-1 and arm-2 (a constant: an ArgGroup's {@code ${DEFAULT-VALUE}} shows null). */
+    static final int DEFAULT_PER_CELL = 20;
+
     /** The options of the evaluation branch of {@code sim}. */
     static final class Options {
         @Option(names = "--eval", required = true, paramLabel = "POLICY_VERSION", description = "write evaluation"
@@ -35,8 +38,8 @@ final class SimEval {
         List<String> shifts = new ArrayList<>();
 
         @Option(names = "--rollouts-per-cell", paramLabel = "N", description = "rollouts per cell of arm-1 and arm-2"
-                + " (arm-3: an eighth, at least 4; default: ${DEFAULT-VALUE})")
-        int perCell = 20;
+                + " (arm-3: an eighth, at least 4; default: " + DEFAULT_PER_CELL + ")")
+        int perCell = DEFAULT_PER_CELL;
 
         @Option(names = "--run", paramLabel = "ID", description = "the run id (default: POLICY_VERSION-sSEED)")
         String run;

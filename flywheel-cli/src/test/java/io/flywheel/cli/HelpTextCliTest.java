@@ -18,6 +18,13 @@ class HelpTextCliTest {
         assertFalse(help.contains("mine --json"), "mine --json prints to stdout; --out writes the file: " + help);
     }
 
+    @Test
+    void simEvalHelpShowsTheRolloutsPerCellDefault() {
+        String help = CliRun.of("sim", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(help.contains("at least 4; default: 20)"), help);
+        assertFalse(help.contains("default: null"), help);
+    }
+
     /** No command's help makes picocli warn (e.g. a '%' in a description read as a format conversion). */
     @Test
     void noHelpPrintsAPicocliWarning() {
