@@ -80,7 +80,6 @@ final class EvalCommand implements Runnable {
             }
             if (json.enabled()) {
                 Map<String, Object> m = new LinkedHashMap<>();
-                m.put("ok", true);
                 m.put("file", file);
                 m.put("lake_commit", s.lakeCommit());
                 m.put("rows", s.rows());

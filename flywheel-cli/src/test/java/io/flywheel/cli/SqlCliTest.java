@@ -157,6 +157,20 @@ class SqlCliTest {
         assertTrue(Files.readString(csv).contains("42"));
     }
 
+    /** As most commands: a success's --json has no "ok" (a failure's has "ok": false, README). */
+    @Test
+    void successfulJsonHasNoOkFieldAsMostCommands() throws Exception {
+        String other = tmp.resolve("lake-ok").toString();
+        assertEquals(0, CliRun.of("init", other).exitCode());
+        CliRun in = CliRun.of("eval", "ingest", other, tmp.resolve("a.csv").toString(), "--run", "C", "--policy", "p1",
+                "--json");
+        assertEquals(0, in.exitCode(), in.err());
+        for (CliRun r : List.of(in, CliRun.of("eval", "runs", other, "--json"), CliRun.of("sql", other, "SELECT 1",
+                "--json"))) {
+            assertTrue(!JSON.readTree(r.out()).has("ok"), r.out());
+        }
+    }
+
     @Test
     void errors() throws Exception {
         CliRun bad = CliRun.of("sql", lake, "SELEKT 1", "--json");
@@ -165,6 +179,10 @@ class SqlCliTest {
         CliRun col = CliRun.of("sql", lake, "SELECT no_such_column FROM episodes");
         assertEquals(1, col.exitCode());
         assertTrue(col.err().contains("no_such_column"), col.err());
+        CliRun table = CliRun.of("sql", lake, "SELECT * FROM no_such_table");
+        assertEquals(1, table.exitCode());
+        assertTrue(table.err().contains("no_such_table") && table.err().contains("the lake's tables: ")
+                && table.err().contains("eval_episodes, eval_runs"), table.err());
         CliRun tag = CliRun.of("sql", lake, "SELECT count(*) FROM episodes", "--at", "episodes=nope");
         assertEquals(1, tag.exitCode());
         assertTrue(tag.err().contains("nope"), tag.err());
