@@ -80,7 +80,6 @@ final class EvalCommand implements Runnable {
             }
             if (json.enabled()) {
                 Map<String, Object> m = new LinkedHashMap<>();
-                m.put("ok", true);
                 m.put("file", file);
                 m.put("lake_commit", s.lakeCommit());
                 m.put("rows", s.rows());
@@ -150,8 +149,10 @@ final class EvalCommand implements Runnable {
                 m.put("episode_ids", ids);
                 List<Map<String, Object>> failed = new ArrayList<>();
                 for (IngestJob.Failure f : r.failed()) {
-                    failed.add(Map.of("input", f.input(), "kind", f.kind(), "message", f.message()));
+                    failed.add(Map.of("input", f.input(), "kind", f.kind(), "message", IngestCommand.failureLine(f)));
+                    err.println("flywheel eval ingest: failed: " + IngestCommand.failureLine(f)); // stderr, as README
                 }
+                err.flush();
                 m.put("failed", failed);
                 Json.print(System.out, m);
             } else {
@@ -165,8 +166,9 @@ final class EvalCommand implements Runnable {
                         + " MCAP file(s) in " + file + (s.newPolicies().isEmpty() ? "" : "; new policies: "
                         + String.join(", ", s.newPolicies())));
                 for (IngestJob.Failure f : r.failed()) {
-                    err.println("failed: " + f.message());
+                    err.println("failed: " + IngestCommand.failureLine(f));
                 }
+                err.flush();
             }
             return ok ? 0 : 1;
         }
@@ -212,7 +214,7 @@ final class EvalCommand implements Runnable {
 
     /** {@code flywheel eval report LAKE --run R --by ...}. */
     @Command(name = "report", mixinStandardHelpOptions = true, description = "Success rate per cell (one value of"
-            + " each --by dimension) with its Wilson 95% interval, rollouts, mean duration, interventions and failure"
+            + " each --by dimension) with its Wilson 95%% interval, rollouts, mean duration, interventions and failure"
             + " modes; optionally a heatmap PNG.")
     static final class Report implements Callable<Integer> {
         @Spec

@@ -134,6 +134,9 @@ final class MineCommand implements Callable<Integer> {
                 "nothing to mine for: give --failures, --episode ID or --recording FILE (or --failures-from-eval RUN)");
         Usage.require(spec, failuresFromEval != null || (evalCells.isEmpty() && evalBaseline == null),
                 "--cell and --against need --failures-from-eval RUN");
+        // --failures-from-eval RUN already queries with failures: both would run (and list) every such query twice
+        Usage.require(spec, !(failures && failuresFromEval != null),
+                "--failures and --failures-from-eval exclude each other: give one");
         Map<String, String> cellFilter = MineFromEval.parseCells(spec, evalCells);
         MineFromEval.Selection fromEval = null;
         MiningJob.Options options;

@@ -24,6 +24,9 @@ final class SimEval {
     static final String RESULTS = "eval_results.csv";
     static final String TRUTH = "eval_truth.json";
 
+    /** Rollouts per cell of arm-1 and arm-2 (a constant: an ArgGroup's {@code ${DEFAULT-VALUE}} shows null). */
+    static final int DEFAULT_PER_CELL = 20;
+
     /** The options of the evaluation branch of {@code sim}. */
     static final class Options {
         @Option(names = "--eval", required = true, paramLabel = "POLICY_VERSION", description = "write evaluation"
@@ -35,8 +38,8 @@ final class SimEval {
         List<String> shifts = new ArrayList<>();
 
         @Option(names = "--rollouts-per-cell", paramLabel = "N", description = "rollouts per cell of arm-1 and arm-2"
-                + " (arm-3: an eighth, at least 4; default: ${DEFAULT-VALUE})")
-        int perCell = 20;
+                + " (arm-3: an eighth, at least 4; default: " + DEFAULT_PER_CELL + ")")
+        int perCell = DEFAULT_PER_CELL;
 
         @Option(names = "--run", paramLabel = "ID", description = "the run id (default: POLICY_VERSION-sSEED)")
         String run;
@@ -53,6 +56,15 @@ final class SimEval {
 
     static final String EPISODES = "episodes";
 
+    /** A run id or policy version as the console addresses them, and safe as a file name: exit 2 otherwise. */
+    private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile(
+            "[A-Za-z0-9_:@+-][A-Za-z0-9._:@+-]{0,199}");
+
+    private static void checkId(CommandSpec spec, String option, String what, String v) {
+        Usage.require(spec, v != null && ID.matcher(v).matches() && !v.contains(".."), option + ": " + what + " '" + v
+                + "' is not valid: expected 1-200 letters, digits or ._:@+- (not starting with '.', no '..')");
+    }
+
     static int run(CommandSpec spec, Options o, Path out, long seed, boolean force, boolean json,
             io.flywheel.sim.JpegEncoder.Kind jpeg) throws Exception {
         Usage.require(spec, o.perCell >= 1 && o.perCell <= 100_000, "--rollouts-per-cell must be in [1, 100000], got "
@@ -66,6 +78,10 @@ final class SimEval {
             Map.Entry<String, String> e = Usage.check(spec, "--eval-cell", () -> EvalRollouts.parseCell(c));
             Usage.require(spec, only.put(e.getKey(), e.getValue()) == null, "--eval-cell: dimension '" + e.getKey()
                     + "' is given twice");
+        }
+        checkId(spec, "--eval", "policy version", o.policy);
+        if (o.run != null) {
+            checkId(spec, "--run", "run id", o.run);
         }
         String runId = o.run != null ? o.run : o.policy + "-s" + seed;
         if (Files.exists(out) && !Files.isDirectory(out)) {
@@ -87,14 +103,14 @@ final class SimEval {
         EvalRollouts.writeCsv(r, results);
         EvalRollouts.writeTruth(r, truth);
         List<Path> recorded = List.of();
-        if (o.mcap) {
-            if (Files.exists(episodes)) { // --force: earlier recordings go
-                try (java.util.stream.Stream<Path> w = Files.walk(episodes)) {
-                    for (Path p : w.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                        Files.delete(p);
-                    }
+        if (Files.exists(episodes)) { // --force: an earlier run's recordings go, with --mcap or without
+            try (java.util.stream.Stream<Path> w = Files.walk(episodes)) {
+                for (Path p : w.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
                 }
             }
+        }
+        if (o.mcap) {
             int total = r.rollouts().size();
             long t0 = System.nanoTime();
             java.io.PrintWriter err = spec.commandLine().getErr();

@@ -64,6 +64,11 @@ final class SqlCommand implements Callable<Integer> {
             if (parquet != null) {
                 m.put("parquet", parquet);
                 m.put("rows", a.rowsWritten());
+            } else if (a.result().statement()) {
+                m.put("statement", true);
+                m.put("update_count", a.result().updateCount());
+                m.put("rows", List.of());
+                m.put("row_count", 0);
             } else {
                 m.put("columns", a.result().columns());
                 m.put("types", a.result().types());
@@ -79,6 +84,11 @@ final class SqlCommand implements Callable<Integer> {
                     parquet, secs, read);
             return 0;
         }
+        if (a.result().statement()) {
+            System.out.printf(java.util.Locale.ROOT, "statement ran; no rows (update count %d) in %.2f s; read %s%n",
+                    a.result().updateCount(), secs, read);
+            return 0;
+        }
         List<List<String>> rows = new ArrayList<>();
         for (List<Object> r : a.result().rows()) {
             if (rows.size() >= maxRows) {
@@ -86,7 +96,7 @@ final class SqlCommand implements Callable<Integer> {
             }
             List<String> row = new ArrayList<>();
             for (Object v : r) {
-                row.add(v == null ? "null" : String.valueOf(v));
+                row.add(text(v, false));
             }
             rows.add(row);
         }
@@ -95,6 +105,30 @@ final class SqlCommand implements Callable<Integer> {
         System.out.printf(java.util.Locale.ROOT, "%d row(s)%s in %.2f s; read %s%n", n, n > maxRows ? " (first "
                 + maxRows + " shown; --max-rows, --json or --parquet for all)" : "", secs, read);
         return 0;
+    }
+
+    /**
+     * A value as text: a blob as {@code <blob N bytes>}, a list as {@code [a, b]}, a struct or map as
+     * {@code {key: value, ...}} (strings inside quoted), never a Java class name.
+     */
+    static String text(Object v, boolean nested) {
+        if (v == null) {
+            return "null";
+        }
+        if (v instanceof List<?> l) {
+            List<String> parts = new ArrayList<>();
+            l.forEach(o -> parts.add(text(o, true)));
+            return "[" + String.join(", ", parts) + "]";
+        }
+        if (v instanceof Map<?, ?> m) {
+            List<String> parts = new ArrayList<>();
+            m.forEach((k, o) -> parts.add(k + ": " + text(o, true)));
+            return "{" + String.join(", ", parts) + "}";
+        }
+        if (nested && v instanceof String s) {
+            return "'" + s.replace("'", "''") + "'";
+        }
+        return String.valueOf(v);
     }
 
     private static String versions(Map<String, Long> v, Map<String, TableRef> refs) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -130,5 +131,31 @@ class EvalCliTest {
         assertEquals(2, CliRun.of("sim", "--eval", "p", "--eval-shift", "colour=red:0.1", "--out",
                 tmp.resolve("x").toString()).exitCode());
         assertEquals(1, CliRun.of("sim", "--eval", "p", "--out", out.toString()).exitCode()); // results there
+    }
+
+    @Test
+    void simEvalRefusesBadIdsBeforeWritingAndForceRemovesEarlierRecordings() throws Exception {
+        Path bad = tmp.resolve("bad-ids");
+        for (String[] args : List.of(new String[] {"--eval", "a/b"}, new String[] {"--eval", ".."},
+                new String[] {"--eval", "p", "--run", "../x"}, new String[] {"--eval", "p", "--run", ""},
+                new String[] {"--eval", "p", "--run", "has space"}, new String[] {"--eval", ""})) {
+            List<String> a = new java.util.ArrayList<>(List.of("sim"));
+            a.addAll(List.of(args));
+            a.addAll(List.of("--out", bad.toString()));
+            CliRun r = CliRun.of(a.toArray(String[]::new));
+            assertEquals(2, r.exitCode(), String.join(" ", args) + ": " + r.err());
+            assertTrue(r.err().contains("is not valid"), r.err());
+        }
+        assertTrue(!Files.exists(bad), "nothing written");
+
+        Path out = tmp.resolve("force");
+        assertEquals(0, CliRun.of("sim", "--eval", "p1", "--eval-cell", "robot=arm-1", "--eval-cell", "object=glass_cup",
+                "--eval-cell", "lighting=dim", "--rollouts-per-cell", "1", "--mcap", "--jpeg", "imageio", "--out",
+                out.toString()).exitCode());
+        assertTrue(Files.exists(out.resolve("episodes")));
+        CliRun again = CliRun.of("sim", "--eval", "p2", "--eval-cell", "robot=arm-1", "--rollouts-per-cell", "1",
+                "--force", "--out", out.toString());
+        assertEquals(0, again.exitCode(), again.err());
+        assertTrue(!Files.exists(out.resolve("episodes")), "the earlier run's recordings are gone");
     }
 }

@@ -138,4 +138,45 @@ class EvalMcapCliTest {
         JsonNode runs = JSON.readTree(CliRun.of("eval", "runs", lake, "--json").out());
         assertEquals(0, runs.isArray() ? runs.size() : runs.path("runs").size()); // nothing committed
     }
+
+    /** A truncated recording in a folder: reported as ingest reports it (recover hint), exit 1, the others land. */
+    @Test
+    void aTruncatedRecordingIsReportedAndTheOthersAreCommitted() throws Exception {
+        io.flywheel.sim.eval.EvalRollouts.Result sim = io.flywheel.sim.eval.EvalRollouts.generate(
+                new io.flywheel.sim.eval.EvalRollouts.Options("pick-v3", "ev-cut", 5, 1, List.of(),
+                        Map.of("robot", "arm-1", "object", "glass_cup")));
+        Path all = tmp.resolve("all");
+        io.flywheel.sim.EvalRecordings.write(sim, all, io.flywheel.sim.JpegEncoder.Kind.IMAGEIO);
+        Path in = Files.createDirectories(tmp.resolve("in"));
+        for (int i = 0; i < 2; i++) {
+            String name = sim.rollouts().get(i).episodeId() + ".mcap";
+            Files.copy(all.resolve("arm-1").resolve(name), in.resolve(name));
+        }
+        byte[] whole = Files.readAllBytes(all.resolve("arm-1").resolve(sim.rollouts().get(2).episodeId() + ".mcap"));
+        Files.write(in.resolve("zz-cut.mcap"), java.util.Arrays.copyOf(whole, whole.length / 2));
+        long ok = sim.rollouts().subList(0, 2).stream().filter(io.flywheel.sim.eval.EvalRollouts.Rollout::success)
+                .count();
+        String lake = tmp.resolve("lake").toString();
+        assertEquals(0, CliRun.of("init", lake).exitCode());
+        CliRun r = CliRun.of("eval", "ingest", lake, in.toString());
+        assertEquals(1, r.exitCode(), r.err());
+        assertTrue(r.err().contains("zz-cut.mcap") && r.err().contains("flywheel mcap recover"), r.err());
+        assertTrue(r.out().contains("run ev-cut (policy pick-v3): 2 recorded rollouts, " + ok + " succeeded"), r.out());
+        assertTrue(r.noStackTrace());
+        JsonNode rows = JSON.readTree(CliRun.of("sql", lake, "SELECT count(*) FROM eval_episodes", "--json").out());
+        assertEquals(2, rows.get("rows").get(0).get(0).asInt());
+
+        // only the truncated one: no run is reported as landed; --json still names the failure on stderr
+        String lake2 = tmp.resolve("lake2").toString();
+        assertEquals(0, CliRun.of("init", lake2).exitCode());
+        Path cutOnly = Files.createDirectories(tmp.resolve("cut-only"));
+        Files.copy(in.resolve("zz-cut.mcap"), cutOnly.resolve("zz-cut.mcap"));
+        CliRun t = CliRun.of("eval", "ingest", lake2, cutOnly.toString());
+        assertEquals(1, t.exitCode(), t.err());
+        assertTrue(!t.out().contains("recorded rollouts"), t.out());
+        CliRun j = CliRun.of("eval", "ingest", lake2, cutOnly.toString(), "--json");
+        assertEquals(1, j.exitCode(), j.err());
+        assertEquals(0, JSON.readTree(j.out()).get("runs").size(), j.out());
+        assertTrue(j.err().contains("zz-cut.mcap") && j.err().contains("flywheel mcap recover"), j.err());
+    }
 }

@@ -268,6 +268,10 @@ class MineCliTest {
         CliRun twice = CliRun.of("mine", lake, "--failures", "--cameras", LEFT + "," + LEFT);
         assertEquals(2, twice.exitCode());
         assertTrue(twice.err().contains("camera topics repeat"), twice.err());
+        CliRun both = CliRun.of("mine", lake, "--failures", "--failures-from-eval", "ev1");
+        assertEquals(2, both.exitCode(), both.err());
+        assertTrue(both.err().startsWith("flywheel mine: --failures and --failures-from-eval exclude each other"),
+                both.err());
         assertTrue(unknown.noStackTrace() && noEpisode.noStackTrace() && epsAlone.noStackTrace() && zero.noStackTrace() && text.noStackTrace()
                 && twice.noStackTrace());
     }

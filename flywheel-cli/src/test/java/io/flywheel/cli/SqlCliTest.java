@@ -126,6 +126,52 @@ class SqlCliTest {
     }
 
     @Test
+    void blobsStructsAndListsAreShownWithoutJavaClassNames() throws Exception {
+        String q = "SELECT 'ab'::BLOB AS b, {'x': 1, 'y': 'q'} AS s, [1, 2] AS l, [{'k': 'v'}] AS ls";
+        CliRun text = CliRun.of("sql", lake, q);
+        assertEquals(0, text.exitCode(), text.err());
+        assertTrue(text.out().contains("<blob 2 bytes>"), text.out());
+        assertTrue(text.out().contains("{x: 1, y: 'q'}") && text.out().contains("[1, 2]")
+                && text.out().contains("[{k: 'v'}]"), text.out());
+        assertTrue(!text.out().contains("DuckDB") && !text.out().contains("java."), text.out());
+        CliRun json = CliRun.of("sql", lake, q, "--json");
+        assertEquals(0, json.exitCode(), json.err());
+        JsonNode row = JSON.readTree(json.out()).get("rows").get(0);
+        assertEquals("YWI=", row.get(0).get("base64").asText());
+        assertEquals(2, row.get(0).get("bytes").asInt());
+        assertEquals(1, row.get(1).get("x").asInt());
+        assertEquals("q", row.get(1).get("y").asText());
+        assertEquals(2, row.get(2).get(1).asInt());
+        assertEquals("v", row.get(3).get(0).get("k").asText());
+    }
+
+    @Test
+    void statementsWithoutAResultSetRunAndSaySo() throws Exception {
+        CliRun create = CliRun.of("sql", lake, "CREATE TABLE x AS SELECT 1 AS a");
+        assertEquals(0, create.exitCode(), create.err());
+        assertTrue(create.out().startsWith("statement ran; no rows"), create.out());
+        Path csv = tmp.resolve("copied.csv");
+        CliRun copy = CliRun.of("sql", lake, "COPY (SELECT 42 AS answer) TO '" + csv + "' (HEADER)", "--json");
+        assertEquals(0, copy.exitCode(), copy.err());
+        assertTrue(JSON.readTree(copy.out()).get("statement").asBoolean(), copy.out());
+        assertTrue(Files.readString(csv).contains("42"));
+    }
+
+    /** As most commands: a success's --json has no "ok" (a failure's has "ok": false, README). */
+    @Test
+    void successfulJsonHasNoOkFieldAsMostCommands() throws Exception {
+        String other = tmp.resolve("lake-ok").toString();
+        assertEquals(0, CliRun.of("init", other).exitCode());
+        CliRun in = CliRun.of("eval", "ingest", other, tmp.resolve("a.csv").toString(), "--run", "C", "--policy", "p1",
+                "--json");
+        assertEquals(0, in.exitCode(), in.err());
+        for (CliRun r : List.of(in, CliRun.of("eval", "runs", other, "--json"), CliRun.of("sql", other, "SELECT 1",
+                "--json"))) {
+            assertTrue(!JSON.readTree(r.out()).has("ok"), r.out());
+        }
+    }
+
+    @Test
     void errors() throws Exception {
         CliRun bad = CliRun.of("sql", lake, "SELEKT 1", "--json");
         assertEquals(1, bad.exitCode());
@@ -133,6 +179,10 @@ class SqlCliTest {
         CliRun col = CliRun.of("sql", lake, "SELECT no_such_column FROM episodes");
         assertEquals(1, col.exitCode());
         assertTrue(col.err().contains("no_such_column"), col.err());
+        CliRun table = CliRun.of("sql", lake, "SELECT * FROM no_such_table");
+        assertEquals(1, table.exitCode());
+        assertTrue(table.err().contains("no_such_table") && table.err().contains("the lake's tables: ")
+                && table.err().contains("eval_episodes, eval_runs"), table.err());
         CliRun tag = CliRun.of("sql", lake, "SELECT count(*) FROM episodes", "--at", "episodes=nope");
         assertEquals(1, tag.exitCode());
         assertTrue(tag.err().contains("nope"), tag.err());

@@ -401,16 +401,44 @@ public final class ConsoleServer implements AutoCloseable {
     private void evalApi(String what, Fields p, Response response, Callback cb) throws Exception {
         switch (what) {
             case "runs" -> json(evalPages.runs(), response, cb);
-            case "report" -> json(evalPages.report(requiredId(p, "run"), p.getValue("by")), response, cb);
-            case "compare" -> json(evalPages.compare(requiredId(p, "a"), requiredId(p, "b"), p.getValue("by")),
+            case "report" -> json(evalPages.report(requiredId(p, "run"), evalBy(p)), response, cb);
+            case "compare" -> json(evalPages.compare(requiredId(p, "a"), requiredId(p, "b"), evalBy(p), evalQ(p)),
                     response, cb);
             case "heatmap.png" -> {
                 String run = optionalId(p, "run");
                 bytes(evalPages.heatmap(run, run == null ? requiredId(p, "a") : null, run == null ? requiredId(p, "b")
-                        : null, p.getValue("by")), "image/png", "no-cache", response, cb);
+                        : null, evalBy(p)), "image/png", "no-cache", response, cb);
             }
             default -> throw ApiException.notFound("no API path /api/eval/" + what);
         }
+    }
+
+    /** @return {@code by} as given (null: absent, the default); 400 when given empty or with an empty dimension */
+    private static String evalBy(Fields p) {
+        String v = p.getValue("by");
+        if (v != null && (v.isBlank() || java.util.Arrays.stream(v.split(",", -1)).anyMatch(String::isBlank))) {
+            throw ApiException.badRequest("parameter 'by' has an empty dimension ('" + v + "'); give dimensions,"
+                    + " comma separated, of task, object, lighting, scene, robot, or leave it out");
+        }
+        return v;
+    }
+
+    /** @return {@code q}, the false discovery rate, in (0, 1) (default 0.05); 400 otherwise */
+    private static double evalQ(Fields p) {
+        String v = p.getValue("q");
+        if (v == null) {
+            return 0.05;
+        }
+        double q;
+        try {
+            q = Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            q = Double.NaN;
+        }
+        if (!(q > 0 && q < 1)) {
+            throw ApiException.badRequest("parameter 'q' must be a number in (0, 1), got '" + v + "'");
+        }
+        return q;
     }
 
     private static String optionalId(Fields p, String name) {

@@ -64,7 +64,12 @@ final class EvalPages {
     }
 
     Map<String, Object> compare(String a, String b, String by) {
-        EvalComparison c = EvalComparison.of(lake, a, b, by(by), 0.05);
+        return compare(a, b, by, 0.05);
+    }
+
+    /** @param q the false discovery rate, in (0, 1) */
+    Map<String, Object> compare(String a, String b, String by, double q) {
+        EvalComparison c = EvalComparison.of(lake, a, b, by(by), q);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("run_a", a);
         m.put("run_b", b);

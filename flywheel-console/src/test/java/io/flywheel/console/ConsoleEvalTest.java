@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,6 +71,18 @@ class ConsoleEvalTest {
                 assertEquals(400, http.send(HttpRequest.newBuilder(URI.create(base
                         + "/api/eval/report?run=A&by=colour")).build(), HttpResponse.BodyHandlers.ofString())
                         .statusCode());
+                // q is validated and honoured; an empty by is refused
+                for (String bad : List.of("/api/eval/compare?a=A&b=B&q=2", "/api/eval/compare?a=A&b=B&q=abc",
+                        "/api/eval/compare?a=A&b=B&q=0", "/api/eval/report?run=A&by=", "/api/eval/report?run=A&by=task,,object")) {
+                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + bad)).build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    assertEquals(400, r.statusCode(), bad + ": " + r.body());
+                    assertTrue(r.body().contains(bad.contains("q=") ? "'q'" : "'by'"), r.body());
+                }
+                JsonNode cmp = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(base
+                        + "/api/eval/compare?a=A&b=B&by=object&q=0.2")).build(), HttpResponse.BodyHandlers.ofString())
+                        .body());
+                assertEquals(0.2, cmp.get("q").asDouble(), 1e-12);
             }
         }
     }

@@ -40,7 +40,9 @@ import io.flywheel.rows.EvalEpisodeRow;
  * {@code started_at_ns} are optional; other columns are ignored. A success's failure mode is dropped.
  *
  * <p>Errors ({@link BadInputException}) name the file, the line (CSV, JSON; Parquet: the row, 1-based) and the column:
- * a missing column, an empty required value, a value that does not parse, a run's second policy, an episode twice.
+ * a missing column, an empty required value, a value that does not parse, a run's second policy, an episode twice, a
+ * column given twice (or {@code robot} beside {@code robot_id}, {@code duration_s} beside {@code duration_ns}), a JSON
+ * array or object as a known column's value, a {@code run_id} or {@code policy_version} other than the caller's.
  */
 public final class EvalResultsFile {
     /** One run's rows from the file. */
@@ -48,6 +50,13 @@ public final class EvalResultsFile {
 
     private static final List<String> REQUIRED = List.of("episode_id", "task", "object", "lighting", "robot_id",
             "success");
+
+    /** The columns read; any other is ignored. */
+    private static final java.util.Set<String> KNOWN = java.util.Set.of("run_id", "policy_version", "episode_id",
+            "task", "object", "lighting", "robot_id", "success", "scene", "duration_s", "duration_ns", "failure_mode",
+            "intervention", "started_at_ns");
+    private static final java.util.Set<String> NUMBERS = java.util.Set.of("duration_s", "duration_ns",
+            "started_at_ns");
 
     private final Path file;
     private final String runOverride;
@@ -110,6 +119,17 @@ public final class EvalResultsFile {
             }
             String runId = runOverride != null ? runOverride : required(r, "run_id");
             String policy = policyOverride != null ? policyOverride : required(r, "policy_version");
+            String fileRun = r.values().get("run_id");
+            if (runOverride != null && fileRun != null && !fileRun.trim().equals(runOverride)) {
+                throw new BadInputException(at(r, "run_id") + ": run_id '" + fileRun + "' but --run '" + runOverride
+                        + "' was given; drop --run (the file names its runs) or the file's run_id column");
+            }
+            String filePolicy = r.values().get("policy_version");
+            if (policyOverride != null && filePolicy != null && !filePolicy.trim().equals(policyOverride)) {
+                throw new BadInputException(at(r, "policy_version") + ": policy_version '" + filePolicy
+                        + "' but --policy '" + policyOverride + "' was given; drop --policy (the file names its"
+                        + " policies) or the file's policy_version column");
+            }
             String prior = policies.putIfAbsent(runId, policy);
             if (prior != null && !prior.equals(policy)) {
                 throw new BadInputException(at(r, "policy_version") + ": run '" + runId + "' has policy '" + prior
@@ -164,6 +184,27 @@ public final class EvalResultsFile {
                 throw new BadInputException(where + ": missing column '" + c + "'"
                         + (c.equals("run_id") || c.equals("policy_version") ? " (or give --" + (c.equals("run_id")
                         ? "run" : "policy") + ")" : "") + "; columns there: " + columns);
+            }
+        }
+    }
+
+    /**
+     * Refuses the name at {@code i} when an earlier one is the same column: the same name, {@code robot} beside
+     * {@code robot_id}, or {@code duration_s} beside {@code duration_ns}.
+     */
+    private static void checkHeaderName(List<String> names, int i, String where) {
+        String n = names.get(i);
+        for (int j = 0; j < i; j++) {
+            String o = names.get(j);
+            if (o.equals(n)) {
+                throw new BadInputException(where + ": column '" + n + "' is given twice");
+            }
+            if (normalise(o).equals(normalise(n))) {
+                throw new BadInputException(where + ": both '" + o + "' and '" + n + "' are given; give one");
+            }
+            if ((o.equals("duration_s") && n.equals("duration_ns")) || (o.equals("duration_ns")
+                    && n.equals("duration_s"))) {
+                throw new BadInputException(where + ": both '" + o + "' and '" + n + "' are given; give one");
             }
         }
     }
@@ -245,15 +286,20 @@ public final class EvalResultsFile {
 
     private List<Record> csv(List<String>[] columnsOut) throws IOException {
         List<Record> out = new ArrayList<>();
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (BufferedReader in = new BufferedReader(new java.io.StringReader(utf8(file)))) {
             CsvLexer lex = new CsvLexer(in, file);
             CsvLexer.Line header = lex.next();
             if (header == null) {
                 throw new BadInputException(file + ": empty file, expected a header line");
             }
             List<String> columns = new ArrayList<>();
+            List<String> raw = new ArrayList<>();
             for (String h : header.fields()) {
-                columns.add(normalise(h.startsWith("\uFEFF") ? h.substring(1) : h));
+                raw.add((h.startsWith("\uFEFF") ? h.substring(1) : h).trim());
+            }
+            for (int i = 0; i < raw.size(); i++) {
+                checkHeaderName(raw, i, file + ": line 1, column " + (i + 1) + " (" + raw.get(i) + ")");
+                columns.add(normalise(raw.get(i)));
             }
             columnsOut[0] = columns;
             CsvLexer.Line line;
@@ -278,6 +324,31 @@ public final class EvalResultsFile {
         return out;
     }
 
+    /**
+     * @return the file's text
+     * @throws BadInputException naming the file, the line and the byte offset of the first byte that is not UTF-8
+     */
+    static String utf8(Path file) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
+        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(bytes.length);
+        java.nio.charset.CoderResult r = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT).decode(in, out, true);
+        if (r.isError()) {
+            int offset = in.position();
+            long line = 1;
+            for (int i = 0; i < offset; i++) {
+                if (bytes[i] == '\n') {
+                    line++;
+                }
+            }
+            throw new BadInputException(file + ": line " + line + ", byte offset " + offset + ": not valid UTF-8"
+                    + " (byte 0x" + String.format("%02x", bytes[offset] & 0xff) + "); save the file as UTF-8");
+        }
+        return out.flip().toString();
+    }
+
     // ------------------------------------------------------------------ JSON
 
     private List<Record> json() throws IOException {
@@ -300,11 +371,23 @@ public final class EvalResultsFile {
                     String where = file + ": line " + loc.getLineNr();
                     Map<String, String> values = new HashMap<>();
                     Map<String, String> columns = new LinkedHashMap<>();
+                    List<String> raw = new ArrayList<>();
                     while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-                        long fieldLine = p.currentTokenLocation().getLineNr();
-                        String c = normalise(p.currentName());
+                        JsonLocation fieldAt = p.currentTokenLocation();
+                        long fieldLine = fieldAt.getLineNr();
+                        String name = p.currentName().trim();
+                        raw.add(name);
+                        String fieldWhere = file + ": line " + fieldLine + ", column " + fieldAt.getColumnNr()
+                                + " (field " + name + ")";
+                        checkHeaderName(raw, raw.size() - 1, fieldWhere);
+                        String c = normalise(name);
                         p.nextToken();
                         JsonNode v = mapper.readTree(p);
+                        if (v != null && v.isContainerNode() && KNOWN.contains(c)) {
+                            throw new BadInputException(fieldWhere + ": expected a " + (NUMBERS.contains(c)
+                                    ? "number" : c.equals("success") || c.equals("intervention") ? "boolean"
+                                    : "string") + ", got " + (v.isArray() ? "an array" : "an object"));
+                        }
                         // a field on a later line than its object's start is named with its own line
                         columns.put(c, (fieldLine == loc.getLineNr() ? "" : "@" + fieldLine + "@") + "field " + c);
                         values.put(c, v == null || v.isNull() ? null : v.isValueNode() ? v.asText() : v.toString());
@@ -331,8 +414,13 @@ public final class EvalResultsFile {
                      .replace("'", "''") + "')")) {
             ResultSetMetaData md = rs.getMetaData();
             List<String> columns = new ArrayList<>();
+            List<String> raw = new ArrayList<>();
             for (int i = 1; i <= md.getColumnCount(); i++) {
-                columns.add(normalise(md.getColumnName(i)));
+                raw.add(md.getColumnName(i).trim());
+            }
+            for (int i = 0; i < raw.size(); i++) {
+                checkHeaderName(raw, i, file + ": schema, column " + (i + 1) + " (" + raw.get(i) + ")");
+                columns.add(normalise(raw.get(i)));
             }
             columnsOut[0] = columns;
             checkColumns(columns, file + ": schema");

@@ -66,11 +66,19 @@ public final class LakeQuery {
                 }
                 s.table(t, ref, req.build());
             }
-            if (parquet != null) {
-                long n = s.copyToParquet(sql, parquet);
-                return new Answer(new LakeSql.Result(List.of(), List.of(), List.of()), versions, n);
+            try {
+                if (parquet != null) {
+                    long n = s.copyToParquet(sql, parquet);
+                    return new Answer(new LakeSql.Result(List.of(), List.of(), List.of()), versions, n);
+                }
+                return new Answer(s.query(sql), versions, -1);
+            } catch (BadInputException e) {
+                if (e.getMessage().contains("Table with name") && e.getMessage().contains("does not exist")) {
+                    throw new BadInputException(e.getMessage() + "; the lake's tables: " + String.join(", ",
+                            new TreeSet<>(lake.snapshot().tables().keySet())), e);
+                }
+                throw e;
             }
-            return new Answer(s.query(sql), versions, -1);
         }
     }
 

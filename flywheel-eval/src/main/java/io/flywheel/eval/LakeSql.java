@@ -28,7 +28,17 @@ import io.flywheel.lake.TableRef;
  */
 public final class LakeSql implements AutoCloseable {
     /** A query's result: column names and DuckDB types, and the rows as plain Java values. */
-    public record Result(List<String> columns, List<String> types, List<List<Object>> rows) {}
+    public record Result(List<String> columns, List<String> types, List<List<Object>> rows, long updateCount) {
+        /** A query's result (it has a result set). */
+        public Result(List<String> columns, List<String> types, List<List<Object>> rows) {
+            this(columns, types, rows, -1);
+        }
+
+        /** @return whether the statement had no result set ({@code CREATE}, {@code COPY ... TO}, ...) */
+        public boolean statement() {
+            return updateCount >= 0;
+        }
+    }
 
     /**
      * Rows per Arrow batch of the Lance scans handed to DuckDB: larger batches than Lance's default (8,192) cut the
@@ -96,7 +106,20 @@ public final class LakeSql implements AutoCloseable {
      *     table or column
      */
     public Result query(String sql) {
-        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = connection.createStatement()) {
+            if (!s.execute(sql)) { // a statement without a result set: it ran (execute, not executeQuery)
+                return new Result(List.of(), List.of(), List.of(), Math.max(0, s.getUpdateCount()));
+            }
+            try (ResultSet rs = s.getResultSet()) {
+                return result(rs);
+            }
+        } catch (SQLException e) {
+            throw failed(e);
+        }
+    }
+
+    private static Result result(ResultSet rs) throws SQLException {
+        {
             ResultSetMetaData md = rs.getMetaData();
             int n = md.getColumnCount();
             List<String> columns = new ArrayList<>();
@@ -114,8 +137,6 @@ public final class LakeSql implements AutoCloseable {
                 rows.add(Collections.unmodifiableList(row));
             }
             return new Result(List.copyOf(columns), List.copyOf(types), rows);
-        } catch (SQLException e) {
-            throw failed(e);
         }
     }
 
@@ -173,6 +194,13 @@ public final class LakeSql implements AutoCloseable {
         if (v instanceof BigDecimal d) {
             return d.doubleValue();
         }
+        if (v instanceof java.sql.Blob b) {
+            long n = b.length();
+            return new BlobValue(b.getBytes(1, (int) n));
+        }
+        if (v instanceof byte[] bytes) {
+            return new BlobValue(bytes);
+        }
         if (v instanceof java.sql.Array a) {
             Object arr = a.getArray();
             List<Object> out = new ArrayList<>();
@@ -183,6 +211,13 @@ public final class LakeSql implements AutoCloseable {
             }
             return out;
         }
+        if (v instanceof org.duckdb.DuckDBStruct st) {
+            java.util.Map<String, Object> out = new java.util.LinkedHashMap<>();
+            for (java.util.Map.Entry<String, Object> e : st.getMap().entrySet()) {
+                out.put(e.getKey(), plain(e.getValue()));
+            }
+            return out;
+        }
         if (v instanceof java.sql.Struct st) {
             List<Object> out = new ArrayList<>();
             for (Object o : st.getAttributes()) {
@@ -190,7 +225,40 @@ public final class LakeSql implements AutoCloseable {
             }
             return out;
         }
+        if (v instanceof java.util.Map<?, ?> m) {
+            java.util.Map<String, Object> out = new java.util.LinkedHashMap<>();
+            for (java.util.Map.Entry<?, ?> e : m.entrySet()) {
+                out.put(String.valueOf(plain(e.getKey())), plain(e.getValue()));
+            }
+            return out;
+        }
+        if (v instanceof java.util.Collection<?> c) {
+            List<Object> out = new ArrayList<>();
+            for (Object o : c) {
+                out.add(plain(o));
+            }
+            return out;
+        }
         return v.toString();
+    }
+
+    /**
+     * A BLOB value of a result: printed as {@code <blob N bytes>} ({@link #toString}), written to JSON as
+     * {@code {"base64": "...", "bytes": N}} (an object, so that it is never taken for a VARCHAR).
+     */
+    public record BlobValue(byte[] bytes) {
+        @com.fasterxml.jackson.annotation.JsonValue
+        public java.util.Map<String, Object> json() {
+            java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("base64", java.util.Base64.getEncoder().encodeToString(bytes));
+            m.put("bytes", bytes.length);
+            return m;
+        }
+
+        @Override
+        public String toString() {
+            return "<blob " + bytes.length + " bytes>";
+        }
     }
 
     /** Closes the connection (the engine releases its streams), then the Lance scans, then the tables. */

@@ -105,8 +105,9 @@ public final class RecordedRollouts {
      * @param ingest what the ingest stage did with their recordings (written, skipped as already in the lake, failed)
      * @param rowsAdded eval rows committed by this call
      * @param rowsPresent eval rows that were in the lake already
-     * @param runs per run of the files: its rollouts in these files, successes, and how many are linked to a lake
-     *     episode (all but the recordings that could not be ingested)
+     * @param runs per run of the files with a recording in the lake: its rollouts committed (or there already),
+     *     successes, and how many are linked to a lake episode (all of them); a recording the ingest stage could not
+     *     read is not counted, and a run none of whose recordings landed is not listed
      * @param newPolicies policies new to the lake
      * @param episodeIds file -> the lake episode id its eval row names
      */
@@ -241,7 +242,8 @@ public final class RecordedRollouts {
     }
 
     /**
-     * Ingests recorded rollouts: reads and checks every file's outcome first (nothing is committed when one is bad),
+     * Ingests recorded rollouts: reads and checks every readable file's outcome first (nothing is committed when one is
+     * bad; a file that is not a readable MCAP, e.g. truncated, is left to the ingest stage, which reports it),
      * then ingests each recording with its eval row in one lake transaction per file, then adds the eval rows still
      * missing for recordings that were in the lake already. Recordings the ingest stage cannot read are in
      * {@link Summary#ingest()}'s failures, without eval rows; the others are committed.
@@ -258,7 +260,15 @@ public final class RecordedRollouts {
         Map<Path, Outcome> byFile = new LinkedHashMap<>();
         Map<String, Outcome> firstOfRun = new LinkedHashMap<>();
         for (Path f : files) {
-            Outcome o = read(f);
+            Outcome o;
+            try {
+                o = read(f);
+            } catch (BadInputException e) {
+                if (e.getCause() instanceof McapFormatException) { // truncated or damaged: not a bad outcome record
+                    continue; // left to the ingest stage, which reports it with its own message (README)
+                }
+                throw e;
+            }
             Outcome first = firstOfRun.putIfAbsent(o.runId(), o);
             if (first != null && !first.policyVersion().equals(o.policyVersion())) {
                 throw new BadInputException(f + ": Metadata '" + METADATA + "', key policy_version: run '" + o.runId()
@@ -347,11 +357,14 @@ public final class RecordedRollouts {
             long ok = 0;
             long minable = 0;
             for (Map.Entry<Path, Outcome> e : byFile.entrySet()) {
-                if (e.getValue().runId().equals(run)) {
+                if (e.getValue().runId().equals(run) && linked.containsKey(e.getKey())) { // what is in the lake
                     n++;
                     ok += e.getValue().success() ? 1 : 0;
-                    minable += linked.containsKey(e.getKey()) ? 1 : 0;
+                    minable++;
                 }
+            }
+            if (n == 0) {
+                continue; // none of the run's recordings could be ingested: the run did not land
             }
             runs.add(new Evaluations.RunSummary(run, firstOfRun.get(run).policyVersion(), n, ok, minable));
         }

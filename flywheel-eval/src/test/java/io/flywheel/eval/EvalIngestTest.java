@@ -94,6 +94,41 @@ class EvalIngestTest {
                 "r.json");
         assertMessage("r.json: line 2, column", "[{\"run_id\": \"r\",\n \"x\" 1}]", "r.json");
         assertMessage("r.txt: not a results file", "a,b", "r.txt");
+        assertMessage("r.csv: line 1, column 13 (object): column 'object' is given twice",
+                CSV.replace(",scene\n", ",scene,object\n").replace("kitchen\n", "kitchen,x\n").replace(",\n", ",,x\n")
+                        .replace("lab\n", "lab,x\n"), "r.csv");
+        assertMessage("r.csv: line 1, column 13 (robot_id): both 'robot' and 'robot_id' are given",
+                CSV.replace(",scene\n", ",scene,robot_id\n"), "r.csv");
+        assertMessage("r.csv: line 1, column 13 (duration_ns): both 'duration_s' and 'duration_ns' are given",
+                CSV.replace(",scene\n", ",scene,duration_ns\n"), "r.csv");
+        String one = "{\"run_id\": \"r\", \"policy_version\": \"p\", \"episode_id\": \"e\", \"task\": \"t\","
+                + " \"object\": \"o\", \"lighting\": \"l\", \"robot\": \"x\", \"success\": true";
+        assertMessage("r.json: line 1, column 135 (field task): column 'task' is given twice", one + ", \"task\": \"u\"}",
+                "r.json");
+        assertMessage("r.jsonl: line 1, column 135 (field robot_id): both 'robot' and 'robot_id' are given",
+                one + ", \"robot_id\": \"u\"}", "r.jsonl");
+        assertMessage("r.json: line 1, column 135 (field object): column 'object' is given twice",
+                one + ", \"object\": [\"cup\"]}", "r.json");
+        assertMessage("r.json: line 1, column 17 (field policy_version): expected a string, got an object",
+                one.replace("\"p\"", "{\"v\": 1}") + "}", "r.json");
+        assertMessage("r.json: line 1, column 135 (field duration_s): expected a number, got an array",
+                one + ", \"duration_s\": [1]}", "r.json");
+        // --run / --policy beside a file's own run_id / policy_version with other values
+        Path f = Files.writeString(dir.resolve("runs.csv"), CSV);
+        BadInputException run = assertThrows(BadInputException.class, () -> EvalResultsFile.read(f, "r9", null));
+        assertTrue(run.getMessage().startsWith(f + ": line 2, column 1 (run_id): run_id 'r1' but --run 'r9' was given"),
+                run.getMessage());
+        BadInputException pol = assertThrows(BadInputException.class, () -> EvalResultsFile.read(f, null, "p9"));
+        assertTrue(pol.getMessage().startsWith(f + ": line 2, column 2 (policy_version): policy_version 'p1' but"
+                + " --policy 'p9' was given"), pol.getMessage());
+        assertEquals(3, EvalResultsFile.read(f, "r1", "p1").get(0).episodes().size(), "the same values are fine");
+        // Latin-1 'é' (0xe9) on line 3: named with file, line and byte offset, not "Input length = 1"
+        byte[] latin1 = CSV.replace("e2,pick,cup", "e2,pick,caf\u00e9").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        Path bytes = Files.write(dir.resolve("latin1.csv"), latin1);
+        BadInputException e = assertThrows(BadInputException.class, () -> EvalResultsFile.read(bytes, null, null));
+        int offset = CSV.indexOf("e2,pick,cup") + "e2,pick,caf".length();
+        assertTrue(e.getMessage().startsWith(bytes + ": line 3, byte offset " + offset + ": not valid UTF-8"),
+                e.getMessage());
     }
 
     private void assertMessage(String expected, String content, String name) throws Exception {
@@ -125,7 +160,9 @@ class EvalIngestTest {
             NotFoundException nf = assertThrows(NotFoundException.class, () -> Evaluations.run(lake, "nope"));
             assertEquals("no eval run 'nope' in the lake; runs there: r1", nf.getMessage());
 
-            Evaluations.ingest(lake, csv, "r1-again", "p2", null);
+            Path noRun = Files.writeString(dir.resolve("no-run.csv"), CSV.replace("run_id,policy_version,", "")
+                    .replace("r1,p1,", ""));
+            Evaluations.ingest(lake, noRun, "r1-again", "p2", null);
             assertEquals(2, Evaluations.runs(lake).size());
             try (var t = lake.table(EvalTables.POLICIES)) {
                 assertEquals(2, t.countRows());

@@ -152,6 +152,39 @@ class RecordedRolloutsTest {
     }
 
     @Test
+    void aTruncatedRecordingIsReportedByTheIngestStageAndTheOthersAreCommitted() throws Exception {
+        Path in = Files.createDirectories(dir.resolve("in-truncated"));
+        for (int i = 0; i < 2; i++) {
+            String name = sim.rollouts().get(i).episodeId() + ".mcap";
+            Files.copy(episodes.resolve("arm-1").resolve(name), in.resolve(name));
+        }
+        byte[] whole = Files.readAllBytes(episodes.resolve("arm-1").resolve(sim.rollouts().get(2).episodeId() + ".mcap"));
+        Path cut = Files.write(in.resolve("zz-truncated.mcap"), java.util.Arrays.copyOf(whole, whole.length / 2));
+        try (Lake lake = Lake.init(dir.resolve("lake"))) {
+            RecordedRollouts.Summary s = RecordedRollouts.ingest(lake, in, line -> { });
+            assertEquals(1, s.ingest().failed().size(), s.ingest().failed().toString());
+            assertTrue(s.ingest().failed().get(0).damagedMcap(), s.ingest().failed().toString());
+            assertTrue(s.ingest().failed().get(0).input().contains(cut.getFileName().toString()),
+                    s.ingest().failed().toString());
+            assertEquals(2, s.rowsAdded());
+            assertEquals(2, Evaluations.episodes(lake, "ev-mcap").size());
+            // the summary counts what landed only
+            assertEquals(1, s.runs().size());
+            assertEquals(2, s.runs().get(0).episodes());
+            assertEquals(2, s.runs().get(0).minable());
+        }
+        // a folder whose only recording is unreadable: no run is reported as landed
+        Path only = Files.createDirectories(dir.resolve("in-only-truncated"));
+        Files.copy(cut, only.resolve("zz-truncated.mcap"));
+        try (Lake lake = Lake.init(dir.resolve("lake-only"))) {
+            RecordedRollouts.Summary s = RecordedRollouts.ingest(lake, only, line -> { });
+            assertEquals(1, s.ingest().failed().size());
+            assertEquals(0, s.rowsAdded());
+            assertTrue(s.runs().isEmpty(), s.runs().toString());
+        }
+    }
+
+    @Test
     void aRunFromAResultsFileIsImmutable() throws Exception {
         Path csv = Files.writeString(dir.resolve("r.csv"), "run_id,policy_version,episode_id,task,object,lighting,"
                 + "robot,success\nev-mcap,pick-v3,x1,stack,cup,dim,arm-1,true\n");
