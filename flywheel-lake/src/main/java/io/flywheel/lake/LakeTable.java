@@ -215,8 +215,8 @@ public final class LakeTable implements AutoCloseable {
         return "table " + uri() + " at version " + version();
     }
 
-    /** {@link #scan} with the Arrow batches themselves (inside the lake). */
-    void scanArrow(ScanRequest request, Consumer<VectorSchemaRoot> consumer) {
+    /** @return Lance scan options with the request's columns, filter, limit and batch size */
+    private static ScanOptions.Builder scanOptions(ScanRequest request) {
         ScanOptions.Builder b = new ScanOptions.Builder();
         if (request.columns() != null) {
             b.columns(request.columns());
@@ -227,11 +227,17 @@ public final class LakeTable implements AutoCloseable {
         if (request.limit() != null) {
             b.limit(request.limit());
         }
-        if (request.offset() != null) {
-            b.offset(request.offset());
-        }
         if (request.batchSize() != null) {
             b.batchSize(request.batchSize());
+        }
+        return b;
+    }
+
+    /** {@link #scan} with the Arrow batches themselves (inside the lake). */
+    void scanArrow(ScanRequest request, Consumer<VectorSchemaRoot> consumer) {
+        ScanOptions.Builder b = scanOptions(request);
+        if (request.offset() != null) {
+            b.offset(request.offset());
         }
         if (!request.order().isEmpty()) {
             List<org.lance.ipc.ColumnOrdering> order = new ArrayList<>();
@@ -312,21 +318,9 @@ public final class LakeTable implements AutoCloseable {
 
     private ArrowStreamRegistration registerArrowStream(java.sql.Connection connection, String name,
             ScanRequest request, List<Integer> fragments) {
-        ScanOptions.Builder b = new ScanOptions.Builder();
+        ScanOptions.Builder b = scanOptions(request);
         if (fragments != null) {
             b.fragmentIds(fragments);
-        }
-        if (request.columns() != null) {
-            b.columns(request.columns());
-        }
-        if (request.filter() != null) {
-            b.filter(request.filter());
-        }
-        if (request.limit() != null) {
-            b.limit(request.limit());
-        }
-        if (request.batchSize() != null) {
-            b.batchSize(request.batchSize());
         }
         LanceScanner scanner;
         ArrowReader reader;

@@ -39,17 +39,10 @@ public record GatewayOptions(String host, int port, UploadLimits limits, IngestS
         if (spool != null) {
             return spool;
         }
-        String h = java.util.HexFormat.of().formatHex(java.util.Arrays.copyOf(sha256(lakeUri), 8));
+        byte[] digest = io.flywheel.fleet.upload.UploadIds.sha256()
+                .digest(lakeUri.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String h = java.util.HexFormat.of().formatHex(digest, 0, 8);
         return Path.of(System.getProperty("user.home"), ".cache", "flywheel", "gateway-spool", h);
-    }
-
-    private static byte[] sha256(String s) {
-        try {
-            return java.security.MessageDigest.getInstance("SHA-256").digest(
-                    s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /** @throws IllegalArgumentException when a value is out of range */

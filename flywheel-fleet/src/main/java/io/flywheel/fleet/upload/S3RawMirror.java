@@ -60,6 +60,8 @@ public final class S3RawMirror implements AutoCloseable {
     private final S3Client s3;
     private final Staging staging;
     private final long partBytes;
+    /** Upload id to its state as last saved (what its state file holds): the hot path does not read the file. */
+    private final java.util.Map<String, State> states = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param lakeUri the lake, {@code s3://bucket/prefix}
@@ -131,7 +133,13 @@ public final class S3RawMirror implements AutoCloseable {
         return part.resolveSibling(u.uploadId() + ".s3.json");
     }
 
+    /** @return what is in S3 of the upload: held in memory once read, the file read only the first time */
     private State load(StagedUpload u) {
+        State s = states.get(u.uploadId());
+        return s != null ? s : read(u);
+    }
+
+    private State read(StagedUpload u) {
         Path f = stateFile(u);
         try {
             return JSON.readValue(f.toFile(), State.class);
@@ -152,6 +160,7 @@ public final class S3RawMirror implements AutoCloseable {
             Files.write(tmp, JSON.writeValueAsBytes(s));
             Files.move(tmp, f, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
                     java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            states.put(u.uploadId(), s);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + f + ": " + e.getMessage(), e);
         }
@@ -162,8 +171,9 @@ public final class S3RawMirror implements AutoCloseable {
      * sent are all among those bytes, else aborts it and starts a new one.
      */
     public void opened(StagedUpload u, long staged) {
-        State s = load(u);
+        State s = read(u);
         if (s != null && s.sent() <= staged && s.key().equals(key(u))) {
+            states.put(u.uploadId(), s);
             return;
         }
         if (s != null) {
@@ -250,6 +260,7 @@ public final class S3RawMirror implements AutoCloseable {
     }
 
     private void forget(StagedUpload u) {
+        states.remove(u.uploadId());
         try {
             Files.deleteIfExists(stateFile(u));
         } catch (IOException e) {
