@@ -24,10 +24,13 @@ import java.util.List;
  *     sample without one
  * @param leftOut ids of the set's episodes not exported: their state/action shape is not the most common one (a
  *     LeRobot dataset has one shape), or none of their first samples has both a state and an action
+ * @param filledSlots with --resample: rows holding the previous sample again, in the slots of dropped frames
+ * @param mergedSamples with --resample: samples not exported because an earlier sample took their slot
  */
 public record LeRobotExportResult(Path out, String tag, int fps, long episodes, long frames, int tasks, List<Camera> cameras,
                                   String encoder, int dataFiles, int videoFiles,
-                                  long bytes, double seconds, long filledImages, long filledVectors, List<String> leftOut) {
+                                  long bytes, double seconds, long filledImages, long filledVectors, List<String> leftOut,
+                                  long filledSlots, long mergedSamples) {
     public LeRobotExportResult {
         cameras = List.copyOf(cameras);
         leftOut = List.copyOf(leftOut);
