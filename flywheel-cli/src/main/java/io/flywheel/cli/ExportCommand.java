@@ -75,6 +75,12 @@ final class ExportCommand implements Runnable {
                         + " the hot copies), the hot copies enrich wrote, or WIDTHxHEIGHT for every camera")
         String resolution;
 
+        @Option(names = "--missing-camera", paramLabel = "leave-out|fill", defaultValue = "leave-out",
+                description = "an episode whose cameras are not the set's most common set: left out and named"
+                        + " (default), or kept with black frames for a camera it lacks (fill: every camera any episode"
+                        + " has is exported)")
+        String missingCamera;
+
         @Mixin
         JsonOutput jsonOutput;
 
@@ -83,9 +89,11 @@ final class ExportCommand implements Runnable {
             boolean json = jsonOutput.enabled();
             Usage.atLeast(spec, "--fps", fps, 0);
             Usage.atLeast(spec, "--keyframe-interval", keyframeInterval, 0);
+            Usage.require(spec, missingCamera.equals("leave-out") || missingCamera.equals("fill"),
+                    "--missing-camera must be leave-out or fill, got '" + missingCamera + "'");
             LeRobotExportOptions o = Usage.check(spec, null, () -> LeRobotExportOptions.builder().force(force).fps(fps)
                     .robotType(robotType).keyframeInterval(keyframeInterval).resample(resample)
-                    .resolution(resolution.equals("native") ? null : resolution).build());
+                    .fillMissingCameras(missingCamera.equals("fill")).resolution(resolution.equals("native") ? null : resolution).build());
             LeRobotExportResult r;
             try (Lake l = lake.open()) {
                 r = LeRobotExporter.export(l, tag, out, o, line -> {
@@ -116,6 +124,7 @@ final class ExportCommand implements Runnable {
                 m.put("resampled", resample);
                 m.put("filled_slots", r.filledSlots());
                 m.put("merged_samples", r.mergedSamples());
+                m.put("black_images", r.blackImages());
                 Json.print(System.out, m);
             } else {
                 System.out.printf(Locale.ROOT, "exported '%s' to %s: LeRobotDataset v3.0, %d episodes, %d frames at %d fps,"
@@ -135,10 +144,15 @@ final class ExportCommand implements Runnable {
                             + " previous frame (flywheel.filled = 1), %d sample(s) shared a slot with an earlier one and"
                             + " were not exported%n", r.fps(), r.filledSlots(), r.mergedSamples());
                 }
+                if (r.blackImages() > 0) {
+                    System.out.printf(Locale.ROOT, "  %d black frame(s) for cameras episodes do not have"
+                            + " (--missing-camera fill)%n", r.blackImages());
+                }
                 if (!r.leftOut().isEmpty()) {
-                    System.out.printf(Locale.ROOT, "  %d episode(s) of the set left out: their state/action shape is not"
-                            + " the most common one (a LeRobot dataset has one shape), or their first samples have no"
-                            + " state or action: %s%n", r.leftOut().size(), String.join(", ", r.leftOut()));
+                    System.out.printf(Locale.ROOT, "  %d episode(s) of the set left out: their state/action shape or"
+                            + " their cameras are not the most common ones (a LeRobot dataset has one of each), or"
+                            + " their first samples have no state or action: %s%n", r.leftOut().size(),
+                            String.join(", ", r.leftOut()));
                 }
             }
             return 0;

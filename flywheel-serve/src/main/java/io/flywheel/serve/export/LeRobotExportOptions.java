@@ -19,6 +19,9 @@ package io.flywheel.serve.export;
  *     (over 1.5 sample periods) is refused, since numbering its frames would shift every later frame early
  * @param resolution the videos' size: null (default) for each camera's own resolution from the raw images, "hot" for
  *     enrich's hot copies as they are, or "WIDTHxHEIGHT" to scale every camera to that size
+ * @param fillMissingCameras export every camera any episode has, with black frames where an episode has none of a
+ *     camera's images; without it (default) the episodes whose cameras are not the set's most common set are left
+ *     out, named
  * @param bitRate video bits per second, 0 (default) for the encoder's automatic rate
  * @param chunksSize files per chunk folder, &ge; 1 (default 1000, LeRobot's DEFAULT_CHUNK_SIZE)
  * @param dataFileSizeMb data Parquet file size above which a new file starts (default 100)
@@ -26,7 +29,7 @@ package io.flywheel.serve.export;
  */
 public record LeRobotExportOptions(int fps, String robotType, boolean force, int keyframeInterval, long bitRate,
                                    int chunksSize, int dataFileSizeMb, int videoFileSizeMb, boolean resample,
-                                   String resolution) {
+                                   String resolution, boolean fillMissingCameras) {
     /** @throws IllegalArgumentException when a number is out of range or the resolution is not one */
     public LeRobotExportOptions {
         if (resolution != null && !resolution.equals("hot") && !resolution.matches("[1-9][0-9]{0,4}x[1-9][0-9]{0,4}")) {
@@ -57,6 +60,7 @@ public record LeRobotExportOptions(int fps, String robotType, boolean force, int
         private int keyframeInterval;
         private boolean resample;
         private String resolution;
+        private boolean fillMissingCameras;
         private long bitRate;
         private int chunksSize = 1000;
         private int dataFileSizeMb = 100;
@@ -82,6 +86,9 @@ public record LeRobotExportOptions(int fps, String robotType, boolean force, int
         /** @param v null (camera's own), "hot" or "WIDTHxHEIGHT" */
         public Builder resolution(String v) { resolution = v; return this; }
 
+        /** @param v black frames for a camera an episode lacks, instead of leaving the episode out */
+        public Builder fillMissingCameras(boolean v) { fillMissingCameras = v; return this; }
+
         /** @param v video bits per second, 0 automatic */
         public Builder bitRate(long v) { bitRate = v; return this; }
 
@@ -97,7 +104,7 @@ public record LeRobotExportOptions(int fps, String robotType, boolean force, int
         /** @return the options */
         public LeRobotExportOptions build() {
             return new LeRobotExportOptions(fps, robotType, force, keyframeInterval, bitRate, chunksSize, dataFileSizeMb,
-                    videoFileSizeMb, resample, resolution);
+                    videoFileSizeMb, resample, resolution, fillMissingCameras);
         }
     }
 }

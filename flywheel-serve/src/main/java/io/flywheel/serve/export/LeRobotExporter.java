@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -118,11 +120,18 @@ public final class LeRobotExporter {
         try (TrainsetLoader loader = TrainsetLoader.open(lake, tag, LoaderOptions.builder().batchSize(READ_BATCH)
                 .images(LoaderOptions.Images.DECODED).rawImages(!"hot".equals(options.resolution())).threads(1)
                 .prefetch(1).build())) {
-            List<TrainsetEpisode> kept = oneShape(lake, episodes, tag);
+            List<TrainsetEpisode> shaped = oneShape(lake, episodes, tag);
+            Cameras cams = cameras(lake, tag, shaped, options.fillMissingCameras());
+            List<TrainsetEpisode> kept = cams.kept();
+            if (!cams.leftOut().isEmpty()) {
+                progress.accept("export: " + cams.leftOut().size() + " episode(s) left out: their cameras are not the"
+                        + " set's " + cams.topics() + " (pass --missing-camera fill to keep them with black frames): "
+                        + String.join(", ", cams.leftOut()));
+            }
             if (!options.resample()) {
                 refuseGaps(lake, tag, set, kept);
             }
-            Writer w = new Writer(tmp, tag, set, kept, loader, options, progress);
+            Writer w = new Writer(tmp, tag, set, kept, cams, loader, options, progress);
             LeRobotExportResult r = w.run();
             if (set.lineage().get("sample_rate_hz") instanceof Number hz && hz.doubleValue() > 0
                     && Math.abs(hz.doubleValue() - r.fps()) > 1e-6) {
@@ -146,7 +155,7 @@ public final class LeRobotExporter {
             ok = true;
             return new LeRobotExportResult(target, tag, r.fps(), r.episodes(), r.frames(), r.tasks(), r.cameras(),
                     r.encoder(), r.dataFiles(), r.videoFiles(), treeBytes(target), (System.nanoTime() - t0) / 1e9,
-                    r.filledImages(), r.filledVectors(), leftOut, r.filledSlots(), r.mergedSamples());
+                    r.filledImages(), r.filledVectors(), leftOut, r.filledSlots(), r.mergedSamples(), r.blackImages());
         } finally {
             if (!ok) {
                 LocalFiles.deleteTree(tmp);
@@ -459,6 +468,71 @@ public final class LeRobotExporter {
         return best;
     }
 
+    /**
+     * The cameras exported and the episodes kept for them.
+     *
+     * @param topics the camera topics, in order of first appearance
+     * @param kept the episodes exported, in set order
+     * @param leftOut ids of the episodes left out because their cameras differ
+     * @param sampleWith per camera topic, the index of a sample that has its image (its size)
+     */
+    record Cameras(List<String> topics, List<TrainsetEpisode> kept, List<String> leftOut,
+                   Map<String, Long> sampleWith) {}
+
+    /**
+     * A LeRobot dataset has one set of cameras. Without {@code fill}: the most common set of camera topics among the
+     * episodes (those of their first {@value #SHAPE_PROBE} samples; ties: the one met first), and the episodes with
+     * another set are left out. With {@code fill}: every camera any episode has, and an episode without one of them
+     * gets black frames for it.
+     */
+    private static Cameras cameras(Lake lake, String tag, List<TrainsetEpisode> episodes, boolean fill) {
+        List<Long> probe = new ArrayList<>();
+        for (TrainsetEpisode ep : episodes) {
+            for (long i = 0; i < Math.min(SHAPE_PROBE, ep.sampleCount()); i++) {
+                probe.add(ep.firstSample() + i);
+            }
+        }
+        List<Sample> probed;
+        try (TrainsetLoader images = TrainsetLoader.open(lake, tag, LoaderOptions.builder()
+                .images(LoaderOptions.Images.BYTES).threads(1).prefetch(1).build())) {
+            probed = images.get(probe.stream().mapToLong(Long::longValue).toArray());
+        }
+        List<Set<String>> perEpisode = new ArrayList<>();
+        Set<String> all = new java.util.LinkedHashSet<>();
+        Map<String, Long> sampleWith = new HashMap<>();
+        int at = 0;
+        for (TrainsetEpisode ep : episodes) {
+            Set<String> topics = new java.util.LinkedHashSet<>();
+            for (int i = at; i < at + Math.min(SHAPE_PROBE, ep.sampleCount()); i++) {
+                Sample x = probed.get(i);
+                x.images().forEach(c -> {
+                    topics.add(c.topic());
+                    sampleWith.putIfAbsent(c.topic(), x.sampleIndex());
+                });
+            }
+            at += (int) Math.min(SHAPE_PROBE, ep.sampleCount());
+            perEpisode.add(topics);
+            all.addAll(topics);
+        }
+        if (fill) {
+            return new Cameras(List.copyOf(all), episodes, List.of(), sampleWith);
+        }
+        Map<Set<String>, Integer> count = new LinkedHashMap<>();
+        perEpisode.forEach(t -> count.merge(t, 1, Integer::sum));
+        Set<String> best = count.entrySet().stream().max(Comparator.comparingInt(Map.Entry::getValue))
+                .map(Map.Entry::getKey).orElse(Set.of());
+        List<TrainsetEpisode> kept = new ArrayList<>();
+        List<String> left = new ArrayList<>();
+        for (int e = 0; e < episodes.size(); e++) {
+            if (perEpisode.get(e).equals(best)) {
+                kept.add(episodes.get(e));
+            } else {
+                left.add(episodes.get(e).info().episodeId() + " " + perEpisode.get(e));
+            }
+        }
+        return new Cameras(List.copyOf(best), kept, left, sampleWith);
+    }
+
     /** One export run: state of the files being written. */
     private static final class Writer {
         private final Path root;
@@ -507,9 +581,14 @@ public final class LeRobotExporter {
         private final List<Object[]> episodeRows = new ArrayList<>();
         private List<Column> episodeColumns;
 
-        Writer(Path root, String tag, Trainset set, List<TrainsetEpisode> episodes, TrainsetLoader loader,
-               LeRobotExportOptions o, Consumer<String> progress) {
+        private final Cameras cameras;
+        /** Black frames written for a camera an episode has no image of at all (--missing-camera fill). */
+        private long blackImages;
+
+        Writer(Path root, String tag, Trainset set, List<TrainsetEpisode> episodes, Cameras cameras,
+               TrainsetLoader loader, LeRobotExportOptions o, Consumer<String> progress) {
             this.root = root;
+            this.cameras = cameras;
             this.tag = tag;
             this.set = set;
             this.episodes = episodes;
@@ -527,16 +606,10 @@ public final class LeRobotExporter {
             fps = fps(set, first, o.fps(), tag);
             stateDim = s0.state().length;
             actionDim = s0.action().length;
-            // the cameras: every camera of the first episode, in order of appearance (a frame may lack one where
-            // alignment found no image of it: its video repeats the camera's previous image there)
+            // the cameras chosen for the set (a frame may lack one where alignment found no image of it: its video
+            // repeats the camera's previous image there)
             Set<String> seen = new HashSet<>();
-            Set<String> cameraTopics = new java.util.LinkedHashSet<>();
-            for (Sample x : first) {
-                for (CameraImage c : x.images()) {
-                    cameraTopics.add(c.topic());
-                }
-            }
-            for (String topic : cameraTopics) {
+            for (String topic : cameras.topics()) {
                 topics.add(topic);
                 String k = "observation.images." + cameraKey(topic);
                 if (!seen.add(k)) {
@@ -593,7 +666,8 @@ public final class LeRobotExporter {
                         width[c] != srcWidth[c] || height[c] != srcHeight[c]));
             }
             return new LeRobotExportResult(root, tag, fps, episodes.size(), index, taskIndex.size(), cameras, encoder,
-                    dataFiles, videoFiles, 0, 0, filledImages, filledVectors, List.of(), filledSlots, mergedSamples);
+                    dataFiles, videoFiles, 0, 0, filledImages, filledVectors, List.of(), filledSlots, mergedSamples,
+                    blackImages);
         }
 
         private List<Sample> read(TrainsetEpisode ep) {
@@ -636,7 +710,9 @@ public final class LeRobotExporter {
             int cams = topics.size();
             double[] from = new double[cams];
             RgbImage[] last = new RgbImage[cams];
+            boolean[] absent = new boolean[cams]; // the episode has no image of the camera at all
             for (int c = 0; c < cams; c++) {
+                absent[c] = firstImage(samples, topics.get(c)) == null;
                 openVideoIfNeeded(c, samples, e);
                 from[c] = video[c].nextFrameTime().seconds();
             }
@@ -680,12 +756,16 @@ public final class LeRobotExporter {
                     if (img == null) {
                         // a frame left without this camera by alignment (dropped frame): repeat the camera's
                         // last image so the video keeps one frame per sample and timestamps stay aligned
-                        img = last[c] != null ? last[c] : firstImage(samples, topics.get(c));
-                        if (img == null) {
+                        img = absent[c] ? null : last[c] != null ? last[c] : firstImage(samples, topics.get(c));
+                        if (absent[c] && o.fillMissingCameras()) {
+                            img = new RgbImage(srcWidth[c], srcHeight[c], new byte[srcWidth[c] * srcHeight[c] * 3]);
+                            blackImages++;
+                        } else if (img == null) {
                             throw new ExportException(where + " has no image for camera " + topics.get(c)
                                     + " in the whole episode");
+                        } else {
+                            filledImages++;
                         }
-                        filledImages++;
                     }
                     img = scaled(img);
                     last[c] = img;
@@ -805,6 +885,10 @@ public final class LeRobotExporter {
         private void openVideoIfNeeded(int c, List<Sample> samples, int episode) throws IOException {
             if (video[c] == null) {
                 RgbImage img = firstImage(samples, topics.get(c));
+                if (img == null && cameras.sampleWith().containsKey(topics.get(c))) { // another episode's image
+                    img = imageOf(loader.get(new long[] {cameras.sampleWith().get(topics.get(c))}).get(0),
+                            topics.get(c));
+                }
                 if (img == null) {
                     throw new ExportException("training set '" + tag + "' episode " + samples.get(0).episodeId()
                             + " has no image for camera " + topics.get(c) + " in any frame");

@@ -93,6 +93,47 @@ class LeRobotResolutionTest {
         assertThrows(IllegalArgumentException.class, () -> LeRobotExportOptions.builder().resolution("big").build());
     }
 
+    /** An episode ingested with two of the three cameras: left out and named by default, black frames with fill. */
+    @Test
+    void anEpisodeLackingACameraIsLeftOutAndNamedOrFilledWithBlackFrames() throws Exception {
+        Path dir = tmp.resolve("lake2");
+        String lacking;
+        try (Lake lake = Lake.init(dir)) {
+            IngestJob.run(lake, List.of(SharedData.data("camera/bridge-mcap/bridge_ep01.mcap"),
+                    SharedData.data("camera/bridge-mcap/bridge_ep02.mcap")), IngestOptions.defaults(),
+                    IngestJob.AlignConfig.defaults(), RuleSet.defaults(), line -> { });
+            io.flywheel.ingest.RobotProfile twoCameras = io.flywheel.ingest.RobotProfile.parse(new java.io.StringReader(
+                    "master: /camera0/image/compressed\ncameras: [/camera0/image/compressed, /camera1/image/compressed]\n"
+                            + "state: /robot/eef_state\naction: /robot/action\n"), "two-cameras.yaml");
+            IngestJob.run(lake, List.of(SharedData.data("camera/bridge-mcap/bridge_ep03.mcap")),
+                    IngestOptions.builder().profile(twoCameras).build(), IngestJob.AlignConfig.defaults(),
+                    RuleSet.defaults(), line -> { });
+            TrainsetBuilder.build(lake, TrainsetSpec.builder("all").baseRatio(1.0).seed(1).sampleRateHz(0).build(),
+                    TrainsetBuilder.Progress.NONE);
+            lacking = io.flywheel.curate.trainset.Trainsets.episodes(lake, io.flywheel.curate.trainset.Trainsets.open(
+                    lake, "all")).stream().map(e -> e.info().episodeId()).filter(id -> {
+                        try (io.flywheel.lake.LakeTable f = lake.table("frames")) {
+                            return f.frames(io.flywheel.lake.ScanRequest.builder().filter("episode_id = '" + id + "'")
+                                    .limit(1).build()).get(0).images().size() == 2;
+                        }
+                    }).findFirst().orElseThrow();
+            List<String> lines = new java.util.ArrayList<>();
+            LeRobotExportResult left = LeRobotExporter.export(lake, "all", tmp.resolve("left"),
+                    LeRobotExportOptions.defaults(), lines::add);
+            assertEquals(3, left.cameras().size());
+            assertEquals(2, left.episodes());
+            assertEquals(List.of(lacking), left.leftOut());
+            assertTrue(lines.stream().anyMatch(l -> l.contains("1 episode(s) left out") && l.contains(lacking)), lines
+                    .toString());
+            LeRobotExportResult filled = LeRobotExporter.export(lake, "all", tmp.resolve("filled"),
+                    LeRobotExportOptions.builder().fillMissingCameras(true).build(), l -> { });
+            assertEquals(3, filled.episodes());
+            assertEquals(3, filled.cameras().size());
+            assertEquals(10, filled.blackImages()); // the episode's 10 frames on its missing camera
+            assertEquals(List.of(), filled.leftOut());
+        }
+    }
+
     @Test
     void aNearestSizeScaleIsBilinearAndKeepsAFlatImageFlat() {
         byte[] px = new byte[4 * 2 * 3];
