@@ -126,8 +126,9 @@ final class Rosbag2Inspect {
     }
 
     /**
-     * {@code mcap cat}: JSON lines {@code topic, sequence (0: rosbag2 sqlite3 keeps none), log_time, publish_time (the
-     * log time), schema, message}, in recording order; an undecodable message gets {@code data_base64} and
+     * {@code mcap cat}: JSON lines {@code topic, sequence, log_time, publish_time (the log time), schema, message};
+     * rosbag2 sqlite3 keeps no sequence numbers, so {@code sequence} is the message's index on its topic among those
+     * printed (what rosbag2's MCAP writer numbers from 0 per topic), in recording order; an undecodable message gets {@code data_base64} and
      * {@code error}, and the exit code is 1.
      */
     static int cat(Path path, List<String> only, Long start, Long end, long limit, boolean json) throws IOException {
@@ -178,11 +179,11 @@ final class Rosbag2Inspect {
                             }
                             if (error != null) failed[0]++;
                             printed[0]++;
-                            perTopic.merge(topic, 1L, Long::sum);
+                            long sequence = perTopic.merge(topic, 1L, Long::sum) - 1;
                             if (json) {
                                 g.writeStartObject();
                                 g.writeStringField("topic", topic);
-                                g.writeNumberField("sequence", 0);
+                                g.writeNumberField("sequence", sequence);
                                 g.writeNumberField("log_time", m.logTimeNs());
                                 g.writeNumberField("publish_time", m.logTimeNs());
                                 g.writeStringField("schema", m.topic().type());
