@@ -461,6 +461,62 @@ class Rosbag2SqliteTest {
         }
     }
 
+    @Test
+    void aBagWithMessagesStillInItsWalIsReadWithoutWritingBesideIt() throws Exception {
+        // a recorder stopped before its checkpoint: the database file holds the tables, the WAL the last messages
+        Path live = Files.createDirectories(tmp.resolve("live"));
+        Path bag = Files.createDirectories(tmp.resolve("stopped"));
+        Path db = live.resolve("stopped_0.db3");
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+            s.execute("PRAGMA journal_mode=WAL");
+            s.execute("PRAGMA wal_autocheckpoint=0");
+            s.execute("CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL,"
+                    + " serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL)");
+            s.execute("CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL, timestamp INTEGER NOT NULL,"
+                    + " data BLOB NOT NULL)");
+            s.execute("PRAGMA wal_checkpoint(TRUNCATE)"); // the tables in the database file
+            s.execute("INSERT INTO topics VALUES (1, '/chatter', 'std_msgs/msg/String', 'cdr', '')");
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO messages VALUES (?, 1, ?, ?)")) {
+                for (int i = 1; i <= 3; i++) {
+                    ps.setLong(1, i);
+                    ps.setLong(2, 1_000L * i);
+                    ps.setBytes(3, new byte[] {0, 1, 0, 0, 2, 0, 0, 0, (byte) ('0' + i), 0});
+                    ps.executeUpdate();
+                }
+            }
+            // copied while the writer still holds it: the messages are in the WAL only
+            Files.copy(db, bag.resolve("stopped_0.db3"));
+            Files.copy(live.resolve("stopped_0.db3-wal"), bag.resolve("stopped_0.db3-wal"));
+        }
+        assertTrue(Files.size(bag.resolve("stopped_0.db3-wal")) > 0);
+        Files.writeString(bag.resolve("metadata.yaml"), """
+                rosbag2_bagfile_information:
+                  version: 5
+                  storage_identifier: sqlite3
+                  relative_file_paths: [stopped_0.db3]
+                  message_count: 3
+                """);
+        List<String> before;
+        try (var l = Files.list(bag)) {
+            before = l.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+        try (Rosbag2SqliteBag b = Rosbag2SqliteBag.open(bag)) {
+            MessageDecoder d = b.decoder("/chatter");
+            List<String> got = new ArrayList<>();
+            b.messages(null, Long.MIN_VALUE, Long.MAX_VALUE, m -> got.add(m.logTimeNs() + " " + json(d, m.data())));
+            assertEquals(List.of("1000 {\"data\":\"1\"}", "2000 {\"data\":\"2\"}", "3000 {\"data\":\"3\"}"), got);
+        }
+        try (var l = Files.list(bag)) {
+            assertEquals(before, l.map(p -> p.getFileName().toString()).sorted().toList(), "nothing written beside the bag");
+        }
+        // and a bag read immutable leaves its folder as it was
+        Path talker = copyBag("rosbag2-sqlite3/talker", "talker_ro");
+        Ingest.read(talker);
+        try (var l = Files.list(talker)) {
+            assertEquals(List.of("metadata.yaml", "talker.db3"), l.map(p -> p.getFileName().toString()).sorted().toList());
+        }
+    }
+
     private Path copyBag(String shared, String name) throws IOException {
         Path from = SharedData.data(shared);
         Path to = Files.createDirectories(tmp.resolve(name));
