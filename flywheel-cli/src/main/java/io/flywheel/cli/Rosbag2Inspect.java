@@ -218,6 +218,83 @@ final class Rosbag2Inspect {
         return failed[0] > 0 ? 1 : 0;
     }
 
+    /**
+     * {@code mcap doctor}: each file's SQLite integrity ({@code PRAGMA quick_check}), the message counts against
+     * metadata.yaml (total and per topic), every topic's definition, and every message of a decodable topic decoded.
+     * Errors: a file SQLite finds damaged, a message that does not decode; warnings: counts that differ from the
+     * metadata, a topic that cannot be decoded (no definition), a substituted definition.
+     */
+    static int doctor(Path path, boolean json) throws IOException {
+        List<String> errors = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        long[] messages = {0};
+        int files = 0;
+        try (Rosbag2SqliteBag bag = Rosbag2SqliteBag.open(path)) {
+            files = bag.files().size();
+            for (Map.Entry<Path, String> e : bag.integrity().entrySet()) {
+                if (!e.getValue().equals("ok")) errors.add(e.getKey() + ": SQLite integrity check: " + e.getValue());
+            }
+            Rosbag2Metadata md = bag.metadata();
+            Map<String, Long> counts = bag.messageCounts();
+            long total = counts.values().stream().mapToLong(Long::longValue).sum();
+            if (md.messageCount() != total) {
+                warnings.add("metadata says " + md.messageCount() + " message(s); the files hold " + total);
+            }
+            for (Rosbag2Metadata.Topic t : md.topics()) {
+                Long n = counts.get(t.name());
+                if (n == null) {
+                    warnings.add("metadata lists topic " + t.name() + ", which no file declares");
+                } else if (n != t.messageCount()) {
+                    warnings.add("topic " + t.name() + ": metadata says " + t.messageCount() + " message(s); the files hold " + n);
+                }
+            }
+            Map<String, MessageDecoder> decoders = new HashMap<>();
+            for (Rosbag2SqliteBag.Topic t : bag.topics()) {
+                try {
+                    decoders.put(t.name(), bag.decoder(t.name()));
+                } catch (IngestException e) {
+                    warnings.add("topic " + t.name() + " cannot be decoded: " + e.problem());
+                }
+            }
+            for (String n : bag.notes()) warnings.add(n);
+            long[] undecodable = {0};
+            bag.messages(null, Long.MIN_VALUE, Long.MAX_VALUE, m -> {
+                messages[0]++;
+                MessageDecoder d = decoders.get(m.topic().name());
+                if (d == null) return;
+                try {
+                    d.decode(m.data());
+                } catch (DecodeException e) {
+                    if (undecodable[0]++ < 20) {
+                        errors.add(m.file() + ": message " + m.rowId() + " on " + m.topic().name() + " at log time "
+                                + m.logTimeNs() + " does not decode: " + e.getMessage());
+                    }
+                }
+            });
+            if (undecodable[0] > 20) errors.add("... and " + (undecodable[0] - 20) + " more message(s) that do not decode");
+        } catch (IngestException e) {
+            errors.add(e.getMessage());
+        }
+        boolean ok = errors.isEmpty();
+        if (json) {
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("ok", ok);
+            o.put("bag", path.toString());
+            o.put("storage", "sqlite3");
+            o.put("files", files);
+            o.put("messages", messages[0]);
+            o.put("errors", errors);
+            o.put("warnings", warnings);
+            Json.print(System.out, o);
+        } else {
+            for (String e : errors) System.out.println("error: " + e);
+            for (String w : warnings) System.out.println("warning: " + w);
+            System.out.printf(Locale.ROOT, "%s: %s: rosbag2 sqlite3, %d file(s), %d message(s); %d error(s), %d warning(s)%n",
+                    ok ? "ok" : "FAILED", path, files, messages[0], errors.size(), warnings.size());
+        }
+        return ok ? 0 : 1;
+    }
+
     private static String instant(long ns) {
         return Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L), Math.floorMod(ns, 1_000_000_000L)).toString();
     }

@@ -73,6 +73,34 @@ class Rosbag2SqliteCliTest {
     }
 
     @Test
+    void doctorChecksIntegrityCountsAndDefinitions() throws Exception {
+        CliRun ok = CliRun.of("mcap", "doctor", SharedData.data("rosbag2-sqlite3/talker").toString(), "--json");
+        assertEquals(0, ok.exitCode(), ok.err() + ok.out());
+        JsonNode r = JSON.readTree(ok.out());
+        assertTrue(r.get("ok").asBoolean());
+        assertEquals(20, r.get("messages").asLong());
+        assertEquals(0, r.get("errors").size());
+        assertEquals(2, r.get("warnings").size(), r.toString()); // ParameterEvent's placeholder row; Log substituted
+        // a message whose bytes end early: an error naming the file, the row and the topic
+        Path bag = Files.createDirectories(tmp.resolve("short"));
+        Files.copy(SharedData.data("rosbag2-sqlite3/wbag/metadata.yaml"), bag.resolve("metadata.yaml"));
+        for (int i = 0; i < 5; i++) {
+            Path f = bag.resolve("wbag_" + i + ".db3");
+            Files.copy(SharedData.data("rosbag2-sqlite3/wbag/wbag_" + i + ".db3"), f);
+            f.toFile().setWritable(true);
+        }
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + bag.resolve("wbag_0.db3"));
+             java.sql.Statement st = c.createStatement()) {
+            st.execute("UPDATE messages SET data = X'0001000014000000' WHERE id = 7"); // a 20-byte string, no bytes
+        }
+        CliRun bad = CliRun.of("mcap", "doctor", bag.toString());
+        assertEquals(1, bad.exitCode(), bad.out());
+        assertTrue(bad.out().contains("error: " + bag.resolve("wbag_0.db3") + ": message 7 on "), bad.out());
+        assertTrue(bad.out().contains("FAILED: " + bag + ": rosbag2 sqlite3, 5 file(s), 6074 message(s); 1 error(s)"),
+                bad.out());
+    }
+
+    @Test
     void ingestTakesTheBagFolderOrADb3AndReportsBrokenBags() throws Exception {
         String lake = tmp.resolve("lake").toString();
         assertEquals(0, CliRun.of("init", lake).exitCode());

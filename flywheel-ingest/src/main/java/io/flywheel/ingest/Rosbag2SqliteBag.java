@@ -392,6 +392,25 @@ public final class Rosbag2SqliteBag implements AutoCloseable {
     }
 
     /**
+     * Runs SQLite's {@code PRAGMA quick_check} on every storage file (reads every page; O(file size)).
+     *
+     * @return per file, {@code "ok"} or SQLite's findings joined by {@code "; "}
+     */
+    public Map<Path, String> integrity() {
+        Map<Path, String> out = new LinkedHashMap<>();
+        for (int i = 0; i < connections.size(); i++) {
+            List<String> found = new ArrayList<>();
+            try (Statement s = connections.get(i).createStatement(); ResultSet rs = s.executeQuery("PRAGMA quick_check")) {
+                while (rs.next()) found.add(rs.getString(1));
+            } catch (SQLException e) {
+                found = List.of(String.valueOf(e.getMessage()));
+            }
+            out.put(files.get(i), found.equals(List.of("ok")) ? "ok" : String.join("; ", found));
+        }
+        return out;
+    }
+
+    /**
      * The definition a type is decoded with: the bag's, else the built-in one (before the check against the
      * topic's messages that {@link #decoder} makes).
      *
