@@ -57,8 +57,13 @@ final class AlignCommand implements Runnable {
         @Option(names = "--stream", paramLabel = "TOPIC", description = "stream to draw (default: the first one)")
         String stream;
 
-        @Option(names = "--window-ms", description = "time span drawn, ms (default: ${DEFAULT-VALUE})")
+        @Option(names = "--window-ms", description = "time span drawn, ms (default: ${DEFAULT-VALUE}); an overview"
+                + " strip above it shows the whole episode")
         double windowMs = 500;
+
+        @Option(names = "--from-ms", description = "where the drawn window starts, ms after the episode's first frame"
+                + " (default: ${DEFAULT-VALUE})")
+        double fromMs = 0;
 
         @Option(names = "--truth", paramLabel = "GROUND_TRUTH_JSON", description = "a simulated fleet's"
                 + " ground_truth.json: also show the true error of every pairing next to the observed residual")
@@ -73,6 +78,8 @@ final class AlignCommand implements Runnable {
             Usage.require(spec, stream == null || plot != null, "--stream needs --plot: it names the stream drawn");
             Usage.require(spec, windowMs > 0 && !Double.isInfinite(windowMs),
                     "--window-ms must be a positive number of ms, got " + windowMs);
+            Usage.require(spec, fromMs >= 0 && !Double.isInfinite(fromMs),
+                    "--from-ms must be a number of ms >= 0, got " + fromMs);
             boolean json = jsonOutput.enabled();
             GroundTruthTimes groundTruth = null;
             if (truth != null) {
@@ -93,7 +100,7 @@ final class AlignCommand implements Runnable {
                 EpisodeStreams raw = EpisodeStreams.read(ep.episodeId(), SourceFiles.uris(ep.metadataJson()),
                         SourceFiles::localPath);
                 TimelinePlot.render(Timeline.spec(ep, report.frames(), topic, raw.timesNs(topic), groundTruth,
-                        Math.round(windowMs * 1e6)), plot);
+                        Math.round(fromMs * 1e6), Math.round(windowMs * 1e6)), plot);
             }
             int frames = report.frames().size();
             if (json) {

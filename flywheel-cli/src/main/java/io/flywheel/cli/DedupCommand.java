@@ -144,7 +144,8 @@ final class DedupCommand implements Callable<Integer> {
                 m.put("episodes", steps(report.episodes()));
                 m.put("frames", steps(report.frames()));
                 m.put("html", report.html().toAbsolutePath().toString());
-                m.put("png", report.png().toAbsolutePath().toString());
+                m.put("png", report.pngs().get(0).toAbsolutePath().toString());
+                m.put("png_pages", report.pngs().stream().map(p -> p.toAbsolutePath().toString()).toList());
                 Json.print(System.out, m);
                 return 0;
             }
@@ -158,7 +159,8 @@ final class DedupCommand implements Callable<Integer> {
                 System.out.printf(Locale.ROOT, "  %8.0f -> %6d kept, %6d removed, %6d new pairs%n", s.threshold(), s.groups(),
                         s.removed(), s.justInsideTotal());
             }
-            System.out.println("contact sheet: " + report.html().toAbsolutePath() + " and " + report.png().toAbsolutePath());
+            System.out.println("contact sheet: " + report.html().toAbsolutePath() + " and " + report.pngs().get(0)
+                    .toAbsolutePath() + (report.pngs().size() > 1 ? " (" + report.pngs().size() + " pages)" : ""));
             return 0;
         }
 

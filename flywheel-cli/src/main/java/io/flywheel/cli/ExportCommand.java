@@ -18,9 +18,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code flywheel export lerobot LAKE TAG OUT}: a training set as a LeRobotDataset v3.0 folder. */
+/**
+ * {@code flywheel export lerobot LAKE TAG OUT}: a training set as a LeRobotDataset v3.0 folder; {@code flywheel export
+ * iceberg LAKE TAG --warehouse DIR}: as Iceberg tables.
+ */
 @Command(name = "export", mixinStandardHelpOptions = true, description = "Export a training set to another format.",
-        subcommands = {ExportCommand.LeRobot.class})
+        subcommands = {ExportCommand.LeRobot.class, ExportCommand.Iceberg.class})
 final class ExportCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -116,6 +119,85 @@ final class ExportCommand implements Runnable {
                             + " the most common one (a LeRobot dataset has one shape), or their first samples have no"
                             + " state or action: %s%n", r.leftOut().size(), String.join(", ", r.leftOut()));
                 }
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "iceberg", mixinStandardHelpOptions = true,
+            description = "Write a training set as two Apache Iceberg tables, NAMESPACE.samples and NAMESPACE.episodes"
+                    + " (format v2, Parquet), in a JDBC catalog (SQLite by default): one snapshot per training-set tag,"
+                    + " tagged with it, holding exactly that set's rows, so that Spark, Trino, StarRocks or Doris read"
+                    + " it with FOR VERSION AS OF 'TAG'. Exporting a tag again is a no-op; images stay in the raw files"
+                    + " (the samples name their byte ranges).")
+    static final class Iceberg implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        LakeLocation lake;
+
+        @Parameters(index = "1", paramLabel = "TAG", description = "training-set tag")
+        String tag;
+
+        @Option(names = "--warehouse", paramLabel = "DIR", required = true,
+                description = "folder for the tables' metadata and Parquet files (created when missing)")
+        Path warehouse;
+
+        @Option(names = "--catalog", paramLabel = "JDBC_URI",
+                description = "the catalog's JDBC URI (default: jdbc:sqlite:WAREHOUSE/catalog.db)")
+        String catalog;
+
+        @Option(names = "--namespace", paramLabel = "NS", defaultValue = "flywheel",
+                description = "catalog namespace of the two tables (default: ${DEFAULT-VALUE})")
+        String namespace;
+
+        @Mixin
+        JsonOutput jsonOutput;
+
+        @Override
+        public Integer call() throws IOException {
+            boolean json = jsonOutput.enabled();
+            io.flywheel.iceberg.IcebergExport.Options o = new io.flywheel.iceberg.IcebergExport.Options(catalog,
+                    warehouse, namespace, null);
+            io.flywheel.iceberg.IcebergExport.Result r;
+            try (Lake l = lake.open()) {
+                r = io.flywheel.iceberg.IcebergExport.export(l, tag, o, line -> {
+                    if (!json) {
+                        System.err.println(line);
+                    }
+                });
+            }
+            Map<String, java.util.List<String>> tags = io.flywheel.iceberg.IcebergExport.tags(o);
+            if (json) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("tag", r.tag());
+                m.put("catalog", r.catalogUri());
+                m.put("warehouse", r.warehouse().toAbsolutePath().toString());
+                m.put("already_exported", r.alreadyExported());
+                m.put("tables", r.tables().stream().map(t -> {
+                    Map<String, Object> x = new LinkedHashMap<>();
+                    x.put("table", t.table());
+                    x.put("snapshot_id", t.snapshotId());
+                    x.put("rows", t.rows());
+                    x.put("data_files", t.dataFiles());
+                    x.put("bytes", t.bytes());
+                    x.put("written", t.written());
+                    return x;
+                }).toList());
+                m.put("tags", tags);
+                m.put("seconds", r.seconds());
+                Json.print(System.out, m);
+            } else {
+                for (io.flywheel.iceberg.IcebergExport.TableResult t : r.tables()) {
+                    System.out.printf(Locale.ROOT, "%s: %s snapshot %d, %d rows%s%n", t.table(),
+                            t.written() ? "wrote" : "already holds", t.snapshotId(), t.rows(), t.written()
+                                    ? String.format(Locale.ROOT, " in %d Parquet file(s), %.1f MB", t.dataFiles(),
+                                    t.bytes() / 1e6) : "");
+                }
+                System.out.printf(Locale.ROOT, "'%s' is Iceberg tag '%s' of %s.samples and %s.episodes in %s (%.1f s);"
+                        + " the catalog holds %s%n", r.tag(), r.tag(), namespace, namespace, r.catalogUri(), r.seconds(),
+                        tags.getOrDefault(namespace + ".samples", java.util.List.of()));
             }
             return 0;
         }

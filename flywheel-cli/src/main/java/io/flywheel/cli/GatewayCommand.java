@@ -257,7 +257,7 @@ final class GatewayCommand implements Callable<Integer> {
                 }
             }, "flywheel-gateway-stop");
             Runtime.getRuntime().addShutdownHook(hook);
-            stopOnSignals(stop);
+            Signals.stopOn(stop);
             Instant started = Instant.now();
             try {
                 for (String p : gw.problems()) {
@@ -357,26 +357,6 @@ final class GatewayCommand implements Callable<Integer> {
             stopped.countDown();
         }
         return 0;
-    }
-
-    /**
-     * SIGINT (Ctrl-C) and SIGTERM stop the gateway gracefully and it exits 0: a stop asked for is not a failure. A
-     * second signal while stopping halts at once (exit 130). Where the JVM has no {@code sun.misc.Signal}, the
-     * shutdown hook still stops it gracefully (exit 130 or 143, the JVM's).
-     */
-    private static void stopOnSignals(CountDownLatch stop) {
-        try {
-            for (String name : List.of("INT", "TERM")) {
-                sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> {
-                    if (stop.getCount() == 0) {
-                        Runtime.getRuntime().halt(130);
-                    }
-                    stop.countDown();
-                });
-            }
-        } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError e) {
-            // no signal handling here: the shutdown hook stops the gateway
-        }
     }
 
     static String statsLine(UploadStats s, double mbps) {

@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 
 /** {@code flywheel models pull|list}: the per-user cache of image-embedding models. */
 @Command(name = "models", description = "Build and list the image-embedding models in the per-user cache"
-        + " ($FLYWHEEL_MODELS_DIR, else ~/.cache/flywheel/models).",
+        + " ($FLYWHEEL_MODELS_DIR, else $XDG_CACHE_HOME/flywheel/models, else ~/.cache/flywheel/models).",
         mixinStandardHelpOptions = true, subcommands = {ModelsCommand.Pull.class, ModelsCommand.ListModels.class})
 final class ModelsCommand implements Runnable {
     @picocli.CommandLine.Spec

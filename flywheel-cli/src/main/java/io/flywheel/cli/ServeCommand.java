@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = "Start the web console (episodes, frames, alignment, embedding map, training sets) and its HTTP"
                 + " JSON API (/api/...) over a lake. Read-only; no authentication: keep --host on this machine"
-                + " (127.0.0.1) unless the network is trusted. Stops on Ctrl-C and prints how many requests it answered.")
+                + " (127.0.0.1) unless the network is trusted. Ctrl-C or SIGTERM stops it (exit 0) and it"
+                + " prints how many requests it answered.")
 final class ServeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -55,6 +56,7 @@ final class ServeCommand implements Callable<Integer> {
             }
             Thread hook = new Thread(stop::countDown, "flywheel-serve-stop");
             Runtime.getRuntime().addShutdownHook(hook);
+            Signals.stopOn(stop);
             Map<String, Object> started = new LinkedHashMap<>();
             started.put("url", server.uri().toString());
             started.put("lake", l.location());
@@ -74,7 +76,7 @@ final class ServeCommand implements Callable<Integer> {
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {
-                // Ctrl-C: the JVM is already stopping
+                // no signal handler here: the JVM is already stopping
             }
             // let the last response finish before stopping the connector
             Thread.sleep(100);

@@ -48,7 +48,9 @@ final class WarmCommand implements Callable<Integer> {
     boolean list;
 
     @Option(names = "--format", defaultValue = "juicefs",
-            description = "with --list: juicefs ('/path [start-end;start-end]', end exclusive) (default ${DEFAULT-VALUE})")
+            description = "with --list: juicefs (one path per line, whole files: what released JuiceFS warmup --file"
+                    + " reads) or juicefs-ranges ('/path [start-end;start-end]', end exclusive, no space after ';':"
+                    + " JuiceFS's main branch only) (default ${DEFAULT-VALUE})")
     String format;
 
     @Option(names = "--path-prefix", paramLabel = "P",
@@ -74,7 +76,8 @@ final class WarmCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         boolean json = jsonOutput.enabled();
         LoaderOptions.Images mode = LoadCommand.imagesMode(spec, images);
-        Usage.require(spec, format.equals("juicefs"), "--format '" + format + "': expected juicefs (use --json for JSON)");
+        Usage.require(spec, format.equals("juicefs") || format.equals("juicefs-ranges"),
+                "--format '" + format + "': expected juicefs or juicefs-ranges (use --json for JSON)");
         Usage.require(spec, cache != null || list, "--cache DIR is needed to warm (or give --list)");
         Usage.require(spec, threads >= 1, "--threads must be >= 1, got " + threads);
         Usage.require(spec, checkBatches >= 0, "--check-batches must be >= 0 (0: none), got " + checkBatches);
@@ -96,12 +99,13 @@ final class WarmCommand implements Callable<Integer> {
             out.put("file_bytes", plan.fileBytes());
             if (list) {
                 if (json) {
-                    out.put("list", plan.files().stream().map(f -> Map.of("path", pathOf(plan, f), "kind",
+                    out.put("list", plan.files().stream().map(f -> Map.of("path", plan.mountedPath(f, pathPrefix), "kind",
                             f.kind().name().toLowerCase(Locale.ROOT), "size", f.size(), "ranges",
                             f.ranges().stream().map(r -> List.of(r.start(), r.end())).toList())).toList());
                     Json.print(System.out, out);
                 } else {
-                    plan.juicefsLines(pathPrefix).forEach(System.out::println);
+                    (format.equals("juicefs") ? plan.juicefsLines(pathPrefix) : plan.juicefsRangeLines(pathPrefix))
+                            .forEach(System.out::println);
                     System.err.printf(Locale.ROOT, "warm list: %d files, %s in ranges of %s in files%n",
                             plan.files().size(), mb(plan.bytes()), mb(plan.fileBytes()));
                 }
@@ -162,13 +166,6 @@ final class WarmCommand implements Callable<Integer> {
         }
     }
 
-    private String pathOf(WarmPlan plan, WarmPlan.FileRanges f) {
-        String p = f.path();
-        if (pathPrefix != null && f.kind() != WarmPlan.Kind.RAW && p.startsWith(plan.lake())) {
-            p = pathPrefix + p.substring(plan.lake().length());
-        }
-        return p;
-    }
 
     private static String mb(long bytes) {
         return String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);

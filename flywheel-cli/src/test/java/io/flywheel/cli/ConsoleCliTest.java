@@ -97,6 +97,26 @@ class ConsoleCliTest {
         assertEquals(1, JSON.readTree(lines[1]).get("errors").asInt());
     }
 
+    /** SIGTERM (what Ctrl-C, systemd and Kubernetes send) stops serve with its summary and exit 0. */
+    @Test
+    void serveStopsOnSigtermWithItsSummary(@TempDir Path tmp) throws Exception {
+        String lake = TestLake.get().toString();
+        GatewayProcess serve = GatewayProcess.start(tmp.resolve("serve"), null, "serve", lake, "--port", "0", "--json");
+        try {
+            URI base = URI.create(JSON.readTree(serve.await(l -> l.contains("\"url\""))).get("url").asText());
+            HttpResponse<String> s = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(base.resolve("/api/summary")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, s.statusCode());
+        } finally {
+            serve.process().destroy(); // SIGTERM
+            assertTrue(serve.process().waitFor(60, TimeUnit.SECONDS));
+        }
+        assertEquals(0, serve.process().exitValue(), String.join("\n", serve.lines()));
+        JsonNode done = JSON.readTree(serve.await(l -> l.contains("\"requests\"")));
+        assertEquals(1, done.get("requests").asInt());
+        assertEquals(0, done.get("errors").asInt());
+    }
+
     @Test
     void serveRefusesABusyPortAndAMissingLake(@TempDir Path tmp) throws IOException {
         String lake = TestLake.get().toString();

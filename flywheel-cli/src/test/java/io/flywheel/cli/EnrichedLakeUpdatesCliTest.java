@@ -74,6 +74,23 @@ class EnrichedLakeUpdatesCliTest {
         assertEquals(0, dedup.exitCode(), dedup.err());
 
         Map<String, EpisodeRow> after = episodes(lake);
+        try (Lake l = Lake.open(lake.toString())) {
+            // the console lists an episode's representative only when it is another episode
+            Map<String, String> reps = io.flywheel.curate.pool.DedupTables.representatives(l);
+            assertEquals(25, reps.size());
+            List<?> rows = (List<?>) new io.flywheel.console.ConsoleApi(l, 100).episodes(
+                    new io.flywheel.console.EpisodeQuery(0, 100, null, false, Map.of(), null, null)).get("rows");
+            int representatives = 0;
+            for (Object o : rows) {
+                Map<?, ?> r = (Map<?, ?>) o;
+                String id = (String) r.get("episode_id");
+                String rep = reps.get(id);
+                assertEquals(id.equals(rep) ? null : rep, r.get("duplicate_of"), id);
+                representatives += id.equals(rep) ? 1 : 0;
+            }
+            assertEquals(25, rows.size());
+            assertEquals(reps.values().stream().distinct().count(), representatives);
+        }
         Map<String, FrameRow> framesAfter = frames(lake);
         assertEquals(episodesBefore.keySet(), after.keySet());
         for (EpisodeRow b : episodesBefore.values()) {

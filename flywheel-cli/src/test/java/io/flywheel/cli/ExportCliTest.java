@@ -1,6 +1,7 @@
 package io.flywheel.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -15,9 +16,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flywheel.testkit.SharedData;
 
 /**
- * {@code flywheel export lerobot} on the 25 real BridgeData episodes. This module's test class path
- * has no Hadoop (flywheel-serve has it only as provided, for compiling), so this also shows the
- * Parquet writing runs without it.
+ * {@code flywheel export lerobot} and {@code flywheel export iceberg} on the 25 real BridgeData episodes (that the
+ * LeRobot export's Parquet writing runs without Hadoop is shown by flywheel-serve's own tests: this class path has
+ * Hadoop's client, for Iceberg).
  */
 class ExportCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -67,5 +68,35 @@ class ExportCliTest {
         assertEquals(25, JSON.readTree(relabelled.out()).get("frames").asInt()); // 5 of 10 frames per episode
 
         assertEquals(2, CliRun.of("export", "lerobot", lake).exitCode()); // usage
+
+        // Iceberg: a tag per call, the second call of a tag a no-op
+        String wh = tmp.resolve("warehouse").toString();
+        CliRun ice = CliRun.of("export", "iceberg", lake, "train-v1", "--warehouse", wh, "--json");
+        assertEquals(0, ice.exitCode(), ice.err());
+        JsonNode ij = JSON.readTree(ice.out());
+        assertFalse(ij.get("already_exported").asBoolean());
+        assertEquals("flywheel.samples", ij.get("tables").get(0).get("table").asText());
+        assertEquals(50, ij.get("tables").get(0).get("rows").asInt());
+        assertEquals(5, ij.get("tables").get(1).get("rows").asInt());
+        CliRun half = CliRun.of("export", "iceberg", lake, "half", "--warehouse", wh);
+        assertEquals(0, half.exitCode(), half.err());
+        assertTrue(half.out().contains("the catalog holds [half, train-v1]"), half.out());
+        CliRun again = CliRun.of("export", "iceberg", lake, "train-v1", "--warehouse", wh, "--json");
+        assertEquals(0, again.exitCode(), again.err());
+        assertTrue(JSON.readTree(again.out()).get("already_exported").asBoolean());
+        assertEquals(ij.get("tables").get(0).get("snapshot_id"), JSON.readTree(again.out()).get("tables").get(0)
+                .get("snapshot_id"));
+        CliRun noTag = CliRun.of("export", "iceberg", lake, "nope", "--warehouse", wh);
+        assertEquals(1, noTag.exitCode());
+        assertTrue(noTag.err().contains("no training set 'nope'") && noTag.noStackTrace(), noTag.err());
+        CliRun badCatalog = CliRun.of("export", "iceberg", lake, "train-v1", "--warehouse", wh, "--catalog", "sqlite:x");
+        assertEquals(1, badCatalog.exitCode());
+        assertTrue(badCatalog.err().contains("expected a JDBC URI") && badCatalog.noStackTrace(), badCatalog.err());
+        CliRun unreachable = CliRun.of("export", "iceberg", lake, "train-v1", "--warehouse", wh, "--catalog",
+                "jdbc:sqlite:" + tmp.resolve("no/such/folder/c.db"));
+        assertEquals(1, unreachable.exitCode());
+        assertTrue(unreachable.err().contains("cannot open the Iceberg catalog") && unreachable.noStackTrace(),
+                unreachable.err());
+        assertEquals(2, CliRun.of("export", "iceberg", lake, "train-v1").exitCode()); // --warehouse is required
     }
 }

@@ -32,7 +32,7 @@ class WarmCliTest {
                 "--rate-hz", "0", "--json");
         assertEquals(0, b.exitCode(), b.err());
 
-        CliRun list = CliRun.of("warm", lake, "train-v1", "--list", "--format", "juicefs");
+        CliRun list = CliRun.of("warm", lake, "train-v1", "--list", "--format", "juicefs-ranges");
         assertEquals(0, list.exitCode(), list.err());
         List<String> lines = list.out().lines().toList();
         long listed = 0;
@@ -56,6 +56,13 @@ class WarmCliTest {
         JsonNode lj = JSON.readTree(CliRun.of("warm", lake, "train-v1", "--list", "--json").out());
         assertEquals(listed, lj.get("bytes").asLong());
         assertEquals(lines.size(), lj.get("list").size());
+        // released JuiceFS (v1.3.x, v1.4.x) reads one path per line: the same files, whole, in the same order
+        CliRun whole = CliRun.of("warm", lake, "train-v1", "--list", "--format", "juicefs");
+        assertEquals(0, whole.exitCode(), whole.err());
+        List<String> paths = whole.out().lines().toList();
+        assertEquals(lines.stream().map(l -> l.substring(0, l.indexOf(" ["))).toList(), paths);
+        paths.forEach(p -> assertTrue(Files.isRegularFile(Path.of(p)), p));
+        assertEquals(2, CliRun.of("warm", lake, "train-v1", "--list", "--format", "csv").exitCode());
 
         String cache = tmp.resolve("cache").toString();
         CliRun w = CliRun.of("warm", lake, "train-v1", "--cache", cache, "--json", "--check-batches", "1");

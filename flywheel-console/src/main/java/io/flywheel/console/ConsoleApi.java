@@ -208,8 +208,10 @@ public final class ConsoleApi {
                 // the latest dedup keeps its groups in episode_groups: look up this page's episodes only
                 Map<String, String> reps = DedupTables.representatives(lake,
                         rows.stream().map(r -> String.valueOf(r.get(TableSchemas.EPISODE_ID))).toList());
-                for (Map<String, Object> r : rows) {
-                    r.put(DedupTables.DUPLICATE_OF, reps.get(String.valueOf(r.get(TableSchemas.EPISODE_ID))));
+                for (Map<String, Object> r : rows) { // null for an episode that is no other's duplicate
+                    String id = String.valueOf(r.get(TableSchemas.EPISODE_ID));
+                    String rep = reps.get(id);
+                    r.put(DedupTables.DUPLICATE_OF, id.equals(rep) ? null : rep);
                 }
                 cols = new ArrayList<>(cols);
                 cols.add(DedupTables.DUPLICATE_OF);

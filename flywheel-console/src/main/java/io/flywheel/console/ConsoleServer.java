@@ -177,7 +177,7 @@ public final class ConsoleServer implements AutoCloseable {
                 response.getHeaders().put(HttpHeader.ALLOW, "GET, HEAD");
                 throw new ApiException(405, "method " + method + " is not allowed; the console is read-only (GET)");
             }
-            Fields params = Request.extractQueryParameters(request, StandardCharsets.UTF_8);
+            Fields params = queryParameters(request);
             lake.refresh(); // each request reads the newest lake commit (labels, enrich batches as they land)
             List<String> seg = segments(path);
             if (apiPath) {
@@ -192,8 +192,10 @@ public final class ConsoleServer implements AutoCloseable {
         } catch (io.flywheel.error.BadInputException e) {
             fail(400, e.getMessage(), apiPath, response, callback);
         } catch (Exception e) {
-            String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-            fail(500, m, apiPath, response, callback);
+            // the cause names lake paths and internal filters: it goes to the server's log, not to the client
+            System.err.println("flywheel console: " + request.getMethod() + " " + path + ": " + e);
+            fail(500, "internal error answering " + path + " (the server's log has the cause)", apiPath, response,
+                    callback);
         } finally {
             requests.incrementAndGet();
             onRequest.run();
@@ -316,7 +318,51 @@ public final class ConsoleServer implements AutoCloseable {
 
     // ------------------------------------------------------------------ parameters
 
+    /** The parameters of an episode listing: its filters and these. */
+    private static final java.util.Set<String> LISTING_PARAMETERS = java.util.Set.of("offset", "limit", "sort",
+            "order", "q", "flag");
+
+    /**
+     * @return the query string's parameters, percent-decoded as UTF-8
+     * @throws ApiException 400 for a query string that is not UTF-8, or a name or value with a control character
+     *     (NUL included)
+     */
+    static Fields queryParameters(Request request) {
+        Fields p;
+        try {
+            p = Request.extractQueryParameters(request, StandardCharsets.UTF_8);
+        } catch (RuntimeException e) {
+            throw ApiException.badRequest("the query string is not percent-encoded UTF-8");
+        }
+        for (Fields.Field f : p) {
+            checkText(f.getName(), "parameter name");
+            for (String v : f.getValues()) {
+                checkText(v, "parameter '" + f.getName() + "'");
+            }
+        }
+        return p;
+    }
+
+    private static void checkText(String s, String what) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\uFFFD') {
+                throw ApiException.badRequest(what + ": not valid UTF-8");
+            }
+            if (Character.isISOControl(c)) {
+                throw ApiException.badRequest(what + ": control character U+" + String.format("%04X", (int) c)
+                        + " at character " + i);
+            }
+        }
+    }
+
     static EpisodeQuery episodeQuery(Fields p) {
+        for (String name : p.getNames()) {
+            if (!ConsoleApi.FILTERS.containsKey(name) && !LISTING_PARAMETERS.contains(name)) {
+                throw ApiException.badRequest("unknown parameter '" + name + "'; filters: "
+                        + String.join(", ", ConsoleApi.FILTERS.keySet()) + "; also: offset, limit, sort, order, q, flag");
+            }
+        }
         Map<String, String> filters = new LinkedHashMap<>();
         for (String k : ConsoleApi.FILTERS.keySet()) {
             String v = p.getValue(k);

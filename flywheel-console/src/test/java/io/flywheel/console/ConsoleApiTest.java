@@ -174,13 +174,22 @@ class ConsoleApiTest {
         cases.put("/api/episodes/" + bridgeEpisode() + "/align?tolerance_ms=-1", "tolerance_ms must be in 0..60000");
         cases.put("/api/episodes/" + bridgeEpisode() + "/align?tolerance_ms=NaN", "tolerance_ms must be a number");
         cases.put("/api/trainset-diff?from=train-v1", "parameter 'to' is required");
+        cases.put("/api/episodes?robt=arm-1", "unknown parameter 'robt'; filters: robot, task, scene, operator, outcome,"
+                + " quality; also: offset, limit, sort, order, q, flag");
+        cases.put("/api/episodes?scene=kit%00chen", "parameter 'scene': control character U+0000 at character 3");
+        cases.put("/api/episodes?q=%FF%FEx", "");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             Reply r = get(c.getKey());
             assertEquals(400, r.status(), c.getKey() + ": " + r.text());
             assertTrue(r.type().startsWith("application/json"), c.getKey());
             assertEquals(400, r.json().get("status").asInt());
             assertTrue(r.json().get("error").asText().startsWith(c.getValue()), c.getKey() + ": " + r.json().get("error"));
+            assertFalse(r.text().contains(TestLake.get().toString()), c.getKey() + " names the lake: " + r.text());
+            assertFalse(r.text().contains("episode_id ="), c.getKey() + " shows the internal filter: " + r.text());
         }
+        Reply unknownOnPage = get("/episodes?robt=arm-1");
+        assertEquals(400, unknownOnPage.status());
+        assertTrue(unknownOnPage.text().contains("unknown parameter"), unknownOnPage.text());
         Map<String, String> missing = Map.of("/api/episodes/rec-0000000000000000-e00", "no episode 'rec-0000000000000000-e00'",
                 "/api/episodes/" + bridgeEpisode() + "/frames/99/image", "episode '" + bridgeEpisode() + "' has no frame 99",
                 "/api/episodes/" + bridgeEpisode() + "/frames/0/image?camera=5", "frame 0 of episode '" + bridgeEpisode()

@@ -19,7 +19,9 @@ import java.util.Locale;
  * the true capture times are known (a simulated fleet), a third timeline shows them, so that an
  * unsynced clock is visible: small observed residuals while the true error is large.
  *
- * <p>PNG output, 1200 x 420 pixels; times are shown in milliseconds from the window start.
+ * <p>An overview strip on top shows the whole episode (every frame, unpaired ones in red) and where the drawn window
+ * lies in it. PNG output, 1200 x 480 pixels; times are shown in milliseconds after the episode's first frame; lane names are
+ * written in full above their lanes.
  */
 public final class TimelinePlot {
     private TimelinePlot() {}
@@ -42,8 +44,8 @@ public final class TimelinePlot {
                        long windowStartNs, long windowNs) {}
 
     private static final int W = 1200;
-    private static final int H = 420;
-    private static final int LEFT = 170;
+    private static final int H = 480;
+    private static final int LEFT = 40;
     private static final int RIGHT = 30;
 
     /**
@@ -71,11 +73,12 @@ public final class TimelinePlot {
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
             g.drawString(spec.title(), 20, 28);
 
-            boolean truth = spec.trueFrameTimesNs() != null;
-            int yTrue = 90;
-            int yMaster = truth ? 190 : 130;
-            int yStream = truth ? 300 : 280;
             g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+            overview(g, spec, 56);
+            boolean truth = spec.trueFrameTimesNs() != null;
+            int yTrue = 150;
+            int yMaster = truth ? 250 : 190;
+            int yStream = truth ? 360 : 340;
             if (truth) {
                 lane(g, yTrue, "true capture", new Color(0, 130, 60));
             }
@@ -124,7 +127,7 @@ public final class TimelinePlot {
                     g.drawLine(x + 6, yMaster + 16, x - 6, yMaster + 28);
                 }
             }
-            axis(g, H - 50, t0, spec.windowNs());
+            axis(g, H - 50, t0, spec.windowNs(), spec.frameTimesNs().length == 0 ? 0 : t0 - spec.frameTimesNs()[0]);
             g.setColor(Color.DARK_GRAY);
             g.drawString("orange: pairing used for training rows; red: frame without a value (beyond tolerance or dropped)"
                     + (truth ? "; green: true capture time" : ""), 20, H - 12);
@@ -142,11 +145,37 @@ public final class TimelinePlot {
         g.setColor(new Color(235, 235, 235));
         g.drawLine(LEFT, y, W - RIGHT, y);
         g.setColor(c);
-        String l = label.length() > 24 ? label.substring(0, 21) + "..." : label; // topic heads differ, tails repeat
-        g.drawString(l, 12, y + 5);
+        g.drawString(label, LEFT, y - 18); // in full, above the lane: topic names are long
     }
 
-    private static void axis(Graphics2D g, int y, long t0, long span) {
+    /** The whole episode on one strip: a tick per frame (red when unpaired), the drawn window shaded. */
+    private static void overview(Graphics2D g, Spec spec, int y) {
+        long[] ft = spec.frameTimesNs();
+        if (ft.length == 0) {
+            return;
+        }
+        long t0 = Math.min(ft[0], spec.windowStartNs());
+        long span = Math.max(1, Math.max(ft[ft.length - 1], spec.windowStartNs() + spec.windowNs()) - t0);
+        int xa = x(spec.windowStartNs(), t0, span);
+        int xb = Math.max(xa + 2, x(spec.windowStartNs() + spec.windowNs(), t0, span));
+        g.setColor(new Color(255, 236, 200));
+        g.fillRect(xa, y - 2, xb - xa, 26);
+        int unpaired = 0;
+        for (int f = 0; f < ft.length; f++) {
+            boolean paired = spec.matchIndex()[f] >= 0;
+            unpaired += paired ? 0 : 1;
+            g.setColor(paired ? new Color(30, 80, 200, 90) : new Color(210, 30, 30));
+            int x = x(ft[f], t0, span);
+            g.fillRect(x, y + (paired ? 6 : 0), paired ? 1 : 2, paired ? 10 : 22);
+        }
+        g.setColor(Color.DARK_GRAY);
+        g.drawString(String.format(Locale.ROOT, "whole episode: %d frames over %.1f s, %d unpaired (red); shaded: the"
+                + " window drawn below, %.0f ms from %.0f ms", ft.length, (ft[ft.length - 1] - ft[0]) / 1e9, unpaired,
+                spec.windowNs() / 1e6, (spec.windowStartNs() - ft[0]) / 1e6), LEFT, y - 8);
+    }
+
+    /** The time axis, labelled in ms after the episode's first frame ({@code labelOffsetNs} at the window start). */
+    private static void axis(Graphics2D g, int y, long t0, long span, long labelOffsetNs) {
         g.setColor(Color.BLACK);
         g.drawLine(LEFT, y, W - RIGHT, y);
         double ms = span / 1e6;
@@ -154,7 +183,7 @@ public final class TimelinePlot {
         for (double v = 0; v <= ms + 1e-9; v += step) {
             int x = x(t0 + (long) (v * 1e6), t0, span);
             g.drawLine(x, y - 4, x, y + 4);
-            String s = String.format(Locale.ROOT, "%.0f ms", v);
+            String s = String.format(Locale.ROOT, "%.0f ms", v + labelOffsetNs / 1e6);
             g.drawString(s, x - g.getFontMetrics().stringWidth(s) / 2, y + 20);
         }
     }

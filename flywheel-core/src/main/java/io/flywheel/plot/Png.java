@@ -35,14 +35,18 @@ public final class Png {
         Path tmp;
         try {
             Files.createDirectories(parent);
-            tmp = Files.createTempFile(parent, "." + target.getFileName(), ".tmp");
+            // not Files.createTempFile, which makes the file 0600: the picture gets the permissions of any new file
+            // (0666 less the umask), as the HTML beside it does
+            tmp = parent.resolve("." + target.getFileName() + "." + Long.toUnsignedString(
+                    java.util.concurrent.ThreadLocalRandom.current().nextLong(), 36) + ".tmp");
+            Files.newOutputStream(tmp, java.nio.file.StandardOpenOption.CREATE_NEW).close();
         } catch (FileSystemException e) { // name the picture asked for, not the temporary file
             throw e instanceof AccessDeniedException ? new AccessDeniedException(file.toString())
                     : e instanceof NoSuchFileException ? new NoSuchFileException(file.toString())
                     : new FileSystemException(file.toString(), null, e.getReason() != null ? e.getReason() : "cannot write here");
         }
         try {
-            try (OutputStream out = Files.newOutputStream(tmp)) {
+            try (OutputStream out = Files.newOutputStream(tmp, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
                 if (!ImageIO.write(image, "png", out)) {
                     throw new IOException("no PNG writer available for " + file);
                 }

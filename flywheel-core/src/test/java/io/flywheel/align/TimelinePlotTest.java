@@ -44,7 +44,7 @@ class TimelinePlotTest {
                 start, 400_000_000L), png);
         BufferedImage img = ImageIO.read(png.toFile());
         assertEquals(1200, img.getWidth());
-        assertEquals(420, img.getHeight());
+        assertEquals(480, img.getHeight());
         int red = 0;
         for (int y = 0; y < img.getHeight(); y++) {
             for (int x = 0; x < img.getWidth(); x++) {

@@ -26,6 +26,10 @@ class PngTest {
         assertEquals(7, back.getWidth());
         assertEquals(3, back.getHeight());
         assertEquals(0xff8000, back.getRGB(6, 2) & 0xffffff);
+        // the same permissions as any new file here (0666 less the umask; a temporary file would be 0600)
+        Path plain = Files.writeString(tmp.resolve("a/b/plain.html"), "<p>");
+        assertEquals(Files.getPosixFilePermissions(plain), Files.getPosixFilePermissions(file));
+        Files.delete(plain);
 
         Png.write(new BufferedImage(2, 2, BufferedImage.TYPE_INT_RGB), file); // replaces
         assertEquals(2, ImageIO.read(file.toFile()).getWidth());

@@ -75,6 +75,17 @@ public final class Timeline {
      */
     public static TimelinePlot.Spec spec(EpisodeRow episode, List<FrameRow> frames, String topic, long[] streamTimesNs,
                                          GroundTruthTimes truth, long windowNs) {
+        return spec(episode, frames, topic, streamTimesNs, truth, 0, windowNs);
+    }
+
+    /**
+     * As {@link #spec(EpisodeRow, List, String, long[], GroundTruthTimes, long)}, the window starting
+     * {@code fromNs} after the first frame.
+     *
+     * @param fromNs where the window starts, ns after the episode's first frame, &ge; 0
+     */
+    public static TimelinePlot.Spec spec(EpisodeRow episode, List<FrameRow> frames, String topic, long[] streamTimesNs,
+                                         GroundTruthTimes truth, long fromNs, long windowNs) {
         long[] ft = frames.stream().mapToLong(FrameRow::timestampNs).toArray();
         int[] match = new int[ft.length];
         for (int i = 0; i < ft.length; i++) {
@@ -97,6 +108,6 @@ public final class Timeline {
         }
         return new TimelinePlot.Spec("episode " + episode.episodeId() + ": " + topic + " against "
                 + episode.masterTopic(), episode.masterTopic(), ft, topic, streamTimesNs, match, trueFrames,
-                ft[0] - (trueFrames == null ? 0 : TRUTH_LEAD_NS), windowNs);
+                ft[0] + fromNs - (trueFrames == null ? 0 : TRUTH_LEAD_NS), windowNs);
     }
 }

@@ -32,11 +32,17 @@ import io.flywheel.lake.Sql;
  * The dedup threshold sweep with its contact sheet: for each threshold, the group count and the
  * pool size left, and the pairs merged just inside it (above the previous threshold), shown side
  * by side (master-camera hot copies: the middle frame of each episode, or the frames themselves)
- * in {@code sweep.html} and {@code sweep.png}, so that a person can see where merging starts to
- * join different scenes.
+ * in {@code sweep.html} and a grid of pairs in {@code sweep.png} ({@value #PAIRS_PER_PAGE} pairs a page, further
+ * pages {@code sweep-2.png}, ...), so that a person can see where merging starts to join different scenes.
  */
 public final class ContactSheet {
     private static final int THUMB = 96;
+    /** Grid columns of a PNG page. */
+    static final int COLUMNS = 4;
+    /** Pairs on one PNG page: {@value #COLUMNS} columns by 6 rows, about 1,150 x 1,000 px. */
+    static final int PAIRS_PER_PAGE = COLUMNS * 6;
+    private static final int CELL_W = 2 * (THUMB * 4 / 3) + 26;
+    private static final int CELL_H = THUMB + 62;
 
     private ContactSheet() {}
 
@@ -44,9 +50,13 @@ public final class ContactSheet {
      * @param episodes sweep over episode embeddings
      * @param frames sweep over master-camera pHashes
      * @param html the HTML contact sheet
-     * @param png the PNG contact sheet
+     * @param pngs the PNG contact sheet's pages, {@code sweep.png} first (one page when no pair merged)
      */
-    public record Report(List<DedupSweep.Step> episodes, List<DedupSweep.Step> frames, Path html, Path png) {}
+    public record Report(List<DedupSweep.Step> episodes, List<DedupSweep.Step> frames, Path html, List<Path> pngs) {
+        public Report {
+            pngs = List.copyOf(pngs);
+        }
+    }
 
     private record FrameKey(String episodeId, int frameIndex) {}
 
@@ -92,10 +102,19 @@ public final class ContactSheet {
         Map<FrameKey, byte[]> thumbs = thumbnails(lake, keys);
         Files.createDirectories(outDir);
         Path html = outDir.resolve("sweep.html");
-        Path png = outDir.resolve("sweep.png");
         Files.writeString(html, html(es, fs, rows, thumbs), StandardCharsets.UTF_8);
-        io.flywheel.plot.Png.write(png(rows, thumbs), png);
-        return new Report(es, fs, html, png);
+        int pages = Math.max(1, (rows.size() + PAIRS_PER_PAGE - 1) / PAIRS_PER_PAGE);
+        List<Path> pngs = new ArrayList<>();
+        for (int page = 0; page < pages; page++) {
+            Path png = outDir.resolve(page == 0 ? "sweep.png" : "sweep-" + (page + 1) + ".png");
+            List<Row> on = rows.subList(page * PAIRS_PER_PAGE, Math.min(rows.size(), (page + 1) * PAIRS_PER_PAGE));
+            io.flywheel.plot.Png.write(png(on, thumbs, page + 1, pages), png);
+            pngs.add(png);
+        }
+        for (int page = pages + 1; Files.deleteIfExists(outDir.resolve("sweep-" + page + ".png")); page++) {
+            // pages an earlier, longer sweep left here
+        }
+        return new Report(es, fs, html, pngs);
     }
 
     private static String label(EpisodeVectors ev, int i) {
@@ -185,10 +204,11 @@ public final class ContactSheet {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 
-    private static BufferedImage png(List<Row> rows, Map<FrameKey, byte[]> thumbs) throws IOException {
-        int w = 2 * (THUMB * 4 / 3) + 520;
-        int rowH = THUMB + 8;
-        BufferedImage img = new BufferedImage(w, Math.max(1, rows.size()) * rowH + 30, BufferedImage.TYPE_INT_RGB);
+    /** One page: a title line, then the pairs in a grid, row by row; each cell two thumbnails over three lines. */
+    private static BufferedImage png(List<Row> rows, Map<FrameKey, byte[]> thumbs, int page, int pages)
+            throws IOException {
+        int gridRows = Math.max(1, (rows.size() + COLUMNS - 1) / COLUMNS);
+        BufferedImage img = new BufferedImage(COLUMNS * CELL_W + 8, gridRows * CELL_H + 30, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = img.createGraphics();
         try {
             g.setRenderingHint(RenderingHints.KEY_INTERPOLATION, RenderingHints.VALUE_INTERPOLATION_BILINEAR);
@@ -197,34 +217,47 @@ public final class ContactSheet {
             g.fillRect(0, 0, img.getWidth(), img.getHeight());
             g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
-            g.drawString(rows.isEmpty() ? "no pairs merged at these thresholds" : "pairs merged just inside each threshold",
+            g.drawString(rows.isEmpty() ? "no pairs merged at these thresholds"
+                    : "pairs merged just inside each threshold" + (pages > 1 ? " (page " + page + " of " + pages + ")" : ""),
                     8, 18);
-            g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-            int y = 26;
-            for (Row r : rows) {
-                int x = 8;
+            g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+            for (int i = 0; i < rows.size(); i++) {
+                Row r = rows.get(i);
+                int x0 = 8 + (i % COLUMNS) * CELL_W;
+                int y = 26 + (i / COLUMNS) * CELL_H;
+                int x = x0;
                 for (FrameKey k : List.of(r.a(), r.b())) {
                     byte[] j = thumbs.get(k);
                     BufferedImage t = j == null ? null : ImageIO.read(new ByteArrayInputStream(j));
+                    int tw = t == null ? THUMB : Math.min(THUMB * 4 / 3, t.getWidth() * THUMB / Math.max(1, t.getHeight()));
                     if (t != null) {
-                        int tw = t.getWidth() * THUMB / Math.max(1, t.getHeight());
                         g.drawImage(t, x, y, tw, THUMB, null);
-                        x += tw + 6;
                     } else {
-                        g.drawRect(x, y, THUMB, THUMB);
-                        x += THUMB + 6;
+                        g.drawRect(x, y, tw, THUMB);
                     }
+                    x += tw + 6;
                 }
                 g.setColor(Color.BLACK);
-                g.drawString(String.format(Locale.ROOT, "%s <= %s: distance %.4f", r.kind(), fmt(r.threshold()), r.distance()),
-                        x + 6, y + 20);
-                g.drawString(r.labelA(), x + 6, y + 40);
-                g.drawString(r.labelB(), x + 6, y + 58);
-                y += rowH;
+                g.drawString(String.format(Locale.ROOT, "%s <= %s: distance %.4f", r.kind(), fmt(r.threshold()),
+                        r.distance()), x0, y + THUMB + 15);
+                g.drawString(fit(g, r.labelA(), CELL_W - 10), x0, y + THUMB + 30);
+                g.drawString(fit(g, r.labelB(), CELL_W - 10), x0, y + THUMB + 45);
             }
         } finally {
             g.dispose();
         }
         return img;
+    }
+
+    /** @return {@code s}, cut with an ellipsis to fit {@code width} pixels in the current font */
+    private static String fit(Graphics2D g, String s, int width) {
+        if (g.getFontMetrics().stringWidth(s) <= width) {
+            return s;
+        }
+        int n = s.length();
+        while (n > 1 && g.getFontMetrics().stringWidth(s.substring(0, n) + "…") > width) {
+            n--;
+        }
+        return s.substring(0, n) + "…";
     }
 }

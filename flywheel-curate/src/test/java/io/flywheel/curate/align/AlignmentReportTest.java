@@ -136,6 +136,16 @@ class AlignmentReportTest {
         assertEquals(T0 + 5 * MS - Timeline.TRUTH_LEAD_NS, t.windowStartNs());
         TimelinePlot.render(t, dir.resolve("t.png"));
         assertTrue(Files.size(dir.resolve("t.png")) > 0);
+
+        // a window later in the episode, shaded on the overview strip of the whole episode (5..205 ms)
+        TimelinePlot.Spec later = Timeline.spec(ep, fs, "/joint", joint, null, 100 * MS, 100 * MS);
+        assertEquals(T0 + 105 * MS, later.windowStartNs());
+        TimelinePlot.render(later, dir.resolve("later.png"));
+        java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(dir.resolve("later.png").toFile());
+        assertEquals(1200, img.getWidth());
+        // the strip maps 200 ms onto x 40..1170: the window 105..205 ms is x 605..1170
+        assertEquals(0xffecc8, img.getRGB(800, 76) & 0xffffff, "shaded: inside the window");
+        assertEquals(0xffffff, img.getRGB(400, 76) & 0xffffff, "not shaded: before the window");
     }
 
     @Test

@@ -174,8 +174,27 @@ class CurationJobTest {
             assertEquals(r.frameGroups(), rep.frames().get(1).groups());
             String html = Files.readString(rep.html());
             assertTrue(html.contains("data:image/jpeg;base64,"), "thumbnails inline");
-            assertTrue(Files.size(rep.png()) > 1000);
+            assertEquals(List.of(out.resolve("sweep.png")), rep.pngs()); // at most 15 pairs: one page
+            assertTrue(Files.size(rep.pngs().get(0)) > 1000);
             assertFalse(html.contains("(no hot copy)"));
+
+            // many pairs: pages of 24 in a 4-column grid, each page readable at once
+            ContactSheet.Report many = ContactSheet.sweep(lake, new double[] {0.02, 0.05, 0.1, 0.2, 0.5, 2.0},
+                    new int[] {0, 4, 10, 20, 40}, 20, out);
+            int pairs = java.util.stream.Stream.concat(many.episodes().stream(), many.frames().stream())
+                    .mapToInt(st -> st.justInside().size()).sum();
+            assertTrue(pairs > ContactSheet.PAIRS_PER_PAGE, "pairs: " + pairs);
+            int pages = (pairs + ContactSheet.PAIRS_PER_PAGE - 1) / ContactSheet.PAIRS_PER_PAGE;
+            assertEquals(pages, many.pngs().size());
+            assertEquals(out.resolve("sweep-2.png"), many.pngs().get(1));
+            for (Path png : many.pngs()) {
+                java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(png.toFile());
+                assertTrue(img.getHeight() <= 1000 && img.getWidth() <= 1200, png + ": " + img.getWidth() + "x"
+                        + img.getHeight());
+            }
+            // a shorter sweep into the same folder leaves no stale page behind
+            ContactSheet.sweep(lake, new double[] {0.05}, new int[] {10}, 1, out);
+            assertFalse(Files.exists(out.resolve("sweep-2.png")));
         }
     }
 

@@ -64,23 +64,42 @@ public record WarmPlan(String lake, String tag, long samplesVersion, List<String
     }
 
     /**
-     * The JuiceFS warmup list: one line per file, {@code <path> [start-end;start-end]}, start
-     * inclusive, end exclusive, ranges merged and ascending.
+     * The warm list as released JuiceFS reads it ({@code juicefs warmup --file}, v1.3.x and v1.4.x): one
+     * absolute path per line, whole files.
      *
      * @param pathPrefix replaces the lake location at the start of Lance paths (the lake's mount
      *     point under JuiceFS), or null to keep it
-     * @return the lines
+     * @return the lines, one per file
      */
     public List<String> juicefsLines(String pathPrefix) {
+        return files.stream().map(f -> mountedPath(f, pathPrefix)).toList();
+    }
+
+    /**
+     * The warm list with byte ranges, as JuiceFS's main branch reads it (after v1.4.1 and v1.3.3): one
+     * line per file, {@code <path> [start-end;start-end]}, start inclusive, end exclusive, ranges merged
+     * and ascending, no space after the {@code ;}.
+     *
+     * @param pathPrefix as for {@link #juicefsLines(String)}
+     * @return the lines, one per file
+     */
+    public List<String> juicefsRangeLines(String pathPrefix) {
         List<String> out = new ArrayList<>();
         for (FileRanges f : files) {
-            String p = f.path();
-            if (pathPrefix != null && f.kind() != Kind.RAW && p.startsWith(lake)) {
-                p = pathPrefix + p.substring(lake.length());
-            }
-            out.add(p + " [" + f.ranges().stream().map(r -> r.start() + "-" + r.end()).collect(Collectors.joining(";"))
-                    + "]");
+            out.add(mountedPath(f, pathPrefix) + " ["
+                    + f.ranges().stream().map(r -> r.start() + "-" + r.end()).collect(Collectors.joining(";")) + "]");
         }
         return out;
+    }
+
+    /**
+     * @param f one of this plan's files
+     * @param pathPrefix replaces the lake location at the start of a Lance path, or null to keep it
+     * @return the file's path as a reader at that mount point names it
+     */
+    public String mountedPath(FileRanges f, String pathPrefix) {
+        String p = f.path();
+        return pathPrefix != null && f.kind() != Kind.RAW && p.startsWith(lake)
+                ? pathPrefix + p.substring(lake.length()) : p;
     }
 }

@@ -211,7 +211,7 @@ class TrainsetCacheTest {
                     assertEquals(200, raw.get(0).ranges().size());
                     assertEquals(new ByteRange(3000, 6000), raw.get(0).ranges().get(0));
                     assertEquals(600 * 3000L, raw.stream().mapToLong(WarmPlan.FileRanges::bytes).sum());
-                    assertTrue(plan.juicefsLines(null).contains(raw.get(0).path() + " [" + String.join(";",
+                    assertTrue(plan.juicefsRangeLines(null).contains(raw.get(0).path() + " [" + String.join(";",
                             raw.get(0).ranges().stream().map(r -> r.start() + "-" + r.end()).toList()) + "]"));
                 }
             }
