@@ -104,7 +104,8 @@ public final class Rosbag2SqliteBag implements AutoCloseable {
 
     private final Path folder;
     private final Path metadataFile;
-    private final Rosbag2Metadata metadata;
+    /** metadata.yaml's, else (a lone .db3) its metadata table's, read in {@link #openFiles} */
+    private Rosbag2Metadata metadata;
     private final List<Path> files;
     private final List<Path> readable = new ArrayList<>();
     private final List<Path> scratch = new ArrayList<>();
@@ -240,10 +241,7 @@ public final class Rosbag2SqliteBag implements AutoCloseable {
         return bag;
     }
 
-    private Rosbag2Metadata metadataOrNull;
-
     private void openFiles() throws IOException {
-        metadataOrNull = metadata;
         boolean fileCompressed = metadata != null && metadata.fileCompressed();
         for (Path f : files) {
             Path db = f;
@@ -297,16 +295,16 @@ public final class Rosbag2SqliteBag implements AutoCloseable {
                     throw sqlError(f, "reading table message_definitions", e);
                 }
             }
-            if (metadataOrNull == null && tables.contains("metadata")) {
+            if (metadata == null && tables.contains("metadata")) {
                 try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
                         "SELECT metadata FROM metadata ORDER BY id DESC LIMIT 1")) {
-                    if (rs.next()) metadataOrNull = Rosbag2Metadata.parse(f + " (table metadata)", rs.getString(1), false);
+                    if (rs.next()) metadata = Rosbag2Metadata.parse(f + " (table metadata)", rs.getString(1), false);
                 } catch (SQLException e) {
                     throw sqlError(f, "reading table metadata", e);
                 }
             }
         }
-        if (metadataOrNull == null) {
+        if (metadata == null) {
             Path f = files.get(0);
             throw new IngestException(f.toAbsolutePath().getParent().resolve("metadata.yaml").toString(), -1,
                     "missing, and " + f.getFileName() + " has no metadata table (rosbag2 before Iron keeps the bag's"
@@ -326,7 +324,7 @@ public final class Rosbag2SqliteBag implements AutoCloseable {
 
     /** @return the metadata (metadata.yaml, or a lone .db3's metadata table) */
     public Rosbag2Metadata metadata() {
-        return metadata != null ? metadata : metadataOrNull;
+        return metadata;
     }
 
     /** @return the storage files, in recording order */
@@ -600,7 +598,7 @@ public final class Rosbag2SqliteBag implements AutoCloseable {
 
     private ByteBuffer data(byte[] bytes, Path file, long row) throws IngestException {
         if (bytes == null) bytes = new byte[0];
-        if (metadata() != null && metadata().messageCompressed()) {
+        if (metadata != null && metadata.messageCompressed()) {
             try {
                 long size = Zstd.getFrameContentSize(bytes);
                 if (size >= 0 && size <= Integer.MAX_VALUE - 64) {
