@@ -711,6 +711,7 @@ public final class LeRobotExporter {
             double[] from = new double[cams];
             RgbImage[] last = new RgbImage[cams];
             boolean[] absent = new boolean[cams]; // the episode has no image of the camera at all
+            boolean[] statsRows = FeatureStats.imageSampleRows(n);
             for (int c = 0; c < cams; c++) {
                 absent[c] = firstImage(samples, topics.get(c)) == null;
                 openVideoIfNeeded(c, samples, e);
@@ -776,8 +777,11 @@ public final class LeRobotExporter {
                     }
                     RgbImage frame = padToEven(img);
                     video[c].write(frame);
-                    st.get(keys.get(c)).add(frame);
-                    global.get(keys.get(c)).add(frame);
+                    if (statsRows[row]) { // the frames LeRobot's stats sample, at its stats size
+                        RgbImage small = FeatureStats.downsample(img);
+                        st.get(keys.get(c)).add(small);
+                        global.get(keys.get(c)).add(small);
+                    }
                 }
             }
             dataRowsInFile += n;
