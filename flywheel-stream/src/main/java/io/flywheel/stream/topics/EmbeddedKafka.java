@@ -43,7 +43,14 @@ public final class EmbeddedKafka implements AutoCloseable {
                     .setConfigProp("group.initial.rebalance.delay.ms", "0")
                     .setDeleteOnClose(dataDir == null)
                     .build();
-            c.format();
+            // the KRaft formatter prints its metadata to standard output: keep a command's --json document clean
+            java.io.PrintStream out = System.out;
+            System.setOut(System.err);
+            try {
+                c.format();
+            } finally {
+                System.setOut(out);
+            }
             c.startup();
             c.waitForReadyBrokers();
             EmbeddedKafka k = new EmbeddedKafka(c);
