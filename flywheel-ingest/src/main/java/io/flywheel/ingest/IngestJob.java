@@ -610,13 +610,23 @@ public final class IngestJob {
             for (ResidualStats rs : a.stats()) {
                 p99.put(rs.stream(), rs.p99AbsNs() < 0 ? null : rs.p99AbsNs());
             }
+            // the residual each stream's method allows by itself, from its nominal period (the declared rate, else
+            // the median step of its times)
+            Map<String, Long> limits = new LinkedHashMap<>();
+            for (int k = 0; k < aligned.size(); k++) {
+                StreamData s = aligned.get(k);
+                java.util.OptionalDouble hz = profile == null ? java.util.OptionalDouble.empty()
+                        : profile.nominalRateHz(s.topic());
+                long period = hz.isPresent() ? Math.round(1e9 / hz.getAsDouble()) : s.timestamps().medianPeriodNs();
+                limits.put(s.topic(), StreamMetrics.residualLimitNs(policies.get(k).method(), period));
+            }
             for (StreamData s : ep.streams()) {
                 Double nominal = profile == null || profile.nominalRateHz(s.topic()).isEmpty() ? null
                         : profile.nominalRateHz(s.topic()).getAsDouble();
                 StreamMetrics m = StreamMetrics.measure(s.topic(), s.role().name().toLowerCase(),
                         s.timestamps().resolved().usableTimesNs(), nominal,
                         ep.startNs(), ep.endNs(), skipped.getOrDefault(s.topic(), new long[0]));
-                metrics.add(p99.containsKey(s.topic()) ? m.withResidualP99Ns(p99.get(s.topic())) : m);
+                metrics.add(p99.containsKey(s.topic()) ? m.withResidual(p99.get(s.topic()), limits.get(s.topic())) : m);
             }
         }
         EpisodeMetrics em = new EpisodeMetrics(ep.episodeId(), ep.endNs() - ep.startNs(), metrics,
