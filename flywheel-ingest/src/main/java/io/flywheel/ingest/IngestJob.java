@@ -352,9 +352,16 @@ public final class IngestJob {
                     gripperJoints.put(ep.episodeId(), out.gripperJoint.topic() + ":" + out.gripperJoint.joint());
                 }
                 for (StreamData s : ep.streams()) {
-                    if (!s.timestamps().clean()) {
-                        issues.add(new TimestampIssue(ep.episodeId(), s.topic(), s.timestamps().findings(),
-                                s.timestamps().summary()));
+                    String gaps = s.topic().equals(ep.masterTopic()) ? masterGaps(s.timestamps().resolved()
+                            .usableTimesNs(), masterPeriodNs(rec.profile(), s)) : "";
+                    if (!s.timestamps().clean() || !gaps.isEmpty()) {
+                        List<String> findings = new ArrayList<>(s.timestamps().findings());
+                        String summary = s.timestamps().summary();
+                        if (!gaps.isEmpty()) {
+                            findings.add(MASTER_GAPS);
+                            summary += ", " + gaps;
+                        }
+                        issues.add(new TimestampIssue(ep.episodeId(), s.topic(), List.copyOf(findings), summary));
                     }
                 }
             }
@@ -510,6 +517,49 @@ public final class IngestJob {
         for (Path d : dirs) {
             discover(d, out, failed);
         }
+    }
+
+    /** The finding of {@link #masterGaps}: the master clock lost frames. */
+    static final String MASTER_GAPS = "master gaps > 1.5 periods";
+
+    /** @return the master stream's nominal period, ns: 1 / the profile's nominal rate, else its median step */
+    private static long masterPeriodNs(RobotProfile profile, StreamData s) {
+        java.util.OptionalDouble hz = profile == null ? java.util.OptionalDouble.empty() : profile.nominalRateHz(s.topic());
+        return hz.isPresent() ? Math.round(1e9 / hz.getAsDouble()) : s.timestamps().medianPeriodNs();
+    }
+
+    /**
+     * Dropped master frames: steps of the master's times larger than 1.5 nominal periods (a 30 Hz camera that loses
+     * one frame steps 66.7 ms, two periods). Steps are taken in sorted order, so a backward stamp makes no gap here.
+     *
+     * @param timesNs  the master's usable times, ns, in input order (sorted here)
+     * @param periodNs the nominal period, ns; 0 or less: nothing is reported
+     * @return "" without gaps, else e.g. {@code "master gaps > 1.5 periods: 1 at [10 (+66.7 ms)]"}: the count and, for
+     *     the first {@link TimestampReport#SUMMARY_POSITIONS}, the sorted position of the frame after the gap and the
+     *     step
+     */
+    static String masterGaps(long[] timesNs, long periodNs) {
+        if (periodNs <= 0 || timesNs.length < 2) {
+            return "";
+        }
+        long[] t = timesNs.clone();
+        Arrays.sort(t);
+        long limit = periodNs + periodNs / 2;
+        StringBuilder at = new StringBuilder();
+        int n = 0;
+        for (int i = 1; i < t.length; i++) {
+            long step = t[i] - t[i - 1];
+            if (step > limit) {
+                if (n < TimestampReport.SUMMARY_POSITIONS) {
+                    at.append(n == 0 ? "" : ", ").append(i)
+                            .append(String.format(java.util.Locale.ROOT, " (+%.1f ms)", step / 1e6));
+                } else if (n == TimestampReport.SUMMARY_POSITIONS) {
+                    at.append(", ...");
+                }
+                n++;
+            }
+        }
+        return n == 0 ? "" : MASTER_GAPS + ": " + n + " at [" + at + "]";
     }
 
     /** @param gripperJoint the state joint that gave the gripper values, or null */
