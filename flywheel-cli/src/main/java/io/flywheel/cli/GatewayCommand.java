@@ -625,7 +625,7 @@ final class GatewayCommand implements Callable<Integer> {
         String messageClass;
 
         @Option(names = "--since", paramLabel = "TIME", converter = TimeArg.class, description = "only rows with"
-                + " ts_ns at or after TIME (ns, seconds, or ISO-8601)")
+                + " ts_ns at or after TIME (seconds, 123ns, or ISO-8601)")
         Long since;
 
         @Option(names = "--limit", paramLabel = "N", description = "at most N rows (default: ${DEFAULT-VALUE})")

@@ -46,11 +46,12 @@ final class McapCatCommand implements Callable<Integer> {
     List<String> topics;
 
     @Option(names = "--start", paramLabel = "TIME", converter = TimeArg.class,
-            description = "first log time, inclusive: ns, seconds (1716800000.25) or ISO-8601")
+            description = "first log time, inclusive: seconds (1716800000 or 1716800000.25), nanoseconds with a suffix"
+                    + " (1716800000250000000ns; also us, ms, s) or ISO-8601")
     Long start;
 
     @Option(names = "--end", paramLabel = "TIME", converter = TimeArg.class,
-            description = "last log time, exclusive: ns, seconds or ISO-8601")
+            description = "last log time, exclusive: as --start")
     Long end;
 
     @Option(names = "--limit", paramLabel = "N", description = "stop after N messages")
@@ -82,53 +83,70 @@ final class McapCatCommand implements Callable<Integer> {
         Map<String, Long> perTopic = new LinkedHashMap<>();
         JsonGenerator g = Json.MAPPER.getFactory().createGenerator((java.io.OutputStream) out);
         g.setPrettyPrinter(new com.fasterxml.jackson.core.util.MinimalPrettyPrinter("")); // no separator between lines' objects
-        try (McapMessages messages = McapMessages.open(file, sel.build())) {
-            MessageView item;
-            while (printed < limit && (item = messages.next()) != null) {
-                Record.Channel ch = item.channel();
-                Record.Schema schema = item.schema();
-                Object dec = decoders.computeIfAbsent(ch.id(), id -> decoderFor(schema, ch));
-                Object value = null;
-                String error = null;
-                if (dec instanceof MessageDecoder d) {
-                    try {
-                        value = d.decode(item.message().data());
-                    } catch (DecodeException e) {
-                        error = e.getMessage();
+        boolean lineOpen = false; // a message's line is being written and has no newline yet
+        try {
+            try (McapMessages messages = McapMessages.open(file, sel.build())) {
+                MessageView item;
+                while (printed < limit && (item = messages.next()) != null) {
+                    Record.Channel ch = item.channel();
+                    Record.Schema schema = item.schema();
+                    Object dec = decoders.computeIfAbsent(ch.id(), id -> decoderFor(schema, ch));
+                    Object value = null;
+                    String error = null;
+                    if (dec instanceof MessageDecoder d) {
+                        try {
+                            value = d.decode(item.message().data());
+                        } catch (DecodeException e) {
+                            error = e.getMessage();
+                        }
+                    } else {
+                        error = (String) dec;
                     }
-                } else {
-                    error = (String) dec;
+                    if (error != null) {
+                        failed++;
+                    }
+                    printed++;
+                    perTopic.merge(ch.topic(), 1L, Long::sum);
+                    String schemaName = item.schema() == null ? "" : item.schema().name();
+                    if (json) {
+                        lineOpen = true;
+                        writeJson(g, item, schemaName, value, error);
+                        g.flush();
+                        out.write('\n');
+                        lineOpen = false;
+                    } else {
+                        out.print(Long.toUnsignedString(item.message().logTime()));
+                        out.print(' ');
+                        out.print(ch.topic());
+                        out.print(" [" + schemaName + "] ");
+                        out.println(error != null ? "<" + error + ">" : preview(value));
+                    }
                 }
-                if (error != null) {
-                    failed++;
+                out.flush();
+                if (printed == 0 && topics != null && !topics.isEmpty()) {
+                    java.util.Set<String> known = messages.topics();
+                    List<String> unknown = topics.stream().filter(t -> !known.contains(t)).toList();
+                    if (!unknown.isEmpty()) {
+                        throw new io.flywheel.error.NotFoundException("no topic " + String.join(", ", unknown) + " in " + file
+                                + "; its topics: " + String.join(", ", new java.util.TreeSet<>(known)));
+                    }
                 }
-                printed++;
-                perTopic.merge(ch.topic(), 1L, Long::sum);
-                String schemaName = item.schema() == null ? "" : item.schema().name();
-                if (json) {
-                    writeJson(g, item, schemaName, value, error);
+                System.err.println("mcap cat: " + printed + " message(s) from " + perTopic.size() + " topic(s)"
+                        + (messages.indexed() ? " (indexed, log-time order)" : " (streamed, file order)")
+                        + (failed > 0 ? "; " + failed + " could not be decoded" : ""));
+            }
+        } finally {
+            // the messages printed before a failure stay whole lines: what was buffered is written, a line cut by the
+            // failure is ended, so the failure's JSON document starts on a line of its own
+            if (lineOpen) {
+                try {
                     g.flush();
-                    out.write('\n');
-                } else {
-                    out.print(Long.toUnsignedString(item.message().logTime()));
-                    out.print(' ');
-                    out.print(ch.topic());
-                    out.print(" [" + schemaName + "] ");
-                    out.println(error != null ? "<" + error + ">" : preview(value));
+                } catch (java.io.IOException | RuntimeException ignored) {
+                    // the generator is in the middle of a value; the newline below ends the line anyway
                 }
+                out.write('\n');
             }
             out.flush();
-            if (printed == 0 && topics != null && !topics.isEmpty()) {
-                java.util.Set<String> known = messages.topics();
-                List<String> unknown = topics.stream().filter(t -> !known.contains(t)).toList();
-                if (!unknown.isEmpty()) {
-                    throw new io.flywheel.error.NotFoundException("no topic " + String.join(", ", unknown) + " in " + file
-                            + "; its topics: " + String.join(", ", new java.util.TreeSet<>(known)));
-                }
-            }
-            System.err.println("mcap cat: " + printed + " message(s) from " + perTopic.size() + " topic(s)"
-                    + (messages.indexed() ? " (indexed, log-time order)" : " (streamed, file order)")
-                    + (failed > 0 ? "; " + failed + " could not be decoded" : ""));
         }
         return failed > 0 ? 1 : 0;
     }

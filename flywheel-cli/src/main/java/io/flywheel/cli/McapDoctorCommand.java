@@ -36,7 +36,7 @@ final class McapDoctorCommand implements Callable<Integer> {
                 out.println("... and " + r.suppressed() + " more finding(s)");
             }
             out.printf("%s: %s: %d message(s), %d chunk(s), %s; %d error(s), %d warning(s)%n",
-                    r.ok() ? "ok" : "FAILED", r.file(), r.messages(), r.chunks(),
+                    r.ok() ? (r.warnings() > 0 ? "ok, with warnings" : "ok") : "FAILED", r.file(), r.messages(), r.chunks(),
                     r.hasSummary() ? "summary present" : "no summary", r.errors(), r.warnings());
         }
         return r.ok() ? 0 : 1;

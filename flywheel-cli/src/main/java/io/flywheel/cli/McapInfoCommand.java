@@ -45,6 +45,12 @@ final class McapInfoCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "start:       %s (%d)%n", instant(s.startTime()), s.startTime());
             out.printf(Locale.ROOT, "end:         %s (%d)%n", instant(s.endTime()), s.endTime());
         }
+        if (s.zeroLogTimeMessages() > 0) {
+            out.printf(Locale.ROOT, "note: %,d message(s) have log time 0 (unset)%s%n", s.zeroLogTimeMessages(),
+                    s.zeroLogTimeMessages() == s.messageCount() ? ": the file has no log times (header stamps may)"
+                            : Long.compareUnsigned(s.endTime(), McapSummary.WALL_CLOCK_NS) >= 0
+                            ? "; the span and rates cover the others" : " (a relative clock: 0 is its start)");
+        }
         if (!s.chunks().isEmpty()) {
             out.println("compression:");
             for (Map.Entry<String, McapSummary.ChunkStats> e : s.chunks().entrySet()) {

@@ -41,7 +41,7 @@ final class TelemetryCommand implements Runnable {
         String robot;
 
         @Option(names = "--since", paramLabel = "TIME", converter = TimeArg.class, description = "from ts_ns TIME on"
-                + " (ns, seconds, or ISO-8601)")
+                + " (seconds, 123ns, or ISO-8601)")
         Long since;
 
         @Option(names = "--until", paramLabel = "TIME", converter = TimeArg.class, description = "before ts_ns TIME")

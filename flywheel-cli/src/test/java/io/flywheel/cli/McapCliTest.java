@@ -99,6 +99,66 @@ class McapCliTest {
     }
 
     @Test
+    void catTakesWholeSecondsAsTheReadmeShowsAndNanosecondsWithASuffix() throws IOException {
+        // README: --start 1700000000.4 --end 1700000001 is steps 2, 3 and 4 of episode 0 (t0 = 1700000000 s)
+        String[][] ranges = {{"1700000000.4", "1700000001"}, {"1700000000400000000ns", "1700000001000000000ns"},
+                {"1700000000400ms", "1700000001s"}};
+        for (String[] range : ranges) {
+            CliRun r = CliRun.of("mcap", "cat", bridge(0).toString(), "--json", "--start", range[0], "--end", range[1]);
+            assertEquals(0, r.exitCode(), String.join(" ", range) + ": " + r.err());
+            assertEquals(15, r.out().strip().split("\n").length, String.join(" ", range));
+        }
+        CliRun half = CliRun.of("mcap", "cat", bridge(0).toString(), "--json", "--start", "1700000000", "--end",
+                "1700000000.2");
+        assertEquals(0, half.exitCode(), half.err());
+        assertEquals(6, half.out().strip().split("\n").length, "step 0 and the task message at t0");
+        CliRun sub = CliRun.of("mcap", "cat", bridge(0).toString(), "--start", "1700000000.0000000001");
+        assertEquals(2, sub.exitCode(), "below a nanosecond is not a time: " + sub.err());
+    }
+
+    @Test
+    void catJsonLinesStayWholeWhenTheFileBreaksOffMidway(@TempDir Path tmp) throws IOException {
+        // 40 messages of ~20 KB JSON each (lines longer than the output buffers), 4 per chunk; the last chunk corrupt
+        Path f = tmp.resolve("big.mcap");
+        String pad = "x".repeat(20_000);
+        try (io.flywheel.mcap.McapWriter w = io.flywheel.mcap.McapWriter.builder().chunkSize(60_000).build(f)) {
+            int c = w.registerChannel("/big", "json", 0, java.util.Map.of());
+            for (int i = 0; i < 40; i++) {
+                w.writeMessage(c, i, 1_700_000_000_000_000_000L + i * 1_000_000L, 0,
+                        ("{\"i\":" + i + ",\"pad\":\"" + pad + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        long lastChunk;
+        long lastLength;
+        int before; // messages in the chunks before the last
+        try (io.flywheel.mcap.McapIndexedReader r = io.flywheel.mcap.McapIndexedReader.open(f)) {
+            Record.ChunkIndex ci = r.chunkIndexes().get(r.chunkIndexes().size() - 1);
+            assertTrue(r.chunkIndexes().size() >= 10, "several chunks: " + r.chunkIndexes().size());
+            lastChunk = ci.chunkStartOffset();
+            lastLength = ci.chunkLength();
+            before = (int) ((ci.messageStartTime() - 1_700_000_000_000_000_000L) / 1_000_000L);
+        }
+        byte[] bytes = Files.readAllBytes(f);
+        for (int k = 40; k < 60; k++) {
+            bytes[(int) (lastChunk + lastLength - k)] ^= 0x5A; // inside the compressed records of the last chunk
+        }
+        Files.write(f, bytes);
+        CliRun r = CliRun.of("mcap", "cat", f.toString(), "--json");
+        assertEquals(1, r.exitCode(), r.err());
+        assertTrue(r.out().endsWith("\n"), "the last line ends with a newline");
+        String[] lines = r.out().split("\n");
+        for (int i = 0; i < before; i++) {
+            assertEquals(i, JSON.readTree(lines[i]).get("message").get("i").asInt(), "line " + i);
+        }
+        // then the failure's JSON document (indented, on lines of its own)
+        JsonNode failure = JSON.readTree(String.join("\n", java.util.Arrays.copyOfRange(lines, before, lines.length)));
+        assertFalse(failure.get("ok").asBoolean());
+        assertEquals("bad_input", failure.get("error").get("kind").asText(), failure.toString());
+        assertFalse(failure.get("ok").asBoolean());
+        assertEquals("bad_input", failure.get("error").get("kind").asText(), lines[before]);
+    }
+
+    @Test
     void catDecodesEveryMessageOfEveryRealFile() throws IOException {
         List<Path> files = new ArrayList<>();
         try (Stream<Path> s = Files.walk(SharedData.data("mcap-real"))) {

@@ -29,6 +29,12 @@ public enum Metric {
     DROP_RATIO(Scope.STREAM, "ratio"),
     /** 99th percentile of the alignment residual |dt|, milliseconds (null for the master or unaligned streams). */
     RESIDUAL_P99_MS(Scope.STREAM, "ms"),
+    /**
+     * Residual p99 / the residual the stream's method allows by itself ({@code max(20 ms, period)} for as-of,
+     * {@code max(20 ms, period / 2)} for nearest and interpolation; see {@link StreamMetrics#residualLimitNs}); null
+     * for the master, unaligned streams and metrics stored before the limit was.
+     */
+    RESIDUAL_P99_LIMIT_RATIO(Scope.STREAM, "ratio"),
     /** Backward steps of the stream's stamps in arrival order. */
     MONOTONICITY_VIOLATIONS(Scope.STREAM, "count"),
     /** Share of frames marked static by enrichment (null until enrichment ran). */
@@ -70,6 +76,7 @@ public enum Metric {
             case LARGEST_GAP_MS: return s.largestGapNs() / 1e6;
             case DROP_RATIO: return s.dropRatio();
             case RESIDUAL_P99_MS: return s.residualP99Ns() == null ? null : s.residualP99Ns() / 1e6;
+            case RESIDUAL_P99_LIMIT_RATIO: return s.residualP99LimitRatio();
             case MONOTONICITY_VIOLATIONS: return (double) s.monotonicityViolations();
             case STATIC_SHARE: return s.staticShare();
             case SKIPPED_FRAMES: return (double) s.skippedFrames();

@@ -21,10 +21,32 @@ import java.util.Objects;
  * @param skippedFrames          frames the robot skipped on purpose (a live stream's frame filter: nearly identical to
  *                               the last frame sent), recorded in the recording's frame-skip channel; rate, gap and
  *                               drop ratio count them as received, {@code messageCount} does not
+ * @param residualLimitNs        the residual the stream's alignment method allows by itself, ns
+ *                               ({@link #residualLimitNs(io.flywheel.align.AlignMethod, long)}); null for the master
+ *                               or unaligned streams
  */
 public record StreamMetrics(String stream, String role, long messageCount, Double nominalRateHz, double measuredRateHz,
                             long largestGapNs, Double dropRatio, Long residualP99Ns, int monotonicityViolations,
-                            Double staticShare, long skippedFrames) {
+                            Double staticShare, long skippedFrames, Long residualLimitNs) {
+
+    /** The floor of {@link #residualLimitNs(io.flywheel.align.AlignMethod, long)}: 20 ms. */
+    public static final long RESIDUAL_FLOOR_NS = 20_000_000L;
+
+    /**
+     * The alignment residual a method gives by itself on a stream of nominal period {@code periodNs}: as-of takes the
+     * latest message at or before the frame, so up to one period of lag is the method itself; nearest and
+     * interpolation are at most half a period from a message. Limit: {@code max(20 ms, period)} for as-of,
+     * {@code max(20 ms, period / 2)} otherwise.
+     *
+     * @param method   the stream's alignment method
+     * @param periodNs the stream's nominal period, ns (1e9 / nominal rate; the median period when no rate is
+     *                 declared); 0 or less when unknown (the 20 ms floor alone)
+     * @return the limit, ns
+     */
+    public static long residualLimitNs(io.flywheel.align.AlignMethod method, long periodNs) {
+        long p = Math.max(0, periodNs);
+        return Math.max(RESIDUAL_FLOOR_NS, method == io.flywheel.align.AlignMethod.ASOF ? p : p / 2);
+    }
 
     public StreamMetrics {
         Objects.requireNonNull(stream, "stream");
@@ -104,7 +126,7 @@ public record StreamMetrics(String stream, String role, long messageCount, Doubl
             drop = Math.max(0.0, 1.0 - n / expected);
         }
         return new StreamMetrics(stream, role, timestampsNs.length, nominalRateHz, rate, gap, drop, null, back, null,
-                skippedNs.length);
+                skippedNs.length, null);
     }
 
     /** Measured / nominal rate, or null without a nominal rate. */
@@ -112,15 +134,26 @@ public record StreamMetrics(String stream, String role, long messageCount, Doubl
         return nominalRateHz == null ? null : measuredRateHz / nominalRateHz;
     }
 
-    /** A copy with the alignment residual p99 (ns, or null). */
+    /** A copy with the alignment residual p99 (ns, or null); the residual limit is kept. */
     public StreamMetrics withResidualP99Ns(Long p99Ns) {
+        return withResidual(p99Ns, residualLimitNs);
+    }
+
+    /** A copy with the alignment residual p99 and the method's residual limit (both ns, or null). */
+    public StreamMetrics withResidual(Long p99Ns, Long limitNs) {
         return new StreamMetrics(stream, role, messageCount, nominalRateHz, measuredRateHz, largestGapNs, dropRatio,
-                p99Ns, monotonicityViolations, staticShare, skippedFrames);
+                p99Ns, monotonicityViolations, staticShare, skippedFrames, limitNs);
+    }
+
+    /** Residual p99 / residual limit, or null when either is unknown: above 1, more than the method explains. */
+    public Double residualP99LimitRatio() {
+        return residualP99Ns == null || residualLimitNs == null || residualLimitNs <= 0 ? null
+                : (double) residualP99Ns / residualLimitNs;
     }
 
     /** A copy with the static-frame share (in [0, 1], or null). */
     public StreamMetrics withStaticShare(Double share) {
         return new StreamMetrics(stream, role, messageCount, nominalRateHz, measuredRateHz, largestGapNs, dropRatio,
-                residualP99Ns, monotonicityViolations, share, skippedFrames);
+                residualP99Ns, monotonicityViolations, share, skippedFrames, residualLimitNs);
     }
 }

@@ -142,6 +142,31 @@ class RuleSetTest {
     }
 
     @Test
+    void alignmentResidualLimitScalesWithTheNominalPeriodAndTheMethod() {
+        // limits: as-of max(20 ms, period), nearest and interpolate max(20 ms, period / 2)
+        assertEquals(40 * MS, StreamMetrics.residualLimitNs(io.flywheel.align.AlignMethod.ASOF, 40 * MS));
+        assertEquals(20 * MS, StreamMetrics.residualLimitNs(io.flywheel.align.AlignMethod.NEAREST, 40 * MS));
+        assertEquals(25 * MS, StreamMetrics.residualLimitNs(io.flywheel.align.AlignMethod.INTERPOLATE, 50 * MS));
+        assertEquals(20 * MS, StreamMetrics.residualLimitNs(io.flywheel.align.AlignMethod.ASOF, 10 * MS));
+        assertEquals(20 * MS, StreamMetrics.residualLimitNs(io.flywheel.align.AlignMethod.ASOF, 0), "unknown period");
+        StreamMetrics state = StreamMetrics.measure("/joint_states", "state", ticks(25, 10), 25.0, T0, T0 + 10 * S);
+        // a 25 Hz as-of stream lagging 30 ms at p99: within its 40 ms period, the method itself
+        StreamMetrics asof = state.withResidual(30 * MS, StreamMetrics.residualLimitNs(io.flywheel.align.AlignMethod.ASOF, 40 * MS));
+        assertEquals(0.75, asof.residualP99LimitRatio(), 1e-12);
+        // the same residual with nearest: more than half a period (20 ms), 1.5 x the limit
+        StreamMetrics nearest = state.withResidual(30 * MS, StreamMetrics.residualLimitNs(io.flywheel.align.AlignMethod.NEAREST, 40 * MS));
+        EpisodeMetrics c = clean();
+        for (StreamMetrics sm : new StreamMetrics[] {asof, nearest}) {
+            EpisodeMetrics em = new EpisodeMetrics("ep", 10 * S, List.of(c.streams().get(0), sm), List.of());
+            RuleResult res = RuleSet.defaults().evaluate(em).results().stream()
+                    .filter(x -> x.ruleId().equals("alignment_residual") && "/joint_states".equals(x.stream()))
+                    .findFirst().orElseThrow();
+            assertEquals(sm == asof, res.passed(), res.message());
+            assertEquals(sm == asof ? 0.75 : 1.5, res.observed(), 1e-12);
+        }
+    }
+
+    @Test
     void warningOnlyGivesWarnAndInfoOnlyGivesPass() {
         EpisodeMetrics shortEp = new EpisodeMetrics("e", 500 * MS, clean().streams(), List.of());
         RuleSet rs = new RuleSet("code", List.of(QualityRule.of("short", Metric.DURATION_S, Op.LT, 1.0, Severity.WARNING)));

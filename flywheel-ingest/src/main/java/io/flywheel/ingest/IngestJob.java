@@ -352,9 +352,16 @@ public final class IngestJob {
                     gripperJoints.put(ep.episodeId(), out.gripperJoint.topic() + ":" + out.gripperJoint.joint());
                 }
                 for (StreamData s : ep.streams()) {
-                    if (!s.timestamps().clean()) {
-                        issues.add(new TimestampIssue(ep.episodeId(), s.topic(), s.timestamps().findings(),
-                                s.timestamps().summary()));
+                    String gaps = s.topic().equals(ep.masterTopic()) ? masterGaps(s.timestamps().resolved()
+                            .usableTimesNs(), masterPeriodNs(rec.profile(), s)) : "";
+                    if (!s.timestamps().clean() || !gaps.isEmpty()) {
+                        List<String> findings = new ArrayList<>(s.timestamps().findings());
+                        String summary = s.timestamps().summary();
+                        if (!gaps.isEmpty()) {
+                            findings.add(MASTER_GAPS);
+                            summary += ", " + gaps;
+                        }
+                        issues.add(new TimestampIssue(ep.episodeId(), s.topic(), List.copyOf(findings), summary));
                     }
                 }
             }
@@ -512,6 +519,49 @@ public final class IngestJob {
         }
     }
 
+    /** The finding of {@link #masterGaps}: the master clock lost frames. */
+    static final String MASTER_GAPS = "master gaps > 1.5 periods";
+
+    /** @return the master stream's nominal period, ns: 1 / the profile's nominal rate, else its median step */
+    private static long masterPeriodNs(RobotProfile profile, StreamData s) {
+        java.util.OptionalDouble hz = profile == null ? java.util.OptionalDouble.empty() : profile.nominalRateHz(s.topic());
+        return hz.isPresent() ? Math.round(1e9 / hz.getAsDouble()) : s.timestamps().medianPeriodNs();
+    }
+
+    /**
+     * Dropped master frames: steps of the master's times larger than 1.5 nominal periods (a 30 Hz camera that loses
+     * one frame steps 66.7 ms, two periods). Steps are taken in sorted order, so a backward stamp makes no gap here.
+     *
+     * @param timesNs  the master's usable times, ns, in input order (sorted here)
+     * @param periodNs the nominal period, ns; 0 or less: nothing is reported
+     * @return "" without gaps, else e.g. {@code "master gaps > 1.5 periods: 1 at [10 (+66.7 ms)]"}: the count and, for
+     *     the first {@link TimestampReport#SUMMARY_POSITIONS}, the sorted position of the frame after the gap and the
+     *     step
+     */
+    static String masterGaps(long[] timesNs, long periodNs) {
+        if (periodNs <= 0 || timesNs.length < 2) {
+            return "";
+        }
+        long[] t = timesNs.clone();
+        Arrays.sort(t);
+        long limit = periodNs + periodNs / 2;
+        StringBuilder at = new StringBuilder();
+        int n = 0;
+        for (int i = 1; i < t.length; i++) {
+            long step = t[i] - t[i - 1];
+            if (step > limit) {
+                if (n < TimestampReport.SUMMARY_POSITIONS) {
+                    at.append(n == 0 ? "" : ", ").append(i)
+                            .append(String.format(java.util.Locale.ROOT, " (+%.1f ms)", step / 1e6));
+                } else if (n == TimestampReport.SUMMARY_POSITIONS) {
+                    at.append(", ...");
+                }
+                n++;
+            }
+        }
+        return n == 0 ? "" : MASTER_GAPS + ": " + n + " at [" + at + "]";
+    }
+
     /** @param gripperJoint the state joint that gave the gripper values, or null */
     private record EpisodeOut(EpisodeRow row, List<FrameRow> frames, GripperJoint gripperJoint) {}
 
@@ -610,13 +660,23 @@ public final class IngestJob {
             for (ResidualStats rs : a.stats()) {
                 p99.put(rs.stream(), rs.p99AbsNs() < 0 ? null : rs.p99AbsNs());
             }
+            // the residual each stream's method allows by itself, from its nominal period (the declared rate, else
+            // the median step of its times)
+            Map<String, Long> limits = new LinkedHashMap<>();
+            for (int k = 0; k < aligned.size(); k++) {
+                StreamData s = aligned.get(k);
+                java.util.OptionalDouble hz = profile == null ? java.util.OptionalDouble.empty()
+                        : profile.nominalRateHz(s.topic());
+                long period = hz.isPresent() ? Math.round(1e9 / hz.getAsDouble()) : s.timestamps().medianPeriodNs();
+                limits.put(s.topic(), StreamMetrics.residualLimitNs(policies.get(k).method(), period));
+            }
             for (StreamData s : ep.streams()) {
                 Double nominal = profile == null || profile.nominalRateHz(s.topic()).isEmpty() ? null
                         : profile.nominalRateHz(s.topic()).getAsDouble();
                 StreamMetrics m = StreamMetrics.measure(s.topic(), s.role().name().toLowerCase(),
                         s.timestamps().resolved().usableTimesNs(), nominal,
                         ep.startNs(), ep.endNs(), skipped.getOrDefault(s.topic(), new long[0]));
-                metrics.add(p99.containsKey(s.topic()) ? m.withResidualP99Ns(p99.get(s.topic())) : m);
+                metrics.add(p99.containsKey(s.topic()) ? m.withResidual(p99.get(s.topic()), limits.get(s.topic())) : m);
             }
         }
         EpisodeMetrics em = new EpisodeMetrics(ep.episodeId(), ep.endNs() - ep.startNs(), metrics,

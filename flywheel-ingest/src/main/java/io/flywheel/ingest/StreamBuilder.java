@@ -86,8 +86,14 @@ final class StreamBuilder {
     /** @return the locator of message {@code i}, or null */
     RawLocator locatorAt(int i) { return locators == null ? null : locators[i]; }
 
+    /** @return whether {@code type} is a camera calibration message (ROS 1 or ROS 2 sensor_msgs CameraInfo) */
+    static boolean isCameraInfo(String type) {
+        return type != null && (type.equals("sensor_msgs/msg/CameraInfo") || type.equals("sensor_msgs/CameraInfo"));
+    }
+
     /**
-     * Applies the timestamp rule and builds the stream. Messages with no usable time keep 0 in
+     * Applies the timestamp rule and builds the stream. A CameraInfo message whose header stamp is 0 gets its log time
+     * and no "zero stamps" finding (calibration sent once or latched has no capture time). Messages with no usable time keep 0 in
      * {@link StreamData#timeNs()} (the rule's {@link Long#MIN_VALUE} is not handed on).
      *
      * @param rule the timestamp rule
@@ -99,6 +105,13 @@ final class StreamBuilder {
         boolean stamped = hasHeader;
         for (int i = 0; i < n && !stamped; i++) stamped = hs[i] != 0;
         ResolvedTimes rt = rule.resolve(stamped ? hs : null, lt, null, wallClock);
+        if (isCameraInfo(messageType) && rt.zeroStampPositions().length > 0) {
+            // a CameraInfo with stamp 0 is calibration published once or latched, not a timed frame: its log time
+            // serves (as the rule already chose), and the zero stamp is not a finding
+            rt = new ResolvedTimes(rt.timeNs(), rt.source(), rt.fromHeader(), rt.fromLog(), rt.fromPublish(), new int[0],
+                    rt.zeroLogTimePositions(), rt.stampOutOfWindow(), rt.unresolvedPositions(),
+                    rt.nonMonotonicPositions(), rt.clockJumpPositions(), rt.medianPeriodNs(), rt.wallClock());
+        }
         long[] chosen = rt.timeNs().clone();
         for (int p : rt.unresolvedPositions()) chosen[p] = 0;
         TimestampReport rep = new TimestampReport(topic, rt);

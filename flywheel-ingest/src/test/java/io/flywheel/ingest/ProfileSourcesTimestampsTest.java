@@ -152,6 +152,28 @@ class ProfileSourcesTimestampsTest {
     }
 
     @Test
+    void cameraInfoWithAZeroStampIsNoTimestampFinding() {
+        long s = 1_700_000_000_000_000_000L;
+        long p = 33_333_333L;
+        for (String type : new String[] {"sensor_msgs/msg/CameraInfo", "sensor_msgs/CameraInfo"}) {
+            StreamBuilder b = new StreamBuilder("/cam/camera_info", 1, StreamRole.OTHER, type);
+            b.hasHeader(true);
+            // a latched calibration (stamp 0) then two timed ones
+            b.add(s, 0);
+            b.add(s + p, s + p - 1000);
+            b.add(s + 2 * p, s + 2 * p - 1000);
+            StreamData d = b.build(TimestampRule.defaults(), true);
+            assertArrayEquals(new long[] {s, s + p - 1000, s + 2 * p - 1000}, d.timeNs(), type);
+            assertEquals(0, d.timestamps().zeroStamps(), type);
+            assertTrue(d.timestamps().clean(), type + ": " + d.timestamps().summary());
+            assertEquals(1, d.timestamps().fromLogTime());
+        }
+        // the same on a JointState is a finding
+        StreamData joints = stream(new long[] {s, s + p}, new long[] {0, s + p}, true);
+        assertEquals(1, joints.timestamps().zeroStamps());
+    }
+
+    @Test
     void noUsableTimeKeepsZeroAndMakesNoStep() {
         long s = 1_700_000_000_000_000_000L;
         long p = 100_000_000L;

@@ -42,13 +42,16 @@ public final class McapDoctor {
      * @param bytes file size in bytes
      * @param messages messages seen (inside and outside chunks)
      * @param chunks chunk records seen
-     * @param hasSummary whether a summary section was read
+     * @param hasSummary whether the file has a summary section (records between Data End and Footer)
+     * @param crcs CRC fields the file has (chunk, attachment, data section and, with a summary, summary CRCs)
+     * @param zeroCrcs of those, the ones that are 0 ("not computed"): their bytes cannot be checked
+     * @param zeroLogTimeMessages messages whose log time is 0
      * @param findings errors and warnings, in file order (at most {@value #MAX_FINDINGS} of each kind
      *     are listed individually; {@code suppressed} counts the rest)
      * @param suppressed findings not listed
      */
-    public record Report(String file, long bytes, long messages, long chunks, boolean hasSummary,
-                         List<Finding> findings, long suppressed) {
+    public record Report(String file, long bytes, long messages, long chunks, boolean hasSummary, long crcs,
+                         long zeroCrcs, long zeroLogTimeMessages, List<Finding> findings, long suppressed) {
         /** @return number of errors listed */
         public long errors() {
             return findings.stream().filter(f -> f.severity() == Severity.ERROR).count();
@@ -64,6 +67,9 @@ public final class McapDoctor {
             return errors() == 0;
         }
     }
+
+    /** Log times at or after this (ns, March 1973) are on a wall clock, where 0 means "unset". */
+    static final long WALL_CLOCK_NS = McapSummary.WALL_CLOCK_NS;
 
     /** Findings listed individually per severity before further ones are only counted. */
     public static final int MAX_FINDINGS = 200;
@@ -107,6 +113,11 @@ public final class McapDoctor {
         private long outOfOrder;
         private long firstOutOfOrderOffset = -1;
         private boolean inSummary;
+        private long summaryRecords;
+        private long crcs;
+        private long zeroCrcs;
+        private long zeroLogTimes;
+        private long firstZeroLogTimeOffset = -1;
         private boolean sawFooter;
         private boolean notMcap;
 
@@ -155,13 +166,45 @@ public final class McapDoctor {
                 add(Severity.WARNING, firstOutOfOrderOffset, outOfOrder + " message(s) have a log time earlier than"
                         + " the message before them in file order (first at this offset)");
             }
+            if (crcs > 0 && zeroCrcs == crcs) {
+                add(Severity.WARNING, -1, "every CRC in the file is 0 (" + crcs + " chunk, attachment, data-section"
+                        + " and summary CRCs): its integrity cannot be checked, and corrupted values would pass"
+                        + " through readers unnoticed");
+            }
+            if (zeroLogTimes > 0 && (zeroLogTimes == messages || Long.compareUnsigned(maxLog, WALL_CLOCK_NS) >= 0)) {
+                add(Severity.WARNING, firstZeroLogTimeOffset, zeroLogTimes == messages
+                        ? "every message has log time 0: the file has no log times (a reader must order and time"
+                        + " them by header stamps or file order)"
+                        : zeroLogTimes + " message(s) have log time 0 (unset) among log times on a wall clock (first"
+                        + " at this offset): log-time reads put them at 1970, before everything else");
+            }
             checkSummary();
             findings.sort((a, b) -> Long.compare(a.offset(), b.offset()));
-            boolean summary = inSummary || statistics != null || !chunkIndexes.isEmpty();
-            return new Report(name, size, messages, chunks.size(), summary, List.copyOf(findings), suppressed);
+            boolean summary = summaryRecords > 0;
+            return new Report(name, size, messages, chunks.size(), summary, crcs, zeroCrcs, zeroLogTimes,
+                    List.copyOf(findings), suppressed);
+        }
+
+        private void crc(long value) {
+            crcs++;
+            if (value == 0) {
+                zeroCrcs++;
+            }
         }
 
         private void visit(Record rec, long offset, long length) {
+            if (inSummary && !(rec instanceof Record.Footer)) {
+                summaryRecords++;
+            }
+            if (rec instanceof Record.Chunk c) {
+                crc(c.uncompressedCrc());
+            } else if (rec instanceof Record.Attachment a) {
+                crc(a.crc());
+            } else if (rec instanceof Record.DataEnd d) {
+                crc(d.dataSectionCrc());
+            } else if (rec instanceof Record.Footer f && f.summaryStart() != 0) {
+                crc(f.summaryCrc());
+            }
             if (rec instanceof Record.Schema s) {
                 defineSchema(s, offset);
             } else if (rec instanceof Record.Channel c) {
@@ -231,6 +274,9 @@ public final class McapDoctor {
                 }
             }
             lastLog = t;
+            if (t == 0 && zeroLogTimes++ == 0) {
+                firstZeroLogTimeOffset = reportAt;
+            }
             if (Long.compareUnsigned(t, minLog) < 0 || minLog == Long.MAX_VALUE) {
                 minLog = t;
             }

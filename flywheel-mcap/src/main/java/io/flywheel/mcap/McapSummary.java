@@ -24,8 +24,11 @@ import java.util.TreeMap;
  * @param indexed whether the summary section was used
  * @param complete false when the file ended early (truncated) and the numbers cover what was read
  * @param messageCount messages in the file
- * @param startTime first log time, ns (0 when there are no messages)
+ * @param startTime first log time, ns (0 when there are no messages); on a wall clock (a last log time at or after
+ *     {@value #WALL_CLOCK_NS} ns, March 1973) a log time of 0 means "unset" and is left out, so that a few unset
+ *     messages do not make a recording start in 1970
  * @param endTime last log time, ns
+ * @param zeroLogTimeMessages messages whose log time is 0 (left out of the span and of the rates on a wall clock)
  * @param chunks per compression ("" = none): chunk count, compressed and uncompressed bytes
  * @param channels per channel, ordered by id
  * @param schemas per schema, ordered by id
@@ -34,7 +37,7 @@ import java.util.TreeMap;
  * @param problems where a file without a usable summary broke off or was corrupt (empty otherwise)
  */
 public record McapSummary(String file, long bytes, String profile, String library, boolean indexed,
-                          boolean complete, long messageCount, long startTime, long endTime,
+                          boolean complete, long messageCount, long startTime, long endTime, long zeroLogTimeMessages,
                           Map<String, ChunkStats> chunks, List<ChannelInfo> channels, List<SchemaInfo> schemas,
                           List<AttachmentInfo> attachments, List<MetadataInfo> metadata,
                           List<McapStreamReader.Problem> problems) {
@@ -42,7 +45,13 @@ public record McapSummary(String file, long bytes, String profile, String librar
     /** Chunk totals for one compression. Sizes in bytes. */
     public record ChunkStats(long count, long compressedBytes, long uncompressedBytes) {}
 
-    /** One channel; {@code frequencyHz} is (count - 1) / (last - first log time), 0 below 2 messages. */
+    /** Log times at or after this (ns, March 1973) are on a wall clock, where 0 means "unset". */
+    public static final long WALL_CLOCK_NS = 100_000_000_000_000_000L;
+
+    /**
+     * One channel; {@code frequencyHz} is (count - 1) / (last - first log time) over the messages with a set log
+     * time, 0 below 2 of them.
+     */
     public record ChannelInfo(int id, String topic, String messageEncoding, int schemaId, String schemaName,
                               long messageCount, double frequencyHz, Map<String, String> metadata) {}
 
@@ -84,22 +93,28 @@ public record McapSummary(String file, long bytes, String profile, String librar
     private static final class Acc {
         final Map<Integer, Record.Schema> schemas = new TreeMap<>();
         final Map<Integer, Record.Channel> channels = new TreeMap<>();
-        final Map<Integer, long[]> perChannel = new TreeMap<>(); // count, first, last
+        final Map<Integer, long[]> perChannel = new TreeMap<>(); // count, zero log times, first non-zero, last
         final Map<String, ChunkStats> chunks = new TreeMap<>();
         final List<AttachmentInfo> attachments = new ArrayList<>();
         final List<MetadataInfo> metadata = new ArrayList<>();
         long count;
-        long start = -1;
+        long zeros;
+        long start = -1; // smallest non-zero log time
         long end = -1;
 
         void message(int channel, long logTime) {
             count++;
-            long[] c = perChannel.computeIfAbsent(channel, k -> new long[] {0, logTime, logTime});
+            long[] c = perChannel.computeIfAbsent(channel, k -> new long[] {0, 0, -1, -1});
             c[0]++;
-            c[1] = Long.compareUnsigned(logTime, c[1]) < 0 ? logTime : c[1];
-            c[2] = Long.compareUnsigned(logTime, c[2]) > 0 ? logTime : c[2];
-            start = start == -1 || Long.compareUnsigned(logTime, start) < 0 ? logTime : start;
             end = end == -1 || Long.compareUnsigned(logTime, end) > 0 ? logTime : end;
+            c[3] = c[3] == -1 || Long.compareUnsigned(logTime, c[3]) > 0 ? logTime : c[3];
+            if (logTime == 0) {
+                zeros++;
+                c[1]++;
+                return;
+            }
+            c[2] = c[2] == -1 || Long.compareUnsigned(logTime, c[2]) < 0 ? logTime : c[2];
+            start = start == -1 || Long.compareUnsigned(logTime, start) < 0 ? logTime : start;
         }
 
         void chunk(String compression, long compressed, long uncompressed) {
@@ -110,13 +125,17 @@ public record McapSummary(String file, long bytes, String profile, String librar
 
         McapSummary build(Path file, Record.Header h, boolean indexed, List<McapStreamReader.Problem> problems)
                 throws IOException {
+            // on a relative clock (rosbag2 test bags start at 0) a log time of 0 is a time like any other
+            boolean wall = end != -1 && Long.compareUnsigned(end, WALL_CLOCK_NS) >= 0;
             List<ChannelInfo> ch = new ArrayList<>();
             for (Record.Channel c : channels.values()) {
                 long[] pc = perChannel.get(c.id());
                 long n = pc == null ? 0 : pc[0];
+                long timed = pc == null ? 0 : wall ? pc[0] - pc[1] : pc[0];
+                long first = pc == null ? 0 : !wall && pc[1] > 0 || pc[2] == -1 ? 0 : pc[2];
                 double hz = 0;
-                if (pc != null && n > 1 && pc[2] != pc[1]) {
-                    hz = (n - 1) / ((pc[2] - pc[1]) / 1e9);
+                if (pc != null && timed > 1 && pc[3] != first) {
+                    hz = (timed - 1) / ((pc[3] - first) / 1e9);
                 }
                 Record.Schema s = schemas.get(c.schemaId());
                 ch.add(new ChannelInfo(c.id(), c.topic(), c.messageEncoding(), c.schemaId(),
@@ -127,7 +146,8 @@ public record McapSummary(String file, long bytes, String profile, String librar
                 sc.add(new SchemaInfo(s.id(), s.name(), s.encoding(), s.data().remaining()));
             }
             return new McapSummary(file.toString(), Files.size(file), h == null ? "" : h.profile(),
-                    h == null ? "" : h.library(), indexed, problems.isEmpty(), count, Math.max(start, 0), Math.max(end, 0),
+                    h == null ? "" : h.library(), indexed, problems.isEmpty(), count,
+                    wall ? Math.max(start, 0) : zeros > 0 ? 0 : Math.max(start, 0), Math.max(end, 0), zeros,
                     Map.copyOf(chunks), List.copyOf(ch), List.copyOf(sc), List.copyOf(attachments),
                     List.copyOf(metadata), List.copyOf(problems));
         }
