@@ -22,8 +22,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code flywheel dedup LAKE} and {@code flywheel dedup sweep LAKE}: near-duplicate episodes and frames. */
 @Command(name = "dedup", mixinStandardHelpOptions = true,
-        description = "Group near-duplicate episodes (episode embeddings within a cosine distance of a representative)"
-                + " and near-duplicate frames (master-camera pHash within a Hamming distance); one representative per"
+        description = "Group near-duplicate episodes (episode embeddings within a cosine distance of each other)"
+                + " and near-duplicate frames (master-camera pHash within a Hamming distance of each other: every two"
+                + " members of a group within the threshold, groups never chain); one representative per"
                 + " group stays in the mining pool and training sets. Nothing is deleted.",
         subcommands = {DedupCommand.Sweep.class})
 final class DedupCommand implements Callable<Integer> {

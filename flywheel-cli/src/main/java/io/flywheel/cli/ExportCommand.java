@@ -60,8 +60,26 @@ final class ExportCommand implements Runnable {
         @Option(names = "--robot-type", description = "robot_type in info.json (default: the episodes' common robot id)")
         String robotType;
 
-        @Option(names = "--keyframe-interval", defaultValue = "2", description = "frames between video keyframes (default ${DEFAULT-VALUE})")
+        @Option(names = "--keyframe-interval", defaultValue = "0", description = "frames between video keyframes"
+                + " (default: half a second of frames, fps / 2; LeRobot's own encoder uses 2: faster random access,"
+                + " larger files)")
         int keyframeInterval;
+
+        @Option(names = "--resample", description = "place each sample on the fps grid by its recorded time: a dropped"
+                + " frame's slot holds the previous frame, marked flywheel.filled = 1 (without it, a set with dropped"
+                + " frames is refused: numbering its frames would put every later frame early)")
+        boolean resample;
+
+        @Option(names = "--resolution", paramLabel = "native|hot|WxH", defaultValue = "native",
+                description = "video size: each camera's own, decoded from the raw images (default; video sources use"
+                        + " the hot copies), the hot copies enrich wrote, or WIDTHxHEIGHT for every camera")
+        String resolution;
+
+        @Option(names = "--missing-camera", paramLabel = "leave-out|fill", defaultValue = "leave-out",
+                description = "an episode whose cameras are not the set's most common set: left out and named"
+                        + " (default), or kept with black frames for a camera it lacks (fill: every camera any episode"
+                        + " has is exported)")
+        String missingCamera;
 
         @Mixin
         JsonOutput jsonOutput;
@@ -70,9 +88,12 @@ final class ExportCommand implements Runnable {
         public Integer call() throws IOException {
             boolean json = jsonOutput.enabled();
             Usage.atLeast(spec, "--fps", fps, 0);
-            Usage.atLeast(spec, "--keyframe-interval", keyframeInterval, 1);
+            Usage.atLeast(spec, "--keyframe-interval", keyframeInterval, 0);
+            Usage.require(spec, missingCamera.equals("leave-out") || missingCamera.equals("fill"),
+                    "--missing-camera must be leave-out or fill, got '" + missingCamera + "'");
             LeRobotExportOptions o = Usage.check(spec, null, () -> LeRobotExportOptions.builder().force(force).fps(fps)
-                    .robotType(robotType).keyframeInterval(keyframeInterval).build());
+                    .robotType(robotType).keyframeInterval(keyframeInterval).resample(resample)
+                    .fillMissingCameras(missingCamera.equals("fill")).resolution(resolution.equals("native") ? null : resolution).build());
             LeRobotExportResult r;
             try (Lake l = lake.open()) {
                 r = LeRobotExporter.export(l, tag, out, o, line -> {
@@ -100,6 +121,10 @@ final class ExportCommand implements Runnable {
                 m.put("filled_images", r.filledImages());
                 m.put("filled_vectors", r.filledVectors());
                 m.put("left_out_episodes", r.leftOut());
+                m.put("resampled", resample);
+                m.put("filled_slots", r.filledSlots());
+                m.put("merged_samples", r.mergedSamples());
+                m.put("black_images", r.blackImages());
                 Json.print(System.out, m);
             } else {
                 System.out.printf(Locale.ROOT, "exported '%s' to %s: LeRobotDataset v3.0, %d episodes, %d frames at %d fps,"
@@ -114,10 +139,20 @@ final class ExportCommand implements Runnable {
                     System.out.printf(Locale.ROOT, "  %d state/action value(s) missing after alignment were held from the"
                             + " episode's neighbouring sample%n", r.filledVectors());
                 }
+                if (r.filledSlots() > 0 || r.mergedSamples() > 0) {
+                    System.out.printf(Locale.ROOT, "  resampled on the %d fps grid: %d slot(s) of dropped frames hold the"
+                            + " previous frame (flywheel.filled = 1), %d sample(s) shared a slot with an earlier one and"
+                            + " were not exported%n", r.fps(), r.filledSlots(), r.mergedSamples());
+                }
+                if (r.blackImages() > 0) {
+                    System.out.printf(Locale.ROOT, "  %d black frame(s) for cameras episodes do not have"
+                            + " (--missing-camera fill)%n", r.blackImages());
+                }
                 if (!r.leftOut().isEmpty()) {
-                    System.out.printf(Locale.ROOT, "  %d episode(s) of the set left out: their state/action shape is not"
-                            + " the most common one (a LeRobot dataset has one shape), or their first samples have no"
-                            + " state or action: %s%n", r.leftOut().size(), String.join(", ", r.leftOut()));
+                    System.out.printf(Locale.ROOT, "  %d episode(s) of the set left out: their state/action shape or"
+                            + " their cameras are not the most common ones (a LeRobot dataset has one of each), or"
+                            + " their first samples have no state or action: %s%n", r.leftOut().size(),
+                            String.join(", ", r.leftOut()));
                 }
             }
             return 0;

@@ -49,6 +49,7 @@ import picocli.CommandLine.Command;
                 EvalCommand.class,
                 SqlCommand.class,
                 TelemetryCommand.class,
+                StreamCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

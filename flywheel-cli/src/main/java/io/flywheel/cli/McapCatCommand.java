@@ -39,7 +39,7 @@ final class McapCatCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "MCAP file")
+    @Parameters(index = "0", paramLabel = "FILE", description = "MCAP file, or a rosbag2 sqlite3 bag (its folder or a .db3)")
     Path file;
 
     @Option(names = "--topic", paramLabel = "TOPIC", description = "only this topic (repeatable)")
@@ -66,6 +66,7 @@ final class McapCatCommand implements Callable<Integer> {
         Usage.require(spec, start == null || end == null || Long.compareUnsigned(start, end) < 0,
                 "--start " + start + " is not before --end " + end);
         Usage.require(spec, limit >= 0, "--limit must be at least 0, got " + limit);
+        if (Rosbag2Inspect.applies(file)) return Rosbag2Inspect.cat(file, topics, start, end, limit, json);
         McapIndexedReader.ReadOptions.Builder sel = McapIndexedReader.ReadOptions.builder()
                 .topics(topics == null ? List.of() : topics);
         if (start != null) {

@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
         description = "Check CRCs, indexes, statistics, message order, duplicate ids and a truncated tail."
                 + " Exits 1 when an error is found.")
 final class McapDoctorCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "FILE", description = "MCAP file")
+    @Parameters(index = "0", paramLabel = "FILE", description = "MCAP file, or a rosbag2 sqlite3 bag (its folder or a .db3)")
     Path file;
 
     @picocli.CommandLine.Mixin
@@ -22,6 +22,7 @@ final class McapDoctorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (Rosbag2Inspect.applies(file)) return Rosbag2Inspect.doctor(file, json.enabled());
         McapDoctor.Report r = McapDoctor.check(file);
         PrintStream out = System.out;
         if (json.enabled()) {

@@ -15,9 +15,10 @@ import picocli.CommandLine.Parameters;
 /** {@code flywheel mcap info FILE}: what a recording holds. */
 @Command(name = "info", mixinStandardHelpOptions = true,
         description = "Profile, library, time span, compression, per-channel counts and rates, schemas,"
-                + " attachments and metadata of an MCAP file.")
+                + " attachments and metadata of an MCAP file; bag, files, span, per-topic counts and rates of a rosbag2"
+                + " sqlite3 bag.")
 final class McapInfoCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "FILE", description = "MCAP file")
+    @Parameters(index = "0", paramLabel = "FILE", description = "MCAP file, or a rosbag2 sqlite3 bag (its folder or a .db3)")
     Path file;
 
     @picocli.CommandLine.Mixin
@@ -25,6 +26,7 @@ final class McapInfoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (Rosbag2Inspect.applies(file)) return Rosbag2Inspect.info(file, json.enabled());
         McapSummary s = McapSummary.of(file);
         PrintStream out = System.out;
         for (io.flywheel.mcap.McapStreamReader.Problem p : s.problems()) {

@@ -34,7 +34,8 @@ import java.util.jar.JarFile;
  *       read by Flywheel's {@code org.lance.JniLoader}, which replaces lance-core's on the command's class path;</li>
  *   <li>ONNX Runtime {@code libonnxruntime} and {@code libonnxruntime4j_jni}: {@code onnxruntime.native.path};</li>
  *   <li>zstd-jni: {@code ZstdNativePath};</li>
- *   <li>snappy-java: {@code org.xerial.snappy.lib.path} and {@code org.xerial.snappy.lib.name}.</li>
+ *   <li>snappy-java: {@code org.xerial.snappy.lib.path} and {@code org.xerial.snappy.lib.name};</li>
+ *   <li>sqlite-jdbc: {@code org.sqlite.lib.path} and {@code org.sqlite.lib.name}.</li>
  * </ul>
  *
  * <p>A cached file is reused while its size and modification time equal its jar entry's. A missing or different one
@@ -134,6 +135,16 @@ final class NativeCache {
                             if (System.getProperty("org.xerial.snappy.lib.path") == null && files.contains(dir.resolve(name))) {
                                 System.setProperty("org.xerial.snappy.lib.path", dir.toString());
                                 System.setProperty("org.xerial.snappy.lib.name", name);
+                            }
+                        }),
+                // org.sqlite.util.OSInfo.getNativeLibFolderPathForCurrentOS (rosbag2 sqlite3 storage)
+                new Library("org/sqlite/JDBC.class",
+                        "org/sqlite/native/" + (linux ? "Linux/" : "Mac/") + (x64 ? "x86_64" : "aarch64"),
+                        (dir, files) -> {
+                            String name = "libsqlitejdbc" + suffix;
+                            if (System.getProperty("org.sqlite.lib.path") == null && files.contains(dir.resolve(name))) {
+                                System.setProperty("org.sqlite.lib.path", dir.toString());
+                                System.setProperty("org.sqlite.lib.name", name);
                             }
                         }));
     }

@@ -93,7 +93,7 @@ final class QuickstartCommand implements Callable<Integer> {
         plan.add(new String[] {"map", l, "--out", work.resolve("embedding-map.png").toString(), "--trainset", v2});
         plan.add(new String[] {"warm", l, v2, "--cache", work.resolve("cache").toString()});
         plan.add(new String[] {"load", l, v2, "--cache", work.resolve("cache").toString(), "--batches", "10"});
-        plan.add(new String[] {"export", "lerobot", l, v2, work.resolve("lerobot-" + v2).toString(), "--fps", "10",
+        plan.add(new String[] {"export", "lerobot", l, v2, work.resolve("lerobot-" + v2).toString(), "--fps", "10", "--resample",
                 "--force"});
         for (String[] args : plan) {
             System.out.println();

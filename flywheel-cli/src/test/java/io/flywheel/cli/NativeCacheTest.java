@@ -29,14 +29,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The native libraries are unpacked once per user: real JVM processes ({@link Probe}) start with
- * {@code -Dflywheel.native.cache}, load Lance, ONNX Runtime, zstd-jni and snappy-java, and end with
+ * {@code -Dflywheel.native.cache}, load Lance, ONNX Runtime, zstd-jni, snappy-java and sqlite-jdbc, and end with
  * {@link Runtime#halt} (as a {@code kill -9} would: no shutdown hooks, no delete-on-exit). Each cached file has its
  * jar entry's size and CRC-32 (as {@code unzip -v} lists them).
  */
 class NativeCacheTest {
 
-    /** The library files of this platform, 5 on Linux and macOS: liblance_jni, libonnxruntime, libonnxruntime4j_jni, libzstd-jni-VERSION, libsnappyjava. */
-    private static final int FILES = 5;
+    /**
+     * The library files of this platform, 6 on Linux and macOS: liblance_jni, libonnxruntime, libonnxruntime4j_jni,
+     * libzstd-jni-VERSION, libsnappyjava, libsqlitejdbc.
+     */
+    private static final int FILES = 6;
 
     @BeforeAll
     static void supported() {
@@ -54,7 +57,7 @@ class NativeCacheTest {
         String out = first.finish();
         assertTrue(out.contains("loaded"), out);
         for (String p : List.of("flywheel.native.lance_jni", "onnxruntime.native.path", "ZstdNativePath",
-                "org.xerial.snappy.lib.path")) {
+                "org.xerial.snappy.lib.path", "org.sqlite.lib.path")) {
             assertTrue(out.contains(p + "=" + cache), p + " points into the cache: " + out);
         }
         Map<Path, JarEntry> files = expected(cache);
@@ -171,7 +174,7 @@ class NativeCacheTest {
     private static List<String> libraryCopies(Path scratch) throws IOException {
         try (Stream<Path> s = Files.walk(scratch)) {
             return s.filter(Files::isRegularFile).map(p -> p.getFileName().toString())
-                    .filter(n -> n.matches(".*(lance_jni|onnxruntime|zstd-jni|snappyjava).*")).toList();
+                    .filter(n -> n.matches(".*(lance_jni|onnxruntime|zstd-jni|snappyjava|sqlitejdbc).*")).toList();
         }
     }
 
@@ -188,8 +191,11 @@ class NativeCacheTest {
             ai.onnxruntime.OrtEnvironment.getEnvironment().close();
             com.github.luben.zstd.Zstd.compress(new byte[100]);
             org.xerial.snappy.Snappy.compress(new byte[100]);
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite::memory:")) {
+                c.createStatement().execute("SELECT 1");
+            }
             for (String p : List.of("flywheel.native.lance_jni", "onnxruntime.native.path", "ZstdNativePath",
-                    "org.xerial.snappy.lib.path")) {
+                    "org.xerial.snappy.lib.path", "org.sqlite.lib.path")) {
                 System.out.println(p + "=" + System.getProperty(p));
             }
             System.out.println("loaded");

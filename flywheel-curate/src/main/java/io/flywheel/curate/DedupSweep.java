@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * Threshold calibration for near-duplicate grouping ({@code flywheel dedup sweep}): for each
- * threshold, the {@link Grouping} leader groups, their count, the pool size left, and the
- * member-representative pairs merged "just inside" it, i.e. with a distance above the previous
+ * threshold, the {@link Grouping} complete-linkage groups (every two members within the threshold),
+ * their count, the pool size left, and the member-representative pairs merged "just inside" it, i.e. with a distance above the previous
  * (smaller) threshold of the sweep: the pairs a person looks at to judge whether the threshold
  * merges different scenes. The neighbour search runs once, at the largest threshold.
  */
@@ -85,7 +85,7 @@ public final class DedupSweep {
     }
 
     /**
-     * The sweep over precomputed node pairs (see {@link Grouping#leader}); {@code pairs} must hold
+     * The sweep over precomputed node pairs (see {@link Grouping#completeLinkage}); {@code pairs} must hold
      * every pair within the largest threshold.
      *
      * @param thresholds ascending
@@ -101,7 +101,7 @@ public final class DedupSweep {
             if (thr < previous) {
                 throw new IllegalArgumentException("thresholds must ascend: " + Arrays.toString(thresholds));
             }
-            Groups g = Grouping.leader(nodeOfItem, nodes, pairs, thr, priority);
+            Groups g = Grouping.completeLinkage(nodeOfItem, nodes, pairs, thr, priority);
             List<MergedPair> inside = new ArrayList<>();
             for (int i = 0; i < g.itemCount(); i++) {
                 float d = g.distanceToRepresentative(i);

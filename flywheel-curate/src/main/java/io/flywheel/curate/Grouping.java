@@ -3,12 +3,20 @@ package io.flywheel.curate;
 import java.util.Arrays;
 
 /**
- * Near-duplicate grouping by greedy leader clustering in priority order: the highest-priority
- * item not yet in a group becomes a representative, and every ungrouped item within the threshold
- * of it joins its group. Groups therefore never chain: each member is within the threshold of its
- * representative (two members may be up to twice the threshold apart), unlike connected
- * components, where a-b and b-c pairs put a and c together however far apart they are. The
- * representative is the group's highest-priority member.
+ * Near-duplicate grouping with complete linkage, greedily in priority order: the highest-priority
+ * item not yet in a group becomes a representative; its ungrouped neighbours within the threshold
+ * are then considered nearest first (equal distances: higher priority first), and each joins the
+ * group only if it is within the threshold of <em>every</em> member already in it. So every pair of
+ * items in a group is within the threshold (the group's diameter is at most the threshold), whatever
+ * the priority: groups never chain. Neither connected components (a-b and b-c pairs put a and c
+ * together however far apart they are) nor leader clustering (every member within the threshold of
+ * the representative, so two members up to twice the threshold apart) guarantee that. A neighbour
+ * left out starts or joins a later group: it is kept unless it has a near duplicate of its own
+ * among the items left. The representative is the group's highest-priority member.
+ *
+ * <p>Cost: O(pairs) after the neighbour search (each member's neighbours are counted once), plus
+ * sorting each representative's neighbours. Pure Java with no storage types, so batch jobs can
+ * reuse it.
  *
  * <p>Priority: {@code priority[i]}, higher first (for frames e.g. sharpness, for episodes e.g. a
  * quality score); ties, NaN and a null array go to the lowest item index.
@@ -18,7 +26,7 @@ public final class Grouping {
 
     /**
      * Groups frames whose 64-bit pHashes are within Hamming distance {@code maxDistance} of the
-     * group's representative. Pairs are searched among distinct hash values by
+     * other member of its group (complete linkage). Pairs are searched among distinct hash values by
      * {@link HammingSearch} (multi-index hashing), so identical hashes (static frames) cost nothing
      * extra.
      *
@@ -30,12 +38,12 @@ public final class Grouping {
     public static Groups phash(long[] hashes, int maxDistance, double[] priority) {
         DistinctHashes d = DistinctHashes.of(hashes);
         NearPairs pairs = HammingSearch.pairs(d.values, maxDistance);
-        return leader(d.nodeOf, d.values.length, pairs, maxDistance, priority);
+        return completeLinkage(d.nodeOf, d.values.length, pairs, maxDistance, priority);
     }
 
     /**
-     * Groups episodes whose embeddings are within cosine distance {@code maxCosineDistance} of the
-     * group's representative; exact all-pairs search ({@link ExactSearch#pairsWithin}), for pools
+     * Groups episodes whose embeddings are within cosine distance {@code maxCosineDistance} of every
+     * other member of their group (complete linkage); exact all-pairs search ({@link ExactSearch#pairsWithin}), for pools
      * of up to some 10^5 episodes.
      *
      * @param unitVectors L2-normalised embeddings, all of one dimension
@@ -45,21 +53,24 @@ public final class Grouping {
     public static Groups embeddings(float[][] unitVectors, double maxCosineDistance, double[] priority) {
         ExactSearch search = ExactSearch.of(unitVectors);
         NearPairs pairs = search.pairsWithin(maxCosineDistance);
-        return leader(identity(unitVectors.length), unitVectors.length, pairs, maxCosineDistance, priority);
+        return completeLinkage(identity(unitVectors.length), unitVectors.length, pairs, maxCosineDistance, priority);
     }
 
     /**
-     * Leader grouping over items that sit on nodes: items on one node are identical (distance 0),
-     * {@code nodePairs} gives distances between nodes. For plain items, {@code nodeOfItem[i] = i}.
+     * Complete-linkage grouping over items that sit on nodes: items on one node are identical
+     * (distance 0), {@code nodePairs} gives distances between nodes and must hold every node pair
+     * within {@code threshold} (pairs above it are ignored). For plain items, {@code nodeOfItem[i] = i}.
      *
      * @param nodeOfItem node of each item, in {@code [0, nodes)}
      * @param nodes number of nodes
      * @param nodePairs node pairs with distances; those above {@code threshold} are ignored
-     * @param threshold largest distance of a member to its representative
+     * @param threshold largest distance between any two members of a group
      * @param priority per item, higher first; null for index order
+     * @return the groups; every two members of a group are within {@code threshold}
      * @throws IllegalArgumentException on a node index out of range or a priority of wrong length
      */
-    public static Groups leader(int[] nodeOfItem, int nodes, NearPairs nodePairs, double threshold, double[] priority) {
+    public static Groups completeLinkage(int[] nodeOfItem, int nodes, NearPairs nodePairs, double threshold,
+            double[] priority) {
         int n = nodeOfItem.length;
         if (priority != null && priority.length != n) {
             throw new IllegalArgumentException("priority has " + priority.length + " values for " + n + " items");
@@ -111,10 +122,25 @@ public final class Grouping {
             }
         }
         int[] order = priorityOrder(n, priority);
+        // a node's rank: the priority rank of its best item (orders equally near candidates)
+        int[] nodeRank = new int[nodes];
+        Arrays.fill(nodeRank, -1);
+        int[] rankNode = new int[n];
+        for (int r = 0; r < n; r++) {
+            int v = nodeOfItem[order[r]];
+            if (nodeRank[v] < 0) {
+                nodeRank[v] = r;
+            }
+            rankNode[r] = v;
+        }
         int[] groupOf = new int[n];
         Arrays.fill(groupOf, -1);
         float[] dist = new float[n];
         boolean[] taken = new boolean[nodes];
+        // linked[u]: how many members of the group being built node u is within the threshold of
+        int[] linked = new int[nodes];
+        int[] touched = new int[Math.min(nodes, adj.length)];
+        long[] candidates = new long[16];
         int[] reps = new int[16];
         int groups = 0;
         for (int rep : order) {
@@ -128,8 +154,45 @@ public final class Grouping {
             reps[g] = rep;
             int v = nodeOfItem[rep];
             take(v, g, 0f, itemStart, items, groupOf, dist, taken);
+            int degree = adjStart[v + 1] - adjStart[v];
+            if (degree == 0) {
+                continue;
+            }
+            if (candidates.length < degree) {
+                candidates = new long[Math.max(degree, candidates.length * 2)];
+            }
+            int c = 0;
             for (int e = adjStart[v]; e < adjStart[v + 1]; e++) {
-                take(adj[e], g, adjDist[e], itemStart, items, groupOf, dist, taken);
+                int u = adj[e];
+                if (!taken[u] && nodeRank[u] >= 0) {
+                    // nearest first, then by priority rank: a non-negative float's bits order as the float
+                    candidates[c++] = ((long) Float.floatToIntBits(adjDist[e]) << 32) | nodeRank[u];
+                }
+            }
+            Arrays.sort(candidates, 0, c);
+            int members = 1;
+            int touchedCount = 0;
+            for (int e = adjStart[v]; e < adjStart[v + 1]; e++) {
+                if (linked[adj[e]]++ == 0) {
+                    touched[touchedCount++] = adj[e];
+                }
+            }
+            for (int k = 0; k < c; k++) {
+                int u = rankNode[(int) candidates[k]];
+                if (taken[u] || linked[u] != members) {
+                    continue; // too far from a member that joined before it
+                }
+                take(u, g, Float.intBitsToFloat((int) (candidates[k] >>> 32)), itemStart, items, groupOf, dist, taken);
+                members++;
+                for (int e = adjStart[u]; e < adjStart[u + 1]; e++) {
+                    int w = adj[e];
+                    if (!taken[w] && linked[w]++ == 0) {
+                        touched[touchedCount++] = w;
+                    }
+                }
+            }
+            for (int k = 0; k < touchedCount; k++) {
+                linked[touched[k]] = 0;
             }
         }
         return new Groups(groupOf, Arrays.copyOf(reps, groups), dist, threshold);

@@ -5,8 +5,9 @@ import java.util.Arrays;
 /**
  * Near-duplicate groups over items {@code 0..n-1} (frames or episodes), made by
  * {@link Grouping}. Every item is in exactly one group; a group has one representative (the item
- * kept), and every member is within the threshold of that representative (not merely of some
- * other member). Groups are numbered in the order their representatives were chosen, i.e. by
+ * kept), and every two members are within the threshold of each other (complete linkage: the
+ * group's diameter is at most the threshold), not merely of the representative or of some other
+ * member. Groups are numbered in the order their representatives were chosen, i.e. by
  * descending priority. Immutable.
  */
 public final class Groups {

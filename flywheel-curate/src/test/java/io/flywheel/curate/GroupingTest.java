@@ -1,5 +1,6 @@
 package io.flywheel.curate;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -22,14 +23,137 @@ class GroupingTest {
         // a, b, c on the unit circle 0.3 rad apart: d(a,b) = d(b,c) = 1 - cos 0.3 = 0.0447, d(a,c) = 1 - cos 0.6 = 0.1747
         float[][] v = {unit(0), unit(0.3), unit(0.6)};
         Groups g = Grouping.embeddings(v, 0.1, null);
-        assertEquals(g.groupOf(0), g.groupOf(1)); // a leads (index order) and takes b
-        assertNotEquals(g.groupOf(0), g.groupOf(2)); // c is not pulled in through b
-        assertEquals(2, g.groupCount());
-        // with b first, b takes both a and c: each is within 0.1 of b
+        assertGroups(g, new int[][] {{0, 1}, {2}}); // a leads (index order) and takes b; c is not pulled in through b
+        // with b first, a and c are each within 0.1 of b but 0.1747 apart: only one of them joins b (they are equally
+        // near b); representative-based grouping would have put all three together
         Groups gb = Grouping.embeddings(v, 0.1, new double[] {0, 1, 0});
-        assertEquals(1, gb.groupCount());
+        assertEquals(2, gb.groupCount());
         assertEquals(1, gb.representative(0));
-        assertEquals(1 - Math.cos(0.3), gb.distanceToRepresentative(2), 1e-5);
+        assertEquals(2, gb.size(0));
+        assertNotEquals(gb.groupOf(0), gb.groupOf(2));
+        assertDiameterWithin(gb, (i, j) -> ExactSearch.cosineDistance(v[i], v[j]), 0.1);
+        // with b first and c nearer to b (0.25 rad: 0.0311) than a (0.0447), c joins
+        float[][] w = {unit(0), unit(0.3), unit(0.55)};
+        assertGroups(Grouping.embeddings(w, 0.05, new double[] {0, 1, 0}), new int[][] {{1, 2}, {0}});
+    }
+
+    /**
+     * A line of items 0.1 rad apart on the unit circle, threshold 1 - cos 0.25 = 0.0311: items within
+     * two steps are neighbours (1 - cos 0.2 = 0.0199), three steps are not (1 - cos 0.3 = 0.0447).
+     * Representative-based grouping chains: a representative in the middle takes two on each side, a
+     * group four steps (0.0789, 2.5 x the threshold) wide. Complete linkage keeps each group within two steps.
+     */
+    @Test
+    void embeddingLineGroupsHaveDiameterWithinThreshold() {
+        int n = 12;
+        float[][] v = new float[n][];
+        for (int i = 0; i < n; i++) {
+            v[i] = unit(0.1 * i);
+        }
+        double t = 1 - Math.cos(0.25);
+        // priority: item 5 first (say the only QC pass), then item 9, then index order
+        double[] priority = new double[n];
+        priority[5] = 2;
+        priority[9] = 1;
+        Groups g = Grouping.embeddings(v, t, priority);
+        // 5 takes 4 and 6 (one step each; 4 first, lower index), then 3 is three steps from 6 and 7 three from 4;
+        // 9 takes 8 and 10 (7 is 3 steps from 10, 11 three from 8); then 0 takes 1, 2; 3 and 7 and 11 are alone
+        assertGroups(g, new int[][] {{5, 4, 6}, {9, 8, 10}, {0, 1, 2}, {3}, {7}, {11}});
+        assertDiameterWithin(g, (i, j) -> ExactSearch.cosineDistance(v[i], v[j]), t);
+    }
+
+    /**
+     * pHashes on a path: item k has its k lowest bits set, so items i and j are |i - j| bits apart,
+     * the same chain shape in Hamming space.
+     */
+    @Test
+    void phashLineGroupsHaveDiameterWithinThreshold() {
+        int n = 20;
+        long[] h = new long[n];
+        for (int k = 0; k < n; k++) {
+            h[k] = k == 0 ? 0 : -1L >>> (64 - k);
+        }
+        double[] sharpness = new double[n];
+        sharpness[10] = 3; // the sharpest frame in the middle
+        sharpness[3] = 2;
+        sharpness[16] = 1;
+        Groups g = Grouping.phash(h, 3, sharpness);
+        // 10 takes 9 and 11 (1 bit), then 8 (2 bits; before 12, lower index); 12 is 4 bits from 8, 7 from 11.
+        // 3 takes 2, 4, then 1; 5 is 4 bits from 1, 0 from 4. 16 takes 15, 17, then 14; 18 is 4 from 14, 13 from 17.
+        // Then index order: 0 is alone (1..3 are taken); 5 takes 6, 7; 12 takes 13; 18 takes 19.
+        assertGroups(g, new int[][] {{10, 9, 11, 8}, {3, 2, 4, 1}, {16, 15, 17, 14}, {0}, {5, 6, 7}, {12, 13},
+            {18, 19}});
+        assertDiameterWithin(g, (i, j) -> Long.bitCount(h[i] ^ h[j]), 3);
+        // representative-based grouping would have given 10 the members 7..13 (6 bits wide at threshold 3)
+        assertEquals(4, g.size(g.groupOf(10)));
+    }
+
+    @Test
+    void randomChainsNeverExceedTheThresholdWhateverThePriority() {
+        Random r = new Random(23);
+        for (int round = 0; round < 20; round++) {
+            // dense clusters of near hashes: many chains of neighbours through intermediate items
+            int n = 400;
+            long[] h = new long[n];
+            long base = r.nextLong();
+            for (int i = 0; i < n; i++) {
+                h[i] = HammingSearchTest.flip(base, r.nextInt(7), r);
+                if (i % 40 == 0) {
+                    base = r.nextLong();
+                }
+            }
+            double[] priority = new double[n];
+            for (int i = 0; i < n; i++) {
+                priority[i] = r.nextInt(5); // many ties, as with QC statuses
+            }
+            int t = 1 + r.nextInt(6);
+            Groups g = Grouping.phash(h, t, priority);
+            assertDiameterWithin(g, (i, j) -> Long.bitCount(h[i] ^ h[j]), t);
+            float[][] v = new float[n][];
+            for (int i = 0; i < n; i++) {
+                v[i] = unit(r.nextDouble() * 0.5); // all on one arc: chains everywhere
+            }
+            double ct = 0.001 + r.nextDouble() * 0.01;
+            Groups ge = Grouping.embeddings(v, ct, priority);
+            assertDiameterWithin(ge, (i, j) -> ExactSearch.cosineDistance(v[i], v[j]), ct);
+            for (Groups x : List.of(g, ge)) {
+                for (int grp = 0; grp < x.groupCount(); grp++) {
+                    for (int m : x.members(grp)) {
+                        assertTrue(priority[m] <= priority[x.representative(grp)], "representative has the highest priority");
+                    }
+                }
+            }
+        }
+    }
+
+    interface Distance {
+        double between(int i, int j);
+    }
+
+    /** Asserts every two members of every group are within {@code t}. */
+    static void assertDiameterWithin(Groups g, Distance d, double t) {
+        for (int grp = 0; grp < g.groupCount(); grp++) {
+            int[] m = g.members(grp);
+            double diameter = 0;
+            for (int x = 0; x < m.length; x++) {
+                for (int y = x + 1; y < m.length; y++) {
+                    diameter = Math.max(diameter, d.between(m[x], m[y]));
+                }
+            }
+            assertTrue(diameter <= t, "group " + grp + " " + Arrays.toString(m) + " has diameter " + diameter
+                    + " over the threshold " + t);
+        }
+    }
+
+    /** Asserts the groups, each given as representative first, then its other members; in the order chosen. */
+    static void assertGroups(Groups g, int[][] expected) {
+        assertEquals(expected.length, g.groupCount(), "group count");
+        for (int grp = 0; grp < expected.length; grp++) {
+            assertEquals(expected[grp][0], g.representative(grp), "representative of group " + grp);
+            int[] want = expected[grp].clone();
+            Arrays.sort(want);
+            assertArrayEquals(want, g.members(grp), "members of group " + grp);
+        }
     }
 
     @Test
@@ -135,24 +259,25 @@ class GroupingTest {
     void sweepReportsCountsAndPairsJustInside() {
         Random r = new Random(9);
         int centers = 100;
-        long[] h = new long[centers * 3];
+        long[] h = new long[centers * 4];
         double[] priority = new double[h.length];
         for (int c = 0; c < centers; c++) {
             long base = r.nextLong();
-            h[3 * c] = base;
-            priority[3 * c] = 1;
-            h[3 * c + 1] = base ^ 0b11L; // 2 bits
-            h[3 * c + 2] = base ^ (0b11111L << 10); // 5 other bits: 7 from the 2-bit copy
+            h[4 * c] = base;
+            priority[4 * c] = 1;
+            h[4 * c + 1] = base ^ 0b11L; // 2 bits
+            h[4 * c + 2] = base ^ 0b11111L; // 5 bits, 3 from the 2-bit copy
+            h[4 * c + 3] = base ^ (0b11111L << 10); // 5 other bits: 7 from the 2-bit copy
         }
         List<DedupSweep.Step> steps = DedupSweep.phash(h, new int[] {5, 0, 2}, priority, 10);
         assertEquals(3, steps.size());
         DedupSweep.Step s0 = steps.get(0);
         assertEquals(0.0, s0.threshold());
-        assertEquals(300, s0.groups());
+        assertEquals(400, s0.groups());
         assertEquals(0, s0.duplicateGroups());
         assertEquals(0, s0.justInsideTotal());
         DedupSweep.Step s2 = steps.get(1);
-        assertEquals(200, s2.groups());
+        assertEquals(300, s2.groups());
         assertEquals(100, s2.removed());
         assertEquals(100, s2.justInsideTotal());
         assertEquals(10, s2.justInside().size());
@@ -161,10 +286,16 @@ class GroupingTest {
             assertEquals(p.representative() + 1, p.member());
         }
         DedupSweep.Step s5 = steps.get(2);
-        assertEquals(100, s5.groups());
+        // base takes the 2-bit and the first 5-bit copy; the other 5-bit copy is 7 bits from the 2-bit one and
+        // stays out (complete linkage), where representative-based grouping would have taken it as well
+        assertEquals(200, s5.groups());
         assertEquals(100, s5.duplicateGroups());
-        assertEquals(100, s5.justInsideTotal()); // only the 5-bit copies are new at t = 5
-        assertEquals(5f, s5.justInside().get(0).distance());
+        assertEquals(200, s5.removed());
+        assertEquals(100, s5.justInsideTotal()); // only the first 5-bit copies are new at t = 5
+        for (DedupSweep.MergedPair p : s5.justInside()) {
+            assertEquals(5f, p.distance());
+            assertEquals(p.representative() + 2, p.member());
+        }
         // embeddings: the same API over cosine distances
         float[][] v = {unit(0), unit(0.1), unit(1.0), unit(1.5)};
         List<DedupSweep.Step> e = DedupSweep.embeddings(v, new double[] {0.01, 0.2}, null, 5);

@@ -13,6 +13,8 @@ import java.util.Map;
  *   <li>MCAP (ROS 2 CDR, JSON, protobuf): one file = one recording with one episode;</li>
  *   <li>rosbag2 (a folder with metadata.yaml, or split files {@code stem_0.mcap, stem_1.mcap ...}): one
  *       recording of several files, one episode spanning them;</li>
+ *   <li>rosbag2 in the sqlite3 storage (a folder with metadata.yaml and {@code .db3} files, or one of its
+ *       {@code .db3} files): one recording of all the bag's files, one episode ({@link Rosbag2SqliteBag});</li>
  *   <li>ROS 1 bag: one recording, one episode;</li>
  *   <li>RLDS TFRecord: one recording per file, one episode per {@code tf.train.Example};</li>
  *   <li>LeRobotDataset v2.x / v3.0 folder: one recording of all its files, one episode per LeRobot episode
@@ -80,6 +82,16 @@ public final class Ingest {
             // one pass per file: the SHA-256 is computed from the bytes read for parsing
             Collector c = new Collector(profile);
             for (Path p : source.files()) files.add(McapSource.read(p, c));
+            Sidecars.add(c, Sidecars.find(source), files);
+            recordingId = Sources.recordingId(files);
+            resolved = c.resolvedProfile();
+            recMeta.putAll(c.recordingMetadata);
+            episodes.add(c.episode(recordingId, 0, resolved, robotId, options.timestampRule()));
+            return recording(source, files, recordingId, robotId, recMeta, resolved, episodes);
+        }
+        if (source.format() == SourceFormat.ROSBAG2_SQLITE3) {
+            Collector c = new Collector(profile);
+            files.addAll(Rosbag2SqliteSource.read(source, c));
             Sidecars.add(c, Sidecars.find(source), files);
             recordingId = Sources.recordingId(files);
             resolved = c.resolvedProfile();

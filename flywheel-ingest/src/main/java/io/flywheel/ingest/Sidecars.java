@@ -59,8 +59,15 @@ public final class Sidecars {
                 name = dot > 0 ? n.substring(0, dot) : n;
                 folders.add(f.toAbsolutePath().getParent());
             }
-            case ROSBAG2 -> {
+            case ROSBAG2, ROSBAG2_SQLITE3 -> {
                 Path root = source.root().toAbsolutePath();
+                if (!Files.isDirectory(root)) { // a lone .db3: as a single file
+                    String n = String.valueOf(root.getFileName());
+                    int dot = n.lastIndexOf('.');
+                    name = dot > 0 ? n.substring(0, dot) : n;
+                    folders.add(root.getParent());
+                    break;
+                }
                 name = String.valueOf(root.getFileName());
                 folders.add(root);
                 if (root.getParent() != null) folders.add(root.getParent());

@@ -32,9 +32,11 @@ import io.flywheel.mcap.Record;
  *
  * <p>Detection by content, not by name: the MCAP magic {@code 89 4D 43 41 50 30 0D 0A} (MCAP spec,
  * "Magic"), the ROS 1 bag line {@code #ROSBAG V2.0}, a TFRecord whose first record's length CRC is right
- * ({@link TfRecordReader}), a LeRobotDataset folder (one with {@code meta/info.json}, {@link LeRobotSource}), or a
- * rosbag2 folder: one with {@code metadata.yaml} (its
- * {@code relative_file_paths} give the files and their order), or, without it, MCAP files named
+ * ({@link TfRecordReader}), the SQLite magic {@code "SQLite format 3\0"} (a rosbag2 sqlite3 {@code .db3}: the
+ * recording is the bag whose metadata.yaml beside it lists the file, see {@link Rosbag2SqliteBag#locate}), a
+ * LeRobotDataset folder (one with {@code meta/info.json}, {@link LeRobotSource}), or a
+ * rosbag2 folder: one with {@code metadata.yaml} (its {@code relative_file_paths} give the files and their order;
+ * {@code storage_identifier} mcap or sqlite3), or, without it, MCAP files named
  * {@code <stem>_0.mcap, <stem>_1.mcap, ...} whose log times continue (each file starts no earlier than the
  * previous one ends, and at most {@link #MAX_SPLIT_GAP_NS} later).
  */
@@ -80,7 +82,9 @@ public final class Sources {
             throw new IngestException(path.toString(), -1, "folder holds " + found.size()
                     + " recordings and no metadata.yaml; expected one rosbag2 recording (use Sources.scan for many)");
         }
-        return new Source(formatOf(path), path, List.of(path));
+        SourceFormat format = formatOf(path);
+        if (format == SourceFormat.ROSBAG2_SQLITE3) return Rosbag2SqliteBag.locate(path); // the bag it belongs to
+        return new Source(format, path, List.of(path));
     }
 
     /**
@@ -237,9 +241,10 @@ public final class Sources {
             throw new IngestException(meta.toString(), -1, "expected a rosbag2_bagfile_information mapping");
         }
         Object storage = info.get("storage_identifier");
+        if ("sqlite3".equals(String.valueOf(storage))) return Rosbag2SqliteBag.locate(folder);
         if (storage != null && !"mcap".equals(String.valueOf(storage))) {
             throw new IngestException(meta.toString(), -1, "storage_identifier is '" + storage
-                    + "'; only mcap rosbag2 recordings are read");
+                    + "'; expected mcap or sqlite3");
         }
         List<Path> files = new ArrayList<>();
         if (info.get("relative_file_paths") instanceof List<?> rel) {
@@ -277,13 +282,12 @@ public final class Sources {
         if (n >= 13 && new String(head, 0, 13, StandardCharsets.ISO_8859_1).equals("#ROSBAG V2.0\n")) return SourceFormat.ROS1_BAG;
         if (TfRecordReader.looksLikeTfRecord(file)) return SourceFormat.RLDS_TFRECORD;
         if (n >= 16 && new String(head, 0, 16, StandardCharsets.ISO_8859_1).equals("SQLite format 3\0")) {
-            throw new IngestException(file.toString(), 0, "a SQLite file (rosbag2 .db3 storage): only MCAP recordings"
-                    + " are read; convert it to MCAP first (ros2 bag convert)");
+            return SourceFormat.ROSBAG2_SQLITE3;
         }
         StringBuilder hex = new StringBuilder();
         for (int i = 0; i < Math.min(n, 8); i++) hex.append(i == 0 ? "" : " ").append(String.format("%02X", head[i]));
         throw new IngestException(file.toString(), 0, "not a recording: expected the MCAP magic 89 4D 43 41 50 30 0D 0A,"
-                + " the ROS 1 bag line '#ROSBAG V2.0', or a TFRecord record header with a valid length CRC; found "
+                + " the ROS 1 bag line '#ROSBAG V2.0', the SQLite magic of a rosbag2 .db3, or a TFRecord record header with a valid length CRC; found "
                 + (n == 0 ? "an empty file" : hex.toString()));
     }
 

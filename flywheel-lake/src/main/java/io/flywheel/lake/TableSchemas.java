@@ -259,7 +259,8 @@ public final class TableSchemas {
 
     /** Every table a Flywheel lake may hold: the ingest tables, the curation tables, then the fleet tables. */
     public static final List<String> KNOWN_TABLES = List.of(RAW_FILES, EPISODES, FRAMES, EPISODE_GROUPS,
-            FRAME_GROUPS, TRAINSETS, TRAINSET_EPISODES, TRAINSET_SAMPLES, FleetTables.TELEMETRY);
+            FRAME_GROUPS, TRAINSETS, TRAINSET_EPISODES, TRAINSET_SAMPLES, FleetTables.TELEMETRY,
+            StreamTables.LABEL_HISTORY);
 
     /**
      * @param table a table name

@@ -49,7 +49,7 @@ public class McapFormatException extends IOException {
         String text = new String(head, java.nio.charset.StandardCharsets.ISO_8859_1);
         String hint = text.startsWith("#ROSBAG") ? " (this is a ROS 1 bag: `flywheel ingest` reads it)"
                 : head.length >= 2 && (head[0] & 0xFF) == 0xFF && (head[1] & 0xFF) == 0xD8 ? " (this is a JPEG image)"
-                : text.startsWith("SQLite") ? " (this is a SQLite file: rosbag2's db3 storage is not supported)" : "";
+                : text.startsWith("SQLite") ? " (this is a SQLite file: rosbag2's sqlite3 storage, which `flywheel ingest`, `mcap info`, `mcap cat` and `mcap doctor` read)" : "";
         return new McapFormatException(file, 0, "expected the MCAP magic 89 4D 43 41 50 30 0D 0A, found " + found + hint);
     }
 

@@ -19,13 +19,14 @@ import io.flywheel.rows.EpisodeGroupRow;
 import io.flywheel.rows.FrameGroupRow;
 
 /**
- * Finds near-duplicate episodes (episode embeddings within a cosine distance of a representative)
- * and near-duplicate frames (master-camera pHash within a Hamming distance of a representative),
+ * Finds near-duplicate episodes (episode embeddings within a cosine distance of each other) and
+ * near-duplicate frames (master-camera pHash within a Hamming distance of each other): every two
+ * members of a group are within the threshold (complete linkage, see {@link Grouping}),
  * and writes the groups to {@link DedupTables}. Nothing is deleted: the groups only steer what
  * enters mining pools and training sets.
  *
- * <p>Representatives (see {@link Grouping}: greedy leader grouping, so a group never chains
- * unrelated items through intermediate neighbours): for episodes the highest of quality status
+ * <p>Representatives (a group never chains unrelated items through intermediate neighbours,
+ * whatever the priority): for episodes the highest of quality status
  * (pass over warn over fail), then success over other outcomes, then more frames, ties to the
  * lower episode id; for frames the sharpest.
  */
@@ -33,8 +34,8 @@ public final class DedupJob {
     private DedupJob() {}
 
     /**
-     * @param episodeThreshold cosine distance, in [0, 2]: episodes within it of a representative are its duplicates
-     * @param frameHamming bits, in [0, 63]: master-camera frames within it of a representative are its duplicates;
+     * @param episodeThreshold cosine distance, in [0, 2]: episodes all within it of each other form a group
+     * @param frameHamming bits, in [0, 63]: master-camera frames all within it of each other form a group;
      *     -1 skips frames
      */
     public record Options(double episodeThreshold, int frameHamming) {

@@ -97,6 +97,28 @@ public final class CdrDecoder implements MessageDecoder {
         }
     }
 
+    /**
+     * Decodes a message and counts the bytes after its last field: 0 to 3 are alignment padding that
+     * serializers append; more say the schema describes fewer fields than the message holds (a wrong
+     * or truncated definition), which {@link #decode} tolerates, as CDR allows trailing bytes.
+     *
+     * @param data one CDR message including its 4-byte encapsulation header; not modified
+     * @return bytes left after the last field
+     * @throws DecodeException as {@link #decode}
+     */
+    public int unreadBytes(ByteBuffer data) throws DecodeException {
+        CdrReader r = CdrReader.open(data, typeName);
+        try {
+            root.read(r);
+            return r.remaining();
+        } catch (CdrError e) {
+            throw failure(typeName, r, e);
+        } catch (IndexOutOfBoundsException e) {
+            throw new DecodeException("CDR " + typeName + ": read past the end at byte offset " + r.offset()
+                    + " of " + (r.end - r.start), e);
+        }
+    }
+
     static DecodeException failure(String typeName, CdrReader r, CdrError e) {
         return new DecodeException("CDR " + typeName + ": field " + e.pathString() + " at byte offset " + e.offset
                 + " (message is " + (r.end - r.start) + " bytes): " + e.getMessage());

@@ -15,12 +15,12 @@ import io.flywheel.enrich.RgbImage;
  * them from a 5,000-bin histogram).
  *
  * <p>Vector features (state, action, and the scalar index columns as dimension 1) keep their
- * values to compute the quantiles. Image features are per channel (R, G, B) over every pixel of
- * every frame, values divided by 255 as LeRobot does (its {@code compute_episode_stats} reduces
- * over batch, height and width and keeps shape [3, 1, 1]); a 256-bin histogram per channel gives
- * exact results in constant memory. LeRobot samples at most ~100 frames per episode and
- * downsamples frames over 300 px for image statistics; this uses all of them, so count is the
- * frame count.
+ * values to compute the quantiles. Image features are per channel (R, G, B), values divided by 255, over the frames
+ * LeRobot samples for them ({@link #imageSampleRows}: {@code sample_indices} of its compute_stats, about
+ * {@code n^0.75} evenly spaced frames, at least 100 or all), each taken every k-th pixel when its larger side is 300 px
+ * or more ({@link #downsample}: {@code auto_downsample_height_width}, k = larger side / 150), so count is the sampled
+ * frame count as in LeRobot's own stats; shape [3, 1, 1]. A 256-bin histogram per channel gives exact quantiles in
+ * constant memory (LeRobot estimates them from 5,000 bins).
  */
 final class FeatureStats {
     static final double[] QUANTILES = {0.01, 0.10, 0.50, 0.90, 0.99};
@@ -84,6 +84,46 @@ final class FeatureStats {
             b[p[i + 2] & 0xFF]++;
         }
         n++;
+    }
+
+    /**
+     * The rows of an episode of {@code n} frames whose images go into the image statistics, as LeRobot's
+     * {@code sample_indices}: {@code round(linspace(0, n - 1, m))} (round half to even, as numpy), with
+     * {@code m = max(min(100, n), min(floor(n^0.75), 10000))}.
+     *
+     * @return per row, whether it is sampled
+     */
+    static boolean[] imageSampleRows(int n) {
+        boolean[] out = new boolean[n];
+        if (n == 0) {
+            return out;
+        }
+        int m = Math.max(Math.min(100, n), Math.min((int) Math.pow(n, 0.75), 10_000));
+        for (int i = 0; i < m; i++) {
+            double x = m == 1 ? 0 : (double) i * (n - 1) / (m - 1);
+            out[(int) Math.rint(x)] = true;
+        }
+        return out;
+    }
+
+    /** @return every k-th pixel of every k-th row (k = larger side / 150) when the larger side is 300 px or more */
+    static RgbImage downsample(RgbImage img) {
+        int w = img.width();
+        int h = img.height();
+        if (Math.max(w, h) < 300) {
+            return img;
+        }
+        int k = w > h ? w / 150 : h / 150;
+        int dw = (w + k - 1) / k;
+        int dh = (h + k - 1) / k;
+        byte[] src = img.pixels();
+        byte[] dst = new byte[dw * dh * 3];
+        for (int y = 0; y < dh; y++) {
+            for (int x = 0; x < dw; x++) {
+                System.arraycopy(src, ((y * k) * w + x * k) * 3, dst, (y * dw + x) * 3, 3);
+            }
+        }
+        return new RgbImage(dw, dh, dst);
     }
 
     /** @return frames added */

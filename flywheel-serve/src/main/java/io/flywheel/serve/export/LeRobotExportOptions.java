@@ -8,23 +8,36 @@ package io.flywheel.serve.export;
  *     (1 s over the median interval, rounded when within 1 % of a whole number); LeRobot's
  *     {@code fps} is an int, so a fractional rate is refused unless given here
  * @param robotType {@code robot_type} in info.json, or null (default) for the robot id the set's
- *     episodes share (null when they differ)
+ *     episodes share ({@code "mixed: a, b"} when they differ, {@code "unknown"} when none is recorded)
  * @param force replace an existing output folder (only one that is empty or holds a LeRobot
  *     dataset, i.e. has {@code meta/info.json})
- * @param keyframeInterval frames between keyframes of the videos, &ge; 1 (default 2, as LeRobot's
- *     encoder uses {@code g=2}: a random frame then decodes from at most one frame earlier)
+ * @param keyframeInterval frames between keyframes of the videos, &ge; 1, or 0 (default) for half a second of
+ *     frames ({@code fps / 2}, at least 1): a random frame decodes from at most that many frames earlier. LeRobot's own
+ *     encoder uses {@code g=2} (fastest random access, files about 3x larger); pass 2 for that
+ * @param resample place each sample on the fps grid by its recorded time, holding the previous sample in the slots
+ *     of dropped frames and marking them ({@code flywheel.filled} = 1); without it an episode whose samples have a gap
+ *     (over 1.5 sample periods) is refused, since numbering its frames would shift every later frame early
+ * @param resolution the videos' size: null (default) for each camera's own resolution from the raw images, "hot" for
+ *     enrich's hot copies as they are, or "WIDTHxHEIGHT" to scale every camera to that size
+ * @param fillMissingCameras export every camera any episode has, with black frames where an episode has none of a
+ *     camera's images; without it (default) the episodes whose cameras are not the set's most common set are left
+ *     out, named
  * @param bitRate video bits per second, 0 (default) for the encoder's automatic rate
  * @param chunksSize files per chunk folder, &ge; 1 (default 1000, LeRobot's DEFAULT_CHUNK_SIZE)
  * @param dataFileSizeMb data Parquet file size above which a new file starts (default 100)
  * @param videoFileSizeMb MP4 file size above which a new file starts (default 500)
  */
 public record LeRobotExportOptions(int fps, String robotType, boolean force, int keyframeInterval, long bitRate,
-                                   int chunksSize, int dataFileSizeMb, int videoFileSizeMb) {
-    /** @throws IllegalArgumentException when a number is out of range */
+                                   int chunksSize, int dataFileSizeMb, int videoFileSizeMb, boolean resample,
+                                   String resolution, boolean fillMissingCameras) {
+    /** @throws IllegalArgumentException when a number is out of range or the resolution is not one */
     public LeRobotExportOptions {
-        if (fps < 0 || keyframeInterval < 1 || bitRate < 0 || chunksSize < 1 || dataFileSizeMb < 1 || videoFileSizeMb < 1) {
+        if (resolution != null && !resolution.equals("hot") && !resolution.matches("[1-9][0-9]{0,4}x[1-9][0-9]{0,4}")) {
+            throw new IllegalArgumentException("resolution '" + resolution + "': expected hot or WIDTHxHEIGHT, e.g. 640x480");
+        }
+        if (fps < 0 || keyframeInterval < 0 || bitRate < 0 || chunksSize < 1 || dataFileSizeMb < 1 || videoFileSizeMb < 1) {
             throw new IllegalArgumentException("export options out of range: fps " + fps + " (>= 0), keyframe interval "
-                    + keyframeInterval + " (>= 1), bit rate " + bitRate + " (>= 0), chunks size " + chunksSize
+                    + keyframeInterval + " (>= 0), bit rate " + bitRate + " (>= 0), chunks size " + chunksSize
                     + ", file sizes " + dataFileSizeMb + "/" + videoFileSizeMb + " MB (>= 1)");
         }
     }
@@ -44,7 +57,10 @@ public record LeRobotExportOptions(int fps, String robotType, boolean force, int
         private int fps;
         private String robotType;
         private boolean force;
-        private int keyframeInterval = 2;
+        private int keyframeInterval;
+        private boolean resample;
+        private String resolution;
+        private boolean fillMissingCameras;
         private long bitRate;
         private int chunksSize = 1000;
         private int dataFileSizeMb = 100;
@@ -64,6 +80,15 @@ public record LeRobotExportOptions(int fps, String robotType, boolean force, int
         /** @param v frames between video keyframes */
         public Builder keyframeInterval(int v) { keyframeInterval = v; return this; }
 
+        /** @param v place samples on the fps grid by time, filling dropped frames */
+        public Builder resample(boolean v) { resample = v; return this; }
+
+        /** @param v null (camera's own), "hot" or "WIDTHxHEIGHT" */
+        public Builder resolution(String v) { resolution = v; return this; }
+
+        /** @param v black frames for a camera an episode lacks, instead of leaving the episode out */
+        public Builder fillMissingCameras(boolean v) { fillMissingCameras = v; return this; }
+
         /** @param v video bits per second, 0 automatic */
         public Builder bitRate(long v) { bitRate = v; return this; }
 
@@ -79,7 +104,7 @@ public record LeRobotExportOptions(int fps, String robotType, boolean force, int
         /** @return the options */
         public LeRobotExportOptions build() {
             return new LeRobotExportOptions(fps, robotType, force, keyframeInterval, bitRate, chunksSize, dataFileSizeMb,
-                    videoFileSizeMb);
+                    videoFileSizeMb, resample, resolution, fillMissingCameras);
         }
     }
 }

@@ -23,11 +23,16 @@ import java.util.List;
  * @param filledVectors states and actions held from a neighbouring sample of the episode where alignment left a
  *     sample without one
  * @param leftOut ids of the set's episodes not exported: their state/action shape is not the most common one (a
- *     LeRobot dataset has one shape), or none of their first samples has both a state and an action
+ *     LeRobot dataset has one shape), none of their first samples has both a state and an action, or their cameras
+ *     are not the most common set of cameras (without --missing-camera fill)
+ * @param filledSlots with --resample: rows holding the previous sample again, in the slots of dropped frames
+ * @param mergedSamples with --resample: samples not exported because an earlier sample took their slot
+ * @param blackImages with --missing-camera fill: black frames written for a camera an episode has no image of
  */
 public record LeRobotExportResult(Path out, String tag, int fps, long episodes, long frames, int tasks, List<Camera> cameras,
                                   String encoder, int dataFiles, int videoFiles,
-                                  long bytes, double seconds, long filledImages, long filledVectors, List<String> leftOut) {
+                                  long bytes, double seconds, long filledImages, long filledVectors, List<String> leftOut,
+                                  long filledSlots, long mergedSamples, long blackImages) {
     public LeRobotExportResult {
         cameras = List.copyOf(cameras);
         leftOut = List.copyOf(leftOut);

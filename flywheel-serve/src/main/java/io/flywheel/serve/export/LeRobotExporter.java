@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,7 +43,7 @@ import io.flywheel.serve.loader.TrainsetLoader;
  * <pre>
  * meta/info.json                          codebase_version, fps, robot_type, features, path templates, totals
  * meta/stats.json                         per feature: min, max, mean, std, count, q01..q99
- * meta/tasks.parquet                      task_index int64, index "task" (pandas metadata)
+ * meta/tasks.parquet                      task_index int64, __index_level_0__ (the task text: the pandas index)
  * meta/episodes/chunk-000/file-000.parquet one row per episode (see below)
  * data/chunk-CCC/file-FFF.parquet         one row per frame
  * videos/observation.images.KEY/chunk-CCC/file-FFF.mp4   H.264 yuv420p, episodes concatenated
@@ -71,6 +73,10 @@ import io.flywheel.serve.loader.TrainsetLoader;
 public final class LeRobotExporter {
     /** LeRobot codebase version written to info.json. */
     public static final String CODEBASE_VERSION = "v3.0";
+    /** With --resample: 1 on a row that holds the previous sample again (a dropped frame's slot), else 0. */
+    public static final String FILLED = "flywheel.filled";
+    /** The column pandas stores an unnamed index in (meta/tasks.parquet: the task strings). */
+    public static final String PANDAS_INDEX = "__index_level_0__";
     /** Data file path template (LeRobot DEFAULT_DATA_PATH). */
     public static final String DATA_PATH = "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet";
     /** Video file path template (LeRobot DEFAULT_VIDEO_PATH). */
@@ -112,9 +118,20 @@ public final class LeRobotExporter {
         Path tmp = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".export-");
         boolean ok = false;
         try (TrainsetLoader loader = TrainsetLoader.open(lake, tag, LoaderOptions.builder().batchSize(READ_BATCH)
-                .images(LoaderOptions.Images.DECODED).threads(1).prefetch(1).build())) {
-            List<TrainsetEpisode> kept = oneShape(lake, episodes, tag);
-            Writer w = new Writer(tmp, tag, set, kept, loader, options, progress);
+                .images(LoaderOptions.Images.DECODED).rawImages(!"hot".equals(options.resolution())).threads(1)
+                .prefetch(1).build())) {
+            List<TrainsetEpisode> shaped = oneShape(lake, episodes, tag);
+            Cameras cams = cameras(lake, tag, shaped, options.fillMissingCameras());
+            List<TrainsetEpisode> kept = cams.kept();
+            if (!cams.leftOut().isEmpty()) {
+                progress.accept("export: " + cams.leftOut().size() + " episode(s) left out: their cameras are not the"
+                        + " set's " + cams.topics() + " (pass --missing-camera fill to keep them with black frames): "
+                        + String.join(", ", cams.leftOut()));
+            }
+            if (!options.resample()) {
+                refuseGaps(lake, tag, set, kept);
+            }
+            Writer w = new Writer(tmp, tag, set, kept, cams, loader, options, progress);
             LeRobotExportResult r = w.run();
             if (set.lineage().get("sample_rate_hz") instanceof Number hz && hz.doubleValue() > 0
                     && Math.abs(hz.doubleValue() - r.fps()) > 1e-6) {
@@ -138,7 +155,7 @@ public final class LeRobotExporter {
             ok = true;
             return new LeRobotExportResult(target, tag, r.fps(), r.episodes(), r.frames(), r.tasks(), r.cameras(),
                     r.encoder(), r.dataFiles(), r.videoFiles(), treeBytes(target), (System.nanoTime() - t0) / 1e9,
-                    r.filledImages(), r.filledVectors(), leftOut);
+                    r.filledImages(), r.filledVectors(), leftOut, r.filledSlots(), r.mergedSamples(), r.blackImages());
         } finally {
             if (!ok) {
                 LocalFiles.deleteTree(tmp);
@@ -176,6 +193,32 @@ public final class LeRobotExporter {
         }
         String k = String.join("_", parts).replaceAll("[^A-Za-z0-9_.-]", "_");
         return k.isEmpty() ? "camera" : k;
+    }
+
+    /** @return {@code img} scaled to {@code w x h}, bilinear, pixel centres aligned */
+    static RgbImage resize(RgbImage img, int w, int h) {
+        byte[] src = img.pixels();
+        byte[] dst = new byte[w * h * 3];
+        int sw = img.width();
+        int sh = img.height();
+        for (int y = 0; y < h; y++) {
+            double fy = Math.max(0, Math.min(sh - 1, (y + 0.5) * sh / h - 0.5));
+            int y0 = (int) fy;
+            int y1 = Math.min(sh - 1, y0 + 1);
+            double ay = fy - y0;
+            for (int x = 0; x < w; x++) {
+                double fx = Math.max(0, Math.min(sw - 1, (x + 0.5) * sw / w - 0.5));
+                int x0 = (int) fx;
+                int x1 = Math.min(sw - 1, x0 + 1);
+                double ax = fx - x0;
+                for (int ch = 0; ch < 3; ch++) {
+                    double top = (src[(y0 * sw + x0) * 3 + ch] & 0xFF) * (1 - ax) + (src[(y0 * sw + x1) * 3 + ch] & 0xFF) * ax;
+                    double bot = (src[(y1 * sw + x0) * 3 + ch] & 0xFF) * (1 - ax) + (src[(y1 * sw + x1) * 3 + ch] & 0xFF) * ax;
+                    dst[(y * w + x) * 3 + ch] = (byte) Math.round(top * (1 - ay) + bot * ay);
+                }
+            }
+        }
+        return new RgbImage(w, h, dst);
     }
 
     /**
@@ -239,6 +282,141 @@ public final class LeRobotExporter {
         }
     }
 
+    /** A gap: an interval over this many sample periods (a dropped frame, or more). */
+    static final double GAP_PERIODS = 1.5;
+
+    /**
+     * @return the sample period of an episode, ns: the set's training rate where it was sampled at one, else the
+     *     median interval of the episode's times
+     */
+    static double periodNs(Trainset set, long[] times) {
+        if (set.lineage().get("sample_rate_hz") instanceof Number hz && hz.doubleValue() > 0) {
+            return 1e9 / hz.doubleValue();
+        }
+        long[] d = new long[Math.max(0, times.length - 1)];
+        for (int i = 1; i < times.length; i++) {
+            d[i - 1] = times[i] - times[i - 1];
+        }
+        Arrays.sort(d);
+        return d.length == 0 || d[d.length / 2] <= 0 ? 1 : d[d.length / 2];
+    }
+
+    /**
+     * Where each exported row comes from.
+     *
+     * @param source per row, the index of its sample in the episode
+     * @param filled per row, whether it holds the previous row's sample because no sample fell in its slot
+     * @param merged samples not exported because an earlier one took their slot (sampling faster than the period)
+     */
+    record Slots(int[] source, boolean[] filled, int merged) {
+        int rows() {
+            return source.length;
+        }
+
+        long filledCount() {
+            long n = 0;
+            for (boolean f : filled) {
+                n += f ? 1 : 0;
+            }
+            return n;
+        }
+    }
+
+    /**
+     * Rows of an episode. Without {@code resample}, one row per sample, in order. With it, row k is the slot at
+     * {@code k} sample periods after the first sample: the sample whose time rounds to it (the first such), or, where
+     * none does (a dropped frame), the previous row's sample again, marked filled.
+     *
+     * @param timesNs the samples' times, ns, ascending
+     * @throws ExportException when the slots would outnumber the samples more than 4 to 1 (a clock jump, not drops)
+     */
+    static Slots slots(long[] timesNs, double periodNs, boolean resample, String where) {
+        int n = timesNs.length;
+        if (!resample || n == 0) {
+            int[] src = new int[n];
+            for (int i = 0; i < n; i++) {
+                src[i] = i;
+            }
+            return new Slots(src, new boolean[n], 0);
+        }
+        long last = Math.max(0, Math.round((timesNs[n - 1] - timesNs[0]) / periodNs));
+        if (last + 1 > 4L * n + 16) {
+            throw new ExportException(where + ": its " + n + " samples span " + (last + 1) + " slots of "
+                    + String.format(Locale.ROOT, "%.1f", periodNs / 1e6) + " ms: a clock jump, not dropped frames;"
+                    + " --resample would invent most of the episode");
+        }
+        int[] src = new int[(int) last + 1];
+        Arrays.fill(src, -1);
+        int merged = 0;
+        for (int i = 0; i < n; i++) {
+            int k = (int) Math.max(0, Math.min(last, Math.round((timesNs[i] - timesNs[0]) / periodNs)));
+            if (src[k] < 0) {
+                src[k] = i;
+            } else {
+                merged++;
+            }
+        }
+        boolean[] filled = new boolean[src.length];
+        for (int k = 1; k < src.length; k++) {
+            if (src[k] < 0) {
+                src[k] = src[k - 1];
+                filled[k] = true;
+            }
+        }
+        return new Slots(src, filled, merged);
+    }
+
+    /**
+     * Refuses a set with an episode whose samples have a gap: numbering its frames ({@code frame_index / fps}, as
+     * LeRobot's recorder does) would put every frame after the gap early.
+     */
+    private static void refuseGaps(Lake lake, String tag, Trainset set, List<TrainsetEpisode> episodes) {
+        List<String> examples = new ArrayList<>();
+        int gappy = 0;
+        double worstShiftMs = 0;
+        try (TrainsetLoader times = TrainsetLoader.open(lake, tag, LoaderOptions.builder()
+                .images(LoaderOptions.Images.NONE).batchSize(READ_BATCH).threads(1).prefetch(1).build())) {
+            for (TrainsetEpisode ep : episodes) {
+                long[] idx = new long[(int) ep.sampleCount()];
+                for (int i = 0; i < idx.length; i++) {
+                    idx[i] = ep.firstSample() + i;
+                }
+                long[] t = times.get(idx).stream().mapToLong(Sample::timestampNs).toArray();
+                double period = periodNs(set, t);
+                int gaps = 0;
+                long largest = 0;
+                int at = -1;
+                for (int i = 1; i < t.length; i++) {
+                    long d = t[i] - t[i - 1];
+                    if (d > GAP_PERIODS * period) {
+                        gaps++;
+                        if (d > largest) {
+                            largest = d;
+                            at = i;
+                        }
+                    }
+                }
+                if (gaps > 0) {
+                    gappy++;
+                    double shift = (t[t.length - 1] - t[0]) / 1e6 - (t.length - 1) * period / 1e6;
+                    worstShiftMs = Math.max(worstShiftMs, shift);
+                    if (examples.size() < 5) {
+                        examples.add(String.format(Locale.ROOT, "%s (%d gap(s), largest %.1f ms before frame %d)",
+                                ep.info().episodeId(), gaps, largest / 1e6, at));
+                    }
+                }
+            }
+        }
+        if (gappy > 0) {
+            throw new ExportException(String.format(Locale.ROOT, "training set '%s': %d episode(s) have dropped frames"
+                    + " (intervals over %.1f sample periods): %s%s; numbering their frames would put every later frame"
+                    + " early (by up to %.0f ms at an episode's end). Pass --resample to place each sample on the fps"
+                    + " grid by its time, the dropped slots holding the previous frame and marked flywheel.filled = 1",
+                    tag, gappy, GAP_PERIODS, String.join(", ", examples), gappy > examples.size() ? ", ..." : "",
+                    worstShiftMs));
+        }
+    }
+
     /** Samples per episode probed for its state/action shape (the first ones may lack a value: alignment misses). */
     private static final int SHAPE_PROBE = 16;
 
@@ -290,6 +468,71 @@ public final class LeRobotExporter {
         return best;
     }
 
+    /**
+     * The cameras exported and the episodes kept for them.
+     *
+     * @param topics the camera topics, in order of first appearance
+     * @param kept the episodes exported, in set order
+     * @param leftOut ids of the episodes left out because their cameras differ
+     * @param sampleWith per camera topic, the index of a sample that has its image (its size)
+     */
+    record Cameras(List<String> topics, List<TrainsetEpisode> kept, List<String> leftOut,
+                   Map<String, Long> sampleWith) {}
+
+    /**
+     * A LeRobot dataset has one set of cameras. Without {@code fill}: the most common set of camera topics among the
+     * episodes (those of their first {@value #SHAPE_PROBE} samples; ties: the one met first), and the episodes with
+     * another set are left out. With {@code fill}: every camera any episode has, and an episode without one of them
+     * gets black frames for it.
+     */
+    private static Cameras cameras(Lake lake, String tag, List<TrainsetEpisode> episodes, boolean fill) {
+        List<Long> probe = new ArrayList<>();
+        for (TrainsetEpisode ep : episodes) {
+            for (long i = 0; i < Math.min(SHAPE_PROBE, ep.sampleCount()); i++) {
+                probe.add(ep.firstSample() + i);
+            }
+        }
+        List<Sample> probed;
+        try (TrainsetLoader images = TrainsetLoader.open(lake, tag, LoaderOptions.builder()
+                .images(LoaderOptions.Images.BYTES).threads(1).prefetch(1).build())) {
+            probed = images.get(probe.stream().mapToLong(Long::longValue).toArray());
+        }
+        List<Set<String>> perEpisode = new ArrayList<>();
+        Set<String> all = new java.util.LinkedHashSet<>();
+        Map<String, Long> sampleWith = new HashMap<>();
+        int at = 0;
+        for (TrainsetEpisode ep : episodes) {
+            Set<String> topics = new java.util.LinkedHashSet<>();
+            for (int i = at; i < at + Math.min(SHAPE_PROBE, ep.sampleCount()); i++) {
+                Sample x = probed.get(i);
+                x.images().forEach(c -> {
+                    topics.add(c.topic());
+                    sampleWith.putIfAbsent(c.topic(), x.sampleIndex());
+                });
+            }
+            at += (int) Math.min(SHAPE_PROBE, ep.sampleCount());
+            perEpisode.add(topics);
+            all.addAll(topics);
+        }
+        if (fill) {
+            return new Cameras(List.copyOf(all), episodes, List.of(), sampleWith);
+        }
+        Map<Set<String>, Integer> count = new LinkedHashMap<>();
+        perEpisode.forEach(t -> count.merge(t, 1, Integer::sum));
+        Set<String> best = count.entrySet().stream().max(Comparator.comparingInt(Map.Entry::getValue))
+                .map(Map.Entry::getKey).orElse(Set.of());
+        List<TrainsetEpisode> kept = new ArrayList<>();
+        List<String> left = new ArrayList<>();
+        for (int e = 0; e < episodes.size(); e++) {
+            if (perEpisode.get(e).equals(best)) {
+                kept.add(episodes.get(e));
+            } else {
+                left.add(episodes.get(e).info().episodeId() + " " + perEpisode.get(e));
+            }
+        }
+        return new Cameras(List.copyOf(best), kept, left, sampleWith);
+    }
+
     /** One export run: state of the files being written. */
     private static final class Writer {
         private final Path root;
@@ -308,6 +551,10 @@ public final class LeRobotExporter {
         private long filledImages;
         /** States and actions held from a neighbouring sample because alignment left the sample without one. */
         private long filledVectors;
+        /** Rows holding the previous sample because a frame was dropped (--resample). */
+        private long filledSlots;
+        /** Samples not exported because an earlier one took their slot (--resample). */
+        private long mergedSamples;
         private final List<String> keys = new ArrayList<>();
         private int[] width;
         private int[] height;
@@ -334,9 +581,14 @@ public final class LeRobotExporter {
         private final List<Object[]> episodeRows = new ArrayList<>();
         private List<Column> episodeColumns;
 
-        Writer(Path root, String tag, Trainset set, List<TrainsetEpisode> episodes, TrainsetLoader loader,
-               LeRobotExportOptions o, Consumer<String> progress) {
+        private final Cameras cameras;
+        /** Black frames written for a camera an episode has no image of at all (--missing-camera fill). */
+        private long blackImages;
+
+        Writer(Path root, String tag, Trainset set, List<TrainsetEpisode> episodes, Cameras cameras,
+               TrainsetLoader loader, LeRobotExportOptions o, Consumer<String> progress) {
             this.root = root;
+            this.cameras = cameras;
             this.tag = tag;
             this.set = set;
             this.episodes = episodes;
@@ -354,16 +606,10 @@ public final class LeRobotExporter {
             fps = fps(set, first, o.fps(), tag);
             stateDim = s0.state().length;
             actionDim = s0.action().length;
-            // the cameras: every camera of the first episode, in order of appearance (a frame may lack one where
-            // alignment found no image of it: its video repeats the camera's previous image there)
+            // the cameras chosen for the set (a frame may lack one where alignment found no image of it: its video
+            // repeats the camera's previous image there)
             Set<String> seen = new HashSet<>();
-            Set<String> cameraTopics = new java.util.LinkedHashSet<>();
-            for (Sample x : first) {
-                for (CameraImage c : x.images()) {
-                    cameraTopics.add(c.topic());
-                }
-            }
-            for (String topic : cameraTopics) {
+            for (String topic : cameras.topics()) {
                 topics.add(topic);
                 String k = "observation.images." + cameraKey(topic);
                 if (!seen.add(k)) {
@@ -390,7 +636,7 @@ public final class LeRobotExporter {
                 global.put(k, FeatureStats.image());
             }
             global.put("timestamp", FeatureStats.vector(1));
-            for (String k : List.of("frame_index", "episode_index", "index", "task_index")) {
+            for (String k : integerColumns()) {
                 global.put(k, FeatureStats.integer());
             }
             episodeColumns = episodeColumns();
@@ -398,8 +644,7 @@ public final class LeRobotExporter {
             try {
                 for (int e = 0; e < episodes.size(); e++) {
                     List<Sample> samples = e == 0 ? first : read(episodes.get(e));
-                    writeEpisode(e, episodes.get(e), samples, index);
-                    index += samples.size();
+                    index += writeEpisode(e, episodes.get(e), samples, index);
                     double secs = (System.nanoTime() - t0) / 1e9;
                     progress.accept(String.format(Locale.ROOT, "export: %d/%d episodes, %d frames, %.0f frames/s, ETA %.0fs",
                             e + 1, episodes.size(), index, index / secs,
@@ -421,7 +666,8 @@ public final class LeRobotExporter {
                         width[c] != srcWidth[c] || height[c] != srcHeight[c]));
             }
             return new LeRobotExportResult(root, tag, fps, episodes.size(), index, taskIndex.size(), cameras, encoder,
-                    dataFiles, videoFiles, 0, 0, filledImages, filledVectors, List.of());
+                    dataFiles, videoFiles, 0, 0, filledImages, filledVectors, List.of(), filledSlots, mergedSamples,
+                    blackImages);
         }
 
         private List<Sample> read(TrainsetEpisode ep) {
@@ -437,10 +683,16 @@ public final class LeRobotExporter {
             return out;
         }
 
-        private void writeEpisode(int e, TrainsetEpisode ep, List<Sample> samples, long index) throws IOException {
+        /** @return the rows written */
+        private int writeEpisode(int e, TrainsetEpisode ep, List<Sample> samples, long index) throws IOException {
             String task = ep.info().task() == null || ep.info().task().isBlank() ? "unspecified" : ep.info().task();
             long taskIdx = taskIndex.computeIfAbsent(task, t -> taskIndex.size());
-            int n = samples.size();
+            long[] times = samples.stream().mapToLong(Sample::timestampNs).toArray();
+            Slots plan = slots(times, periodNs(set, times), o.resample(), "training set '" + tag + "' episode "
+                    + ep.info().episodeId());
+            filledSlots += plan.filledCount();
+            mergedSamples += plan.merged();
+            int n = plan.rows();
             // data file: a new one when this episode would pass the size limit (episodes never span files)
             if (data == null || (dataRowsInFile > 0 && dataRowsInFile + n > rowsPerDataFile)) {
                 closeData();
@@ -458,7 +710,10 @@ public final class LeRobotExporter {
             int cams = topics.size();
             double[] from = new double[cams];
             RgbImage[] last = new RgbImage[cams];
+            boolean[] absent = new boolean[cams]; // the episode has no image of the camera at all
+            boolean[] statsRows = FeatureStats.imageSampleRows(n);
             for (int c = 0; c < cams; c++) {
+                absent[c] = firstImage(samples, topics.get(c)) == null;
                 openVideoIfNeeded(c, samples, e);
                 from[c] = video[c].nextFrameTime().seconds();
             }
@@ -469,24 +724,31 @@ public final class LeRobotExporter {
                 st.put(k, FeatureStats.image());
             }
             st.put("timestamp", FeatureStats.vector(1));
-            for (String k : List.of("frame_index", "episode_index", "index", "task_index")) {
+            for (String k : integerColumns()) {
                 st.put(k, FeatureStats.integer());
             }
             float[] state = null;
             float[] action = null;
-            for (int i = 0; i < n; i++) {
+            for (int row = 0; row < n; row++) {
+                int i = plan.source()[row];
                 Sample s = samples.get(i);
                 String where = "training set '" + tag + "' episode " + s.episodeId() + " frame " + s.frameIndex()
                         + " (sample " + s.sampleIndex() + ")";
                 state = vector(s.state(), state, samples, i, true, stateDim, where);
                 action = vector(s.action(), action, samples, i, false, actionDim, where);
-                float ts = (float) ((double) i / fps);
-                long g = index + i;
-                data.write(state, action, ts, (long) i, (long) e, g, taskIdx);
+                float ts = (float) ((double) row / fps);
+                long g = index + row;
+                if (o.resample()) {
+                    long filled = plan.filled()[row] ? 1 : 0;
+                    data.write(state, action, ts, (long) row, (long) e, g, taskIdx, filled);
+                    addInt(st, FILLED, filled);
+                } else {
+                    data.write(state, action, ts, (long) row, (long) e, g, taskIdx);
+                }
                 add(st, "observation.state", state);
                 add(st, "action", action);
                 add(st, "timestamp", new float[] {ts});
-                addInt(st, "frame_index", i);
+                addInt(st, "frame_index", row);
                 addInt(st, "episode_index", e);
                 addInt(st, "index", g);
                 addInt(st, "task_index", taskIdx);
@@ -495,13 +757,18 @@ public final class LeRobotExporter {
                     if (img == null) {
                         // a frame left without this camera by alignment (dropped frame): repeat the camera's
                         // last image so the video keeps one frame per sample and timestamps stay aligned
-                        img = last[c] != null ? last[c] : firstImage(samples, topics.get(c));
-                        if (img == null) {
+                        img = absent[c] ? null : last[c] != null ? last[c] : firstImage(samples, topics.get(c));
+                        if (absent[c] && o.fillMissingCameras()) {
+                            img = new RgbImage(srcWidth[c], srcHeight[c], new byte[srcWidth[c] * srcHeight[c] * 3]);
+                            blackImages++;
+                        } else if (img == null) {
                             throw new ExportException(where + " has no image for camera " + topics.get(c)
                                     + " in the whole episode");
+                        } else {
+                            filledImages++;
                         }
-                        filledImages++;
                     }
+                    img = scaled(img);
                     last[c] = img;
                     if (img.width() != srcWidth[c] || img.height() != srcHeight[c]) {
                         throw new ExportException(where + ": " + topics.get(c) + " image is " + img.width() + "x" + img.height()
@@ -510,8 +777,11 @@ public final class LeRobotExporter {
                     }
                     RgbImage frame = padToEven(img);
                     video[c].write(frame);
-                    st.get(keys.get(c)).add(frame);
-                    global.get(keys.get(c)).add(frame);
+                    if (statsRows[row]) { // the frames LeRobot's stats sample, at its stats size
+                        RgbImage small = FeatureStats.downsample(img);
+                        st.get(keys.get(c)).add(small);
+                        global.get(keys.get(c)).add(small);
+                    }
                 }
             }
             dataRowsInFile += n;
@@ -537,6 +807,7 @@ public final class LeRobotExporter {
             row.add(0L);
             row.add(0L);
             episodeRows.add(row.toArray());
+            return n;
         }
 
         private void add(Map<String, FeatureStats> st, String key, float[] v) {
@@ -594,6 +865,17 @@ public final class LeRobotExporter {
             return null;
         }
 
+        /** @return the image at --resolution WIDTHxHEIGHT (bilinear), or as it is */
+        private RgbImage scaled(RgbImage img) {
+            String r = o.resolution();
+            if (r == null || r.equals("hot")) {
+                return img;
+            }
+            int w = Integer.parseInt(r.substring(0, r.indexOf('x')));
+            int h = Integer.parseInt(r.substring(r.indexOf('x') + 1));
+            return img.width() == w && img.height() == h ? img : resize(img, w, h);
+        }
+
         private RgbImage firstImage(List<Sample> samples, String topic) {
             for (Sample s : samples) {
                 RgbImage img = imageOf(s, topic);
@@ -607,10 +889,15 @@ public final class LeRobotExporter {
         private void openVideoIfNeeded(int c, List<Sample> samples, int episode) throws IOException {
             if (video[c] == null) {
                 RgbImage img = firstImage(samples, topics.get(c));
+                if (img == null && cameras.sampleWith().containsKey(topics.get(c))) { // another episode's image
+                    img = imageOf(loader.get(new long[] {cameras.sampleWith().get(topics.get(c))}).get(0),
+                            topics.get(c));
+                }
                 if (img == null) {
                     throw new ExportException("training set '" + tag + "' episode " + samples.get(0).episodeId()
                             + " has no image for camera " + topics.get(c) + " in any frame");
                 }
+                img = scaled(img);
                 if (srcWidth[c] == 0) {
                     srcWidth[c] = img.width();
                     srcHeight[c] = img.height();
@@ -631,7 +918,7 @@ public final class LeRobotExporter {
             }
             videoPath[c] = root.resolve(path(VIDEO_PATH, keys.get(c), videoChunk[c], videoFile[c]));
             Files.createDirectories(videoPath[c].getParent());
-            EncoderOptions eo = EncoderOptions.builder().fps(fps).keyframeInterval(o.keyframeInterval()).bitRate(o.bitRate())
+            EncoderOptions eo = EncoderOptions.builder().fps(fps).keyframeInterval(keyframeInterval()).bitRate(o.bitRate())
                     .build();
             video[c] = Mp4VideoWriter.open(videoPath[c], width[c], height[c], eo);
             encoder = video[c].encoderName();
@@ -660,10 +947,21 @@ public final class LeRobotExporter {
         }
 
         private List<Column> dataColumns() {
-            return List.of(new Column("observation.state", Kind.LIST_FLOAT32, stateDim),
-                    new Column("action", Kind.LIST_FLOAT32, actionDim), Column.of("timestamp", Kind.FLOAT32),
-                    Column.of("frame_index", Kind.INT64), Column.of("episode_index", Kind.INT64), Column.of("index", Kind.INT64),
-                    Column.of("task_index", Kind.INT64));
+            List<Column> cols = new ArrayList<>(List.of(new Column("observation.state", Kind.LIST_FLOAT32, stateDim),
+                    new Column("action", Kind.LIST_FLOAT32, actionDim), Column.of("timestamp", Kind.FLOAT32)));
+            integerColumns().forEach(k -> cols.add(Column.of(k, Kind.INT64)));
+            return cols;
+        }
+
+        /** The int64 scalar columns, in data-file order: LeRobot's four, and the filled mark with --resample. */
+        private List<String> integerColumns() {
+            return o.resample() ? List.of("frame_index", "episode_index", "index", "task_index", FILLED)
+                    : List.of("frame_index", "episode_index", "index", "task_index");
+        }
+
+        /** @return frames between keyframes: as asked, else half a second's frames */
+        int keyframeInterval() {
+            return o.keyframeInterval() > 0 ? o.keyframeInterval() : Math.max(1, fps / 2);
         }
 
         private List<Column> episodeColumns() {
@@ -679,7 +977,7 @@ public final class LeRobotExporter {
             }
             for (String f : global.keySet()) {
                 boolean image = f.startsWith("observation.images.");
-                boolean integer = List.of("frame_index", "episode_index", "index", "task_index").contains(f);
+                boolean integer = integerColumns().contains(f);
                 for (String stat : statNames()) {
                     Kind kind = stat.equals("count") ? Kind.LIST_INT64 : image ? Kind.LIST3_FLOAT64
                             : integer && (stat.equals("min") || stat.equals("max")) ? Kind.LIST_INT64 : Kind.LIST_FLOAT64;
@@ -705,20 +1003,26 @@ public final class LeRobotExporter {
             }
         }
 
-        /** tasks.parquet as pandas writes a frame indexed by task: column task_index, index column "task". */
+        /**
+         * tasks.parquet as LeRobot writes it ({@code pd.DataFrame({"task_index": ...}, index=tasks).to_parquet()}):
+         * column task_index, then the unnamed index of task strings, stored as {@code __index_level_0__} and named in
+         * the footer's pandas metadata, so that {@code pd.read_parquet} gives a frame indexed by task text
+         * ({@code tasks.loc[text].task_index}, {@code tasks.iloc[i].name}).
+         */
         private void writeTasks() throws IOException {
             Map<String, Object> pandas = new LinkedHashMap<>();
-            pandas.put("index_columns", List.of("task"));
+            pandas.put("index_columns", List.of(PANDAS_INDEX));
             pandas.put("column_indexes", List.of(Map.of("name", "None", "field_name", "None", "pandas_type", "unicode",
                     "numpy_type", "object", "metadata", Map.of("encoding", "UTF-8"))));
             pandas.put("columns", List.of(
                     column("task_index", "task_index", "int64", "int64"),
-                    column("task", "task", "unicode", "object")));
-            pandas.put("creator", Map.of("library", "flywheel", "version", "0.1.0"));
+                    column("None", PANDAS_INDEX, "unicode", "object")));
+            pandas.put("creator", Map.of("library", "pyarrow", "version", "18.1.0"));
             pandas.put("pandas_version", "2.2.3");
             String json = JSON.writeValueAsString(pandas).replace("\"None\"", "null");
             try (ParquetTable t = ParquetTable.create(root.resolve("meta/tasks.parquet"),
-                    List.of(Column.of("task_index", Kind.INT64), Column.of("task", Kind.STRING)), Map.of("pandas", json))) {
+                    List.of(Column.of("task_index", Kind.INT64), Column.of(PANDAS_INDEX, Kind.STRING)),
+                    Map.of("pandas", json))) {
                 for (Map.Entry<String, Integer> e : taskIndex.entrySet()) {
                     t.write((long) e.getValue(), e.getKey());
                 }
@@ -765,7 +1069,7 @@ public final class LeRobotExporter {
                 features.put(keys.get(c), f);
             }
             features.put("timestamp", scalar("float32"));
-            for (String k : List.of("frame_index", "episode_index", "index", "task_index")) {
+            for (String k : integerColumns()) {
                 features.put(k, scalar("int64"));
             }
             String robotType = o.robotType();
@@ -774,7 +1078,10 @@ public final class LeRobotExporter {
                 for (TrainsetEpisode ep : episodes) {
                     ids.add(ep.info().robotId() == null ? "" : ep.info().robotId());
                 }
-                robotType = ids.size() == 1 && !ids.contains("") ? ids.iterator().next() : null;
+                ids.remove("");
+                // robot_type is a string for LeRobot: a mixed fleet names its robots
+                robotType = ids.isEmpty() ? "unknown" : ids.size() == 1 ? ids.iterator().next()
+                        : "mixed: " + String.join(", ", new java.util.TreeSet<>(ids));
             }
             Map<String, Object> info = new LinkedHashMap<>();
             info.put("codebase_version", CODEBASE_VERSION);

@@ -10,8 +10,11 @@ package io.flywheel.serve.loader;
  * @param prefetch batches read ahead of the consumer, &ge; 1 (memory is bounded by
  *     {@code prefetch * batchSize} samples)
  * @param dropLast drop the last, short batch of an epoch
+ * @param rawImages read each image from the raw recording, at the camera's own resolution, even where enrich wrote a
+ *     hot copy (video access units, which do not decode alone, still come from the hot copy)
  */
-public record LoaderOptions(int batchSize, long seed, Images images, int threads, int prefetch, boolean dropLast) {
+public record LoaderOptions(int batchSize, long seed, Images images, int threads, int prefetch, boolean dropLast,
+                            boolean rawImages) {
     /** What the loader reads of the camera images. */
     public enum Images {
         /** no images: state, action and ids only */
@@ -42,6 +45,7 @@ public record LoaderOptions(int batchSize, long seed, Images images, int threads
         private int threads = 2;
         private int prefetch = 4;
         private boolean dropLast;
+        private boolean rawImages;
 
         public Builder batchSize(int n) {
             batchSize = n;
@@ -73,8 +77,13 @@ public record LoaderOptions(int batchSize, long seed, Images images, int threads
             return this;
         }
 
+        public Builder rawImages(boolean r) {
+            rawImages = r;
+            return this;
+        }
+
         public LoaderOptions build() {
-            return new LoaderOptions(batchSize, seed, images, threads, prefetch, dropLast);
+            return new LoaderOptions(batchSize, seed, images, threads, prefetch, dropLast, rawImages);
         }
     }
 }

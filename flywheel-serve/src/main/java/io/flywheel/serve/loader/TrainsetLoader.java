@@ -302,12 +302,14 @@ public final class TrainsetLoader implements AutoCloseable {
                 byte[] bytes;
                 String source;
                 String format;
-                if (c.hot != null && !c.hot.isNull(i)) {
+                String stored = c.format == null || c.format.isNull(i) ? "" : c.format.getString(i);
+                boolean hotCopy = c.hot != null && !c.hot.isNull(i);
+                if (hotCopy && (!options.rawImages() || VIDEO.matcher(stored).matches())) {
                     bytes = c.hot.getBytes(i); // the one copy: out of the batch into the sample
                     source = "hot";
                     format = "jpeg";
                 } else {
-                    format = c.format == null || c.format.isNull(i) ? "" : c.format.getString(i);
+                    format = stored;
                     RawLocator loc = RawLocator.fromStored(c.rawUri.getString(i), c.chunkOffset.getLong(i),
                             c.offset.getLong(i), c.length.getLong(i), c.compression.getString(i), format,
                             intOrZero(c.width, i), intOrZero(c.height, i));

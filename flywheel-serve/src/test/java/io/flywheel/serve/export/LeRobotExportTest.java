@@ -267,12 +267,20 @@ class LeRobotExportTest {
             assertEquals((float) ((i % 10) / 5.0), (float) row.get("timestamp").asDouble());
         }
         JsonNode tasks = all.get(tasksFile.toString());
-        assertEquals("[\"task_index\",\"task\"]", tasks.get("columns").toString());
+        assertEquals("[\"task_index\",\"__index_level_0__\"]", tasks.get("columns").toString());
+        // the footer's pandas metadata makes the task strings the frame's index, as pandas wrote LeRobot's own files:
+        // pd.read_parquet(...).loc[text].task_index and .iloc[i].name are what LeRobot calls
         JsonNode pandas = JSON.readTree(tasks.get("metadata").get("pandas").asText());
-        assertEquals("[\"task\"]", pandas.get("index_columns").toString()); // pandas restores the task strings as the index
+        assertEquals("[\"__index_level_0__\"]", pandas.get("index_columns").toString());
+        JsonNode indexColumn = pandas.get("columns").get(1);
+        assertTrue(indexColumn.get("name").isNull(), pandas.toString());
+        assertEquals("__index_level_0__", indexColumn.get("field_name").asText());
+        assertEquals("unicode", indexColumn.get("pandas_type").asText());
+        assertEquals("task_index", pandas.get("columns").get(0).get("field_name").asText());
+        assertEquals("int64", pandas.get("columns").get(0).get("pandas_type").asText());
         Map<String, Long> javaTasks = tasks();
         for (JsonNode t : tasks.get("rows")) {
-            assertEquals(javaTasks.get(t.get("task").asText()), t.get("task_index").asLong());
+            assertEquals(javaTasks.get(t.get("__index_level_0__").asText()), t.get("task_index").asLong());
         }
         JsonNode eps = all.get(epFile.toString());
         assertEquals(25, eps.get("num_rows").asInt());
@@ -380,7 +388,7 @@ class LeRobotExportTest {
     static Map<String, Long> tasks() {
         Map<String, Long> m = new HashMap<>();
         for (Map<String, Object> r : read(out.resolve("meta/tasks.parquet")).rows) {
-            m.put((String) r.get("task"), (Long) r.get("task_index"));
+            m.put((String) r.get(LeRobotExporter.PANDAS_INDEX), (Long) r.get("task_index"));
         }
         return m;
     }

@@ -1,0 +1,124 @@
+package io.flywheel.cli;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import io.flywheel.lake.Lake;
+import io.flywheel.stream.rules.LabelRules;
+import io.flywheel.stream.run.StreamRun;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code flywheel stream ...}: realtime labelling from the fleet's Kafka topics into the lake. */
+@Command(name = "stream", mixinStandardHelpOptions = true, description = "Realtime labelling: the fleet's Kafka"
+        + " topics labelled into the lake, exactly once.", subcommands = {StreamCommand.Run.class})
+final class StreamCommand implements Runnable {
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw Usage.missingSubcommand(spec);
+    }
+
+    /** {@code flywheel stream run LAKE [--bootstrap HOST:PORT]}. */
+    @Command(name = "run", mixinStandardHelpOptions = true, description = "Publishes simulated live episodes (with"
+            + " ground truth) to the fleet topics, labels them into the lake's label_history, and reports label"
+            + " precision and recall per class. Embedded default: a Kafka broker (KRaft) in this process.")
+    static final class Run implements Callable<Integer> {
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Mixin
+        LakeLocation at;
+
+        @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "a Kafka cluster with the fleet topics"
+                + " (fleet.episodes, fleet.observations, fleet.alerts, fleet.dead-letters); default: an in-process"
+                + " broker")
+        String bootstrap;
+
+        @Option(names = "--rules", paramLabel = "FILE", description = "labelling rules (YAML); default: the built-in"
+                + " rules")
+        Path rules;
+
+        @Option(names = "--episodes", paramLabel = "N", description = "simulated episodes (default: ${DEFAULT-VALUE})")
+        int episodes = 100;
+
+        @Option(names = "--seed", paramLabel = "N", description = "simulation seed (default: ${DEFAULT-VALUE})")
+        long seed = 19;
+
+        @Option(names = "--timeout", paramLabel = "SECONDS", description = "longest wait for the labels after"
+                + " publishing (default: ${DEFAULT-VALUE})")
+        int timeoutSeconds = 120;
+
+        @Mixin
+        JsonOutput json;
+
+        @Override
+        public Integer call() throws Exception {
+            Usage.require(spec, episodes >= 1, "--episodes must be >= 1, got " + episodes);
+            Usage.require(spec, timeoutSeconds >= 1, "--timeout must be >= 1, got " + timeoutSeconds);
+            Usage.require(spec, bootstrap == null || bootstrap.matches("[^\\s:,]+:\\d{1,5}(,[^\\s:,]+:\\d{1,5})*"),
+                    "--bootstrap must be HOST:PORT[,HOST:PORT...], got '" + bootstrap + "'");
+            LabelRules r = rules == null ? LabelRules.defaults() : LabelRules.load(rules);
+            StreamRun.Report rep;
+            try (Lake lake = at.open()) {
+                rep = StreamRun.run(lake, bootstrap, r, episodes, seed, Duration.ofSeconds(timeoutSeconds),
+                        line -> System.err.println(line));
+            }
+            if (json.enabled()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("episodes", rep.episodes());
+                m.put("labelled", rep.labelled());
+                m.put("rules_version", rep.rulesVersion());
+                m.put("bootstrap", rep.bootstrap());
+                m.put("embedded", rep.embedded());
+                List<Map<String, Object>> cls = new ArrayList<>();
+                for (StreamRun.ClassScore s : rep.scores()) {
+                    Map<String, Object> c = new LinkedHashMap<>();
+                    c.put("label", s.outcome().label());
+                    c.put("true_positives", s.truePositives());
+                    c.put("labelled", s.labelled());
+                    c.put("actual", s.actual());
+                    c.put("precision", Double.isNaN(s.precision()) ? null : s.precision());
+                    c.put("recall", Double.isNaN(s.recall()) ? null : s.recall());
+                    cls.add(c);
+                }
+                m.put("classes", cls);
+                var st = rep.stats();
+                m.put("records", st.records());
+                m.put("commits", st.commits());
+                m.put("dead_letters", Map.of("malformed", st.malformed(), "unknown_episode", st.unknownEpisode(),
+                        "late", st.late()));
+                m.put("seconds", Math.round(rep.seconds() * 1000) / 1000.0);
+                Json.print(System.out, m);
+                return 0;
+            }
+            List<List<String>> rows = new ArrayList<>();
+            for (StreamRun.ClassScore s : rep.scores()) {
+                rows.add(List.of(s.outcome().label(), Integer.toString(s.actual()), Integer.toString(s.labelled()),
+                        Integer.toString(s.truePositives()), pct(s.precision()), pct(s.recall())));
+            }
+            TextTable.print(System.out, List.of("label", "truth", "labelled", "correct", "precision", "recall"), rows);
+            var st = rep.stats();
+            System.out.printf(Locale.ROOT, "labelled %d/%d episodes (rules %s) from %d records in %d lake commits;"
+                    + " dead letters: %d malformed, %d unknown episode, %d late; %s broker %s; %.1f s%n",
+                    rep.labelled(), rep.episodes(), rep.rulesVersion(), st.records(), st.commits(), st.malformed(),
+                    st.unknownEpisode(), st.late(), rep.embedded() ? "in-process" : "external", rep.bootstrap(),
+                    rep.seconds());
+            return 0;
+        }
+
+        private static String pct(double d) {
+            return Double.isNaN(d) ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * d);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.flywheel.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+class StreamCliTest {
+    @Test
+    void embeddedRunLabelsEveryEpisodeAsTheTruth(@TempDir Path dir) throws Exception {
+        String lake = dir.resolve("lake").toString();
+        assertEquals(0, CliRun.of("init", lake).exitCode());
+        CliRun r = CliRun.of("stream", "run", lake, "--episodes", "20", "--seed", "5", "--json");
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode j = new ObjectMapper().readTree(r.out());
+        assertEquals(20, j.get("episodes").asInt());
+        assertEquals(20, j.get("labelled").asInt());
+        assertEquals("label-rules-1", j.get("rules_version").asText());
+        assertTrue(j.get("embedded").asBoolean());
+        int actual = 0;
+        for (JsonNode c : j.get("classes")) {
+            actual += c.get("actual").asInt();
+            if (c.get("actual").asInt() > 0) {
+                // the simulation's episodes are unambiguous for the default rules: every label is the truth
+                assertEquals(1.0, c.get("recall").asDouble(), 1e-12, c.toString());
+                assertEquals(1.0, c.get("precision").asDouble(), 1e-12, c.toString());
+            }
+        }
+        assertEquals(20, actual);
+        assertEquals(0, j.get("dead_letters").get("malformed").asInt());
+    }
+
+    @Test
+    void aRuleFileThatDoesNotParseIsExitOneNamingTheLine(@TempDir Path dir) throws Exception {
+        String lake = dir.resolve("lake").toString();
+        assertEquals(0, CliRun.of("init", lake).exitCode());
+        Path rules = dir.resolve("rules.yaml");
+        Files.writeString(rules, "version: x\nempty_grasp:\n  opening_below: lots\n");
+        CliRun r = CliRun.of("stream", "run", lake, "--rules", rules.toString());
+        assertEquals(1, r.exitCode());
+        assertTrue(r.err().contains(rules + ":3: rule 'empty_grasp': 'opening_below' must be a number"), r.err());
+        CliRun usage = CliRun.of("stream", "run", lake, "--bootstrap", "no-port");
+        assertEquals(2, usage.exitCode(), usage.err());
+    }
+}

@@ -1,0 +1,168 @@
+package io.flywheel.stream.run;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import com.google.protobuf.Message;
+
+import io.flywheel.fleet.v1.Alert;
+import io.flywheel.fleet.v1.EpisodeEvent;
+import io.flywheel.fleet.v1.ObservationSummary;
+import io.flywheel.lake.Lake;
+import io.flywheel.rows.LabelHistoryRow;
+import io.flywheel.stream.job.LabellerOptions;
+import io.flywheel.stream.job.LabellerStats;
+import io.flywheel.stream.job.StreamLabeller;
+import io.flywheel.stream.label.Label;
+import io.flywheel.stream.rules.LabelRules;
+import io.flywheel.stream.rules.Outcome;
+import io.flywheel.stream.sim.LiveEpisodes;
+import io.flywheel.stream.sink.LakeLabelSink;
+import io.flywheel.stream.topics.EmbeddedKafka;
+import io.flywheel.stream.topics.FleetEventPublisher;
+
+/**
+ * One run of realtime labelling on one machine ({@code flywheel stream run}): a Kafka broker in this JVM (or the
+ * one at a given bootstrap), simulated live episodes with ground truth published to the fleet topics, the labeller
+ * labelling them into the lake, then each label compared with the truth (precision and recall per class).
+ */
+public final class StreamRun {
+    private StreamRun() {}
+
+    /**
+     * Precision and recall of one label class against the truth.
+     *
+     * @param outcome the class
+     * @param truePositives episodes labelled so that are so
+     * @param labelled episodes labelled so
+     * @param actual episodes that are so
+     */
+    public record ClassScore(Outcome outcome, int truePositives, int labelled, int actual) {
+        /** @return tp / labelled, NaN when none was labelled so */
+        public double precision() {
+            return labelled == 0 ? Double.NaN : (double) truePositives / labelled;
+        }
+
+        /** @return tp / actual, NaN when none is so */
+        public double recall() {
+            return actual == 0 ? Double.NaN : (double) truePositives / actual;
+        }
+    }
+
+    /**
+     * @param episodes episodes published
+     * @param labelled episodes with exactly one label in the lake afterwards
+     * @param scores per class
+     * @param stats the labeller's counters
+     * @param rulesVersion the rules' version
+     * @param bootstrap the broker used
+     * @param embedded whether it was the in-JVM broker
+     * @param seconds wall time of the run
+     */
+    public record Report(int episodes, int labelled, List<ClassScore> scores, LabellerStats stats, String rulesVersion,
+            String bootstrap, boolean embedded, double seconds) {}
+
+    /**
+     * Runs it.
+     *
+     * @param lake the lake labels go to
+     * @param bootstrap a Kafka cluster's bootstrap servers (with the fleet topics), or null for the in-JVM broker
+     * @param rules the labelling rules
+     * @param episodes how many simulated episodes to publish, &ge; 1
+     * @param seed the simulation's seed
+     * @param timeout the longest the labelling may take after publishing
+     * @param progress receives a line per label as it is committed, and per stage
+     * @return the report
+     * @throws IllegalStateException when the labels did not all arrive within {@code timeout}
+     */
+    public static Report run(Lake lake, String bootstrap, LabelRules rules, int episodes, long seed, Duration timeout,
+            Consumer<String> progress) throws Exception {
+        long t0 = System.nanoTime();
+        EmbeddedKafka kafka = null;
+        if (bootstrap == null) {
+            progress.accept("starting the in-JVM Kafka broker (KRaft)");
+            kafka = EmbeddedKafka.start(null, 2);
+            bootstrap = kafka.bootstrap();
+        }
+        try {
+            long start = System.currentTimeMillis() * 1_000_000L - (episodes * 2L + 10) * 1_000_000_000L;
+            List<LiveEpisodes.Episode> eps = LiveEpisodes.generate(episodes, Math.min(8, episodes), start, 5, seed);
+            progress.accept("publishing " + episodes + " simulated live episodes to " + bootstrap);
+            try (FleetEventPublisher pub = new FleetEventPublisher(bootstrap)) {
+                for (LiveEpisodes.Episode e : eps) {
+                    for (Message m : e.messages()) {
+                        if (m instanceof EpisodeEvent x) {
+                            pub.publish(x);
+                        } else if (m instanceof ObservationSummary x) {
+                            pub.publish(x);
+                        } else {
+                            pub.publish((Alert) m);
+                        }
+                    }
+                }
+                pub.flush();
+            }
+            Map<String, LiveEpisodes.Episode> byId = new HashMap<>();
+            eps.forEach(e -> byId.put(e.episodeId(), e));
+            int[] done = {0};
+            Consumer<Label> onLabel = l -> {
+                LiveEpisodes.Episode e = byId.get(l.episodeId());
+                if (e != null) {
+                    done[0]++;
+                    progress.accept(String.format(java.util.Locale.ROOT, "label %d/%d  %s  %-12s rule %-17s truth %s",
+                            done[0], episodes, l.episodeId(), l.outcome().label(), l.rule(), e.truth().outcome.label()));
+                }
+            };
+            String group = "flywheel-run-" + Long.toString(seed, 36);
+            LabellerOptions opts = LabellerOptions.builder(bootstrap).group(group).rules(rules).build();
+            StreamLabeller labeller = new StreamLabeller(lake, opts, onLabel);
+            Thread t = new Thread(labeller::run, "flywheel-labeller");
+            t.start();
+            long until = System.nanoTime() + timeout.toNanos();
+            while (done[0] < episodes && System.nanoTime() < until && t.isAlive()) {
+                Thread.sleep(100);
+            }
+            labeller.stop();
+            t.join(30_000);
+            LabellerStats stats = labeller.stats();
+            labeller.close();
+            Map<String, LabelHistoryRow> labels = new LinkedHashMap<>();
+            for (LabelHistoryRow r : LakeLabelSink.history(lake)) {
+                if (r.consumerGroup().equals(group) && byId.containsKey(r.episodeId())) {
+                    labels.put(r.episodeId(), r);
+                }
+            }
+            if (labels.size() < episodes) {
+                throw new IllegalStateException("only " + labels.size() + " of " + episodes + " episodes were labelled"
+                        + " within " + timeout.toSeconds() + " s");
+            }
+            Map<Outcome, int[]> counts = new EnumMap<>(Outcome.class);
+            for (Outcome o : Outcome.values()) {
+                counts.put(o, new int[3]);
+            }
+            for (LiveEpisodes.Episode e : eps) {
+                Outcome got = Outcome.parse(labels.get(e.episodeId()).label());
+                Outcome truth = e.truth().outcome;
+                counts.get(got)[1]++;
+                counts.get(truth)[2]++;
+                if (got == truth) {
+                    counts.get(got)[0]++;
+                }
+            }
+            List<ClassScore> scores = new ArrayList<>();
+            counts.forEach((o, c) -> scores.add(new ClassScore(o, c[0], c[1], c[2])));
+            return new Report(episodes, labels.size(), scores, stats, rules.version(), bootstrap, kafka != null,
+                    (System.nanoTime() - t0) / 1e9);
+        } finally {
+            if (kafka != null) {
+                kafka.close();
+            }
+        }
+    }
+}
