@@ -16,7 +16,9 @@ import java.util.Map;
  *   <li>rosbag2 in the sqlite3 storage (a folder with metadata.yaml and {@code .db3} files, or one of its
  *       {@code .db3} files): one recording of all the bag's files, one episode ({@link Rosbag2SqliteBag});</li>
  *   <li>ROS 1 bag: one recording, one episode;</li>
- *   <li>RLDS TFRecord: one recording per file, one episode per {@code tf.train.Example}.</li>
+ *   <li>RLDS TFRecord: one recording per file, one episode per {@code tf.train.Example};</li>
+ *   <li>LeRobotDataset v2.x / v3.0 folder: one recording of all its files, one episode per LeRobot episode
+ *       ({@link LeRobotSource}).</li>
  * </ul>
  * MCAP, rosbag2 and ROS 1 recordings also get their sidecar MP4 videos ({@link Sidecars}) as cameras.
  * Roles come from the options' {@link RobotProfile}, or are detected; times follow the options'
@@ -118,6 +120,18 @@ public final class Ingest {
                         recMeta.putAll(c.recordingMetadata);
                         episodes.add(c.episode(recordingId, index++, r, robotId, options.timestampRule()));
                     }
+                }
+                if (resolved == null) resolved = profile.resolve(List.of());
+            }
+            case LEROBOT -> {
+                LeRobotSource.Dataset d = LeRobotSource.read(source.root(), profile, options);
+                recMeta.putAll(d.metadata());
+                resolved = null;
+                int index = 0;
+                for (Collector c : d.episodes()) {
+                    RobotProfile r = c.resolvedProfile();
+                    if (resolved == null) resolved = r;
+                    episodes.add(c.episode(recordingId, index++, r, robotId, options.timestampRule()));
                 }
                 if (resolved == null) resolved = profile.resolve(List.of());
             }

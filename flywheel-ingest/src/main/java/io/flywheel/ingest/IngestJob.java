@@ -497,7 +497,8 @@ public final class IngestJob {
      */
     private static void discover(Path in, List<Sources.Source> out, List<Failure> failed) {
         try {
-            if (!Files.isDirectory(in) || Files.exists(in.resolve("metadata.yaml"))) {
+            if (!Files.isDirectory(in) || Files.exists(in.resolve("metadata.yaml"))
+                    || Files.exists(in.resolve("meta").resolve("info.json")) || LeRobotSource.lacksInfo(in)) {
                 out.add(Sources.detect(in));
                 return;
             }

@@ -14,5 +14,10 @@ public enum SourceFormat {
     /** A ROS 1 bag, format version 2.0 (http://wiki.ros.org/Bags/Format/2.0). */
     ROS1_BAG,
     /** RLDS episodes as TFRecord files of {@code tf.train.Example} (Open X-Embodiment). */
-    RLDS_TFRECORD
+    RLDS_TFRECORD,
+    /**
+     * A LeRobotDataset folder (Hugging Face LeRobot, codebase version v2.0, v2.1 or v3.0): meta/info.json, episodes
+     * and tasks metadata, data Parquet, videos MP4 ({@link LeRobotSource}).
+     */
+    LEROBOT
 }

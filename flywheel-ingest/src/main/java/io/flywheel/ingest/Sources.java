@@ -33,7 +33,8 @@ import io.flywheel.mcap.Record;
  * <p>Detection by content, not by name: the MCAP magic {@code 89 4D 43 41 50 30 0D 0A} (MCAP spec,
  * "Magic"), the ROS 1 bag line {@code #ROSBAG V2.0}, a TFRecord whose first record's length CRC is right
  * ({@link TfRecordReader}), the SQLite magic {@code "SQLite format 3\0"} (a rosbag2 sqlite3 {@code .db3}: the
- * recording is the bag whose metadata.yaml beside it lists the file, see {@link Rosbag2SqliteBag#locate}), or a
+ * recording is the bag whose metadata.yaml beside it lists the file, see {@link Rosbag2SqliteBag#locate}), a
+ * LeRobotDataset folder (one with {@code meta/info.json}, {@link LeRobotSource}), or a
  * rosbag2 folder: one with {@code metadata.yaml} (its {@code relative_file_paths} give the files and their order;
  * {@code storage_identifier} mcap or sqlite3), or, without it, MCAP files named
  * {@code <stem>_0.mcap, <stem>_1.mcap, ...} whose log times continue (each file starts no earlier than the
@@ -72,6 +73,8 @@ public final class Sources {
      */
     public static Source detect(Path path) throws IOException {
         if (Files.isDirectory(path)) {
+            Source lerobot = lerobot(path);
+            if (lerobot != null) return lerobot;
             Path meta = path.resolve("metadata.yaml");
             if (Files.isRegularFile(meta)) return rosbag2FromMetadata(path, meta);
             List<Source> found = scan(path);
@@ -110,6 +113,8 @@ public final class Sources {
     public static List<Source> scan(Path folder, java.util.function.BiConsumer<Path, IOException> unreadable)
             throws IOException {
         if (!Files.isDirectory(folder)) return List.of(detect(folder));
+        Source lerobot = lerobot(folder);
+        if (lerobot != null) return List.of(lerobot);
         Path meta = folder.resolve("metadata.yaml");
         if (Files.isRegularFile(meta)) return List.of(rosbag2FromMetadata(folder, meta));
         List<Path> files;
@@ -202,6 +207,22 @@ public final class Sources {
             }
         }
         return lo == Long.MAX_VALUE ? new long[] {0, 0} : new long[] {lo, hi};
+    }
+
+    /**
+     * @return the LeRobot dataset a folder holds (every file under meta/, data/ and videos/), or null when it is none
+     * @throws IngestException when the folder has meta/ and data/ but no meta/info.json
+     */
+    private static Source lerobot(Path folder) throws IOException {
+        if (LeRobotSource.isDataset(folder)) {
+            return new Source(SourceFormat.LEROBOT, folder, LeRobotSource.files(folder));
+        }
+        if (LeRobotSource.lacksInfo(folder)) {
+            throw new IngestException(folder.resolve("meta").resolve("info.json").toString(), -1, "missing: the folder"
+                    + " has meta/ and data/ like a LeRobot dataset, which needs meta/info.json (codebase_version, fps,"
+                    + " features, data_path)");
+        }
+        return null;
     }
 
     private static Source rosbag2FromMetadata(Path folder, Path meta) throws IOException {

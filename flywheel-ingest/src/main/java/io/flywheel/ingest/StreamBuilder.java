@@ -83,6 +83,12 @@ final class StreamBuilder {
     /** @return the log time of message {@code i}, ns */
     long logTime(int i) { return log[i]; }
 
+    /** @return the value of message {@code i}, or null */
+    double[] valueAt(int i) { return values == null ? null : values[i]; }
+
+    /** @return the value names */
+    List<String> names() { return names; }
+
     /** @return the locator of message {@code i}, or null */
     RawLocator locatorAt(int i) { return locators == null ? null : locators[i]; }
 
