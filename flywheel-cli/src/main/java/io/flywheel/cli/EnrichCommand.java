@@ -54,9 +54,15 @@ final class EnrichCommand implements Callable<Integer> {
             description = "episodes per commit (default ${DEFAULT-VALUE})")
     int batchEpisodes;
 
-    @Option(names = "--blur-threshold", paramLabel = "VAR", defaultValue = "100",
-            description = "variance of the Laplacian below which an image is blurry (default ${DEFAULT-VALUE})")
+    @Option(names = "--blur-threshold", paramLabel = "VAR", defaultValue = "12",
+            description = "absolute floor: variance of the Laplacian below which an image is blurry whatever its"
+                    + " camera's other frames are (default ${DEFAULT-VALUE})")
     double blur;
+
+    @Option(names = "--blur-ratio", paramLabel = "R", defaultValue = "0.35",
+            description = "relative rule: an image is also blurry below R times the median sharpness of its camera in"
+                    + " the episode (default ${DEFAULT-VALUE}; 0 turns it off)")
+    double blurRatio;
 
     @Option(names = "--static-threshold", paramLabel = "LEVELS", defaultValue = "1.0",
             description = "mean |difference| to the previous frame (grey levels) below which an image is static"
@@ -98,11 +104,12 @@ final class EnrichCommand implements Callable<Integer> {
         }
         Usage.atLeast(spec, "--batch-episodes", batchEpisodes, 1);
         Usage.atLeast(spec, "--blur-threshold", blur, 0.0);
+        Usage.require(spec, blurRatio >= 0 && blurRatio < 1, "--blur-ratio must be in [0, 1), got " + blurRatio);
         Usage.atLeast(spec, "--static-threshold", staticThreshold, 0.0);
         Usage.atLeast(spec, "--hot-size", hotSize, 8);
         Usage.inRange(spec, "--hot-quality", hotQuality, 1, 100);
         EnrichOptions options = Usage.check(spec, null, () -> {
-            EnrichOptions.Builder b = EnrichOptions.builder().stride(s).batchEpisodes(batchEpisodes).blurThreshold(blur)
+            EnrichOptions.Builder b = EnrichOptions.builder().stride(s).batchEpisodes(batchEpisodes).blurThreshold(blur).blurRatio(blurRatio)
                     .staticThreshold(staticThreshold).stopAfterBatches(stopAfter)
                     .image(FrameAnalyzer.Options.defaults().withHot(hotSize, hotQuality));
             if (threads != null) {

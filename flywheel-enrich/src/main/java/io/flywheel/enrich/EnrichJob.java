@@ -360,6 +360,7 @@ public final class EnrichJob {
             outFrames.addAll(e.frames);
             Map<String, Object> json = new LinkedHashMap<>();
             json.put("blur_threshold", o.blurThreshold());
+            json.put("blur_ratio", o.blurRatio());
             json.put("static_threshold", o.staticThreshold());
             json.put("stride", o.stride().toString());
             json.put("hot_max_side", o.image().hotMaxSide());
@@ -837,6 +838,30 @@ public final class EnrichJob {
 
     private record Episode(List<FrameRow> frames, float[] embedding, String master, Map<String, Object> stats) {}
 
+    /**
+     * @return per camera topic of the episode, the sharpness below which its images are blurry: the larger of the
+     *     absolute floor and {@code blurRatio} times the median sharpness of the camera's decoded frames
+     */
+    static Map<String, Double> blurLimits(List<FrameRow> frames, Cell[][] cells, EnrichOptions o) {
+        Map<String, List<Double>> byTopic = new HashMap<>();
+        for (int i = 0; i < frames.size(); i++) {
+            for (int k = 0; k < frames.get(i).images().size(); k++) {
+                if (cells[i][k].analysis() != null) {
+                    byTopic.computeIfAbsent(frames.get(i).images().get(k).topic(), t -> new ArrayList<>())
+                            .add(cells[i][k].analysis().sharpness());
+                }
+            }
+        }
+        Map<String, Double> out = new HashMap<>();
+        byTopic.forEach((topic, v) -> {
+            java.util.Collections.sort(v);
+            int n = v.size();
+            double median = n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
+            out.put(topic, Math.max(o.blurThreshold(), o.blurRatio() * median));
+        });
+        return out;
+    }
+
     private static Episode episode(EpisodeRow ep, List<FrameRow> frames, Cell[][] cells, Embedder embedder,
                                    EnrichOptions o, Counts counts, ImageDecoder hotDecoder) {
         int n = frames.size();
@@ -850,6 +875,7 @@ public final class EnrichJob {
         }
         MotionLabeler.Labels labels = MotionLabeler.label(times, gripper, state, o.motion());
         String master = masterCamera(ep, frames);
+        Map<String, Double> blurLimit = blurLimits(frames, cells, o);
         // per camera, in order: difference to the previous frame of that camera
         Map<String, FrameAnalysis> previous = new HashMap<>();
         List<List<ImageEnrichment>> enrich = new ArrayList<>();
@@ -874,7 +900,7 @@ public final class EnrichJob {
                 Double mad = prev == null || prev.thumbnail().width() != a.thumbnail().width()
                         || prev.thumbnail().height() != a.thumbnail().height() ? null
                         : ImageMetrics.meanAbsoluteDifference(prev.thumbnail(), a.thumbnail());
-                boolean isBlurry = a.sharpness() < o.blurThreshold();
+                boolean isBlurry = a.sharpness() < blurLimit.get(topic);
                 Boolean isStatic = mad == null ? null : mad < o.staticThreshold();
                 images++;
                 blurry += isBlurry ? 1 : 0;

@@ -183,8 +183,14 @@ public final class LeRobotExporter {
         }
     }
 
-    /** @return the key of a camera topic: its path segments without image-transport suffixes, joined by '_' */
+    /**
+     * @return the key of a camera topic: its path segments without image-transport suffixes, joined by '_' (an
+     *     imported LeRobot camera, {@code observation.images.X}, keeps its key X)
+     */
     static String cameraKey(String topic) {
+        if (topic.startsWith("observation.images.") && topic.length() > "observation.images.".length()) {
+            topic = topic.substring("observation.images.".length()); // a LeRobot dataset's own camera, imported
+        }
         List<String> parts = new ArrayList<>(Arrays.stream(topic.split("/")).filter(p -> !p.isEmpty()).toList());
         Set<String> suffixes = Set.of("compressed", "compresseddepth", "image", "image_raw", "image_rect", "image_color",
                 "image_rect_color", "theora", "h264", "ffmpeg");

@@ -345,6 +345,7 @@ class LeRobotExportTest {
         assertEquals("camera0", LeRobotExporter.cameraKey("/camera0/image/compressed"));
         assertEquals("wrist_left", LeRobotExporter.cameraKey("/wrist/left/image_raw"));
         assertEquals("image", LeRobotExporter.cameraKey("/image"));
+        assertEquals("wrist.left", LeRobotExporter.cameraKey("observation.images.wrist.left")); // imported LeRobot
     }
 
     // --- helpers ---
