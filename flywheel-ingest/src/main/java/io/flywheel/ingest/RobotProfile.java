@@ -65,8 +65,10 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * ({@link GripperJoint#select}).
  *
  * <p>Without a profile, {@link #detect(List)} guesses: {@code CompressedImage}/{@code Image}/{@code CompressedVideo} -> CAMERA;
- * {@code JointState}, {@code Pose}/{@code PoseStamped}/{@code Odometry} and types named {@code *State} ->
- * STATE; {@code *MultiArray}, {@code Twist}/{@code TwistStamped} and types named {@code *Action} ->
+ * teleoperation topics first ({@code *_lead}/{@code *_leader} and a last topic segment {@code command}/{@code target} -> ACTION,
+ * {@code *_follow}/{@code *_follower} -> STATE, for joint-like numeric types; {@link #teleopGuess});
+ * {@code JointState}, {@code Pose}/{@code PoseStamped}/{@code PoseWithCovarianceStamped}/{@code Odometry}/
+ * {@code tf2_msgs/TFMessage} and types named {@code *State} -> STATE; {@code *MultiArray}, {@code Twist}/{@code TwistStamped} and types named {@code *Action} ->
  * ACTION; a topic named {@code *gripper*} with a numeric type -> GRIPPER; a {@code String} on a topic named
  * {@code *task*} or {@code *instruction*} -> TASK; a topic named {@code *outcome*} -> OUTCOME; else OTHER.
  * Master default: the CAMERA with the lowest channel id, else the STATE stream (JointState first, then
@@ -265,13 +267,17 @@ public final class RobotProfile {
         String shortType = type.substring(Math.max(type.lastIndexOf('/'), type.lastIndexOf('.')) + 1);
         String last = topic.substring(topic.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
         String t = topic.toLowerCase(Locale.ROOT);
+        Guess teleop = teleopGuess(topic, shortType);
+        if (teleop != null) {
+            return teleop;
+        }
         switch (shortType) {
             case "CompressedImage", "Image", "RawImage", "CompressedVideo":
                 return new Guess(StreamRole.CAMERA, "type " + shortType);
             case "JointState":
                 if (t.contains("gripper")) return new Guess(StreamRole.GRIPPER, "JointState on a gripper topic");
                 return new Guess(StreamRole.STATE, "type JointState");
-            case "Pose", "PoseStamped", "Odometry":
+            case "Pose", "PoseStamped", "PoseWithCovarianceStamped", "Odometry", "TFMessage":
                 return new Guess(StreamRole.STATE, "type " + shortType);
             case "Twist", "TwistStamped":
                 return new Guess(StreamRole.ACTION, "type " + shortType);
@@ -299,6 +305,41 @@ public final class RobotProfile {
             return new Guess(StreamRole.STATE, "type named *State");
         }
         return new Guess(StreamRole.OTHER, "no rule matched " + (type.isEmpty() ? "(no type)" : shortType));
+    }
+
+    /**
+     * Teleoperation topics: a leader arm's joints are what the operator commands (ACTION), a follower's are what
+     * the robot did (STATE). Matched on the topic's last segment ({@code *_lead}, {@code *_leader} -> ACTION;
+     * {@code *_follow}, {@code *_follower} -> STATE) or a last segment {@code command} / {@code target}
+     * ({@code /arm/command}, {@code /arm/target} -> ACTION), for numeric joint-like types only (JointState,
+     * *MultiArray, types named *State / *Command); gripper topics stay GRIPPER.
+     *
+     * @return the guess, or null when the topic is not named like a teleoperation topic
+     */
+    static Guess teleopGuess(String topic, String shortType) {
+        String t = topic.toLowerCase(Locale.ROOT);
+        if (t.contains("gripper")) {
+            return null;
+        }
+        boolean jointLike = shortType.equals("JointState") || shortType.endsWith("MultiArray")
+                || (shortType.endsWith("State") && !shortType.endsWith("BatteryState")) || shortType.endsWith("Command");
+        if (!jointLike) {
+            return null;
+        }
+        String last = t.endsWith("/") ? t.substring(0, t.length() - 1) : t;
+        last = last.substring(last.lastIndexOf('/') + 1);
+        if (last.endsWith("_lead") || last.endsWith("_leader")) {
+            return new Guess(StreamRole.ACTION, "teleoperation leader (topic *" + last.substring(last.lastIndexOf('_'))
+                    + ") -> action");
+        }
+        if (last.endsWith("_follow") || last.endsWith("_follower")) {
+            return new Guess(StreamRole.STATE, "teleoperation follower (topic *" + last.substring(last.lastIndexOf('_'))
+                    + ") -> state");
+        }
+        if (last.equals("command") || last.equals("target")) {
+            return new Guess(StreamRole.ACTION, "topic */" + last + " -> action");
+        }
+        return null;
     }
 
     private static boolean isNumericScalarType(String s) {
