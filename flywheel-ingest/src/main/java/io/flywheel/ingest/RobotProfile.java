@@ -45,6 +45,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * joint_limits:                          # joint name -> [lower, upper], rad or m
  *   x: [0.1, 0.4]
  * gripper_joints: [left_gripper, right_gripper]   # state joints that are grippers (when no gripper topic)
+ * metadata_keys:                         # episode field -> MCAP metadata key (record.key) that fills it
+ *   task: session.goal                   # fields: task, scene, operator, outcome, robot_id
  * nominal_rates_hz:
  *   /camera0/image/compressed: 5
  * align:                                 # per-topic alignment; every field optional
@@ -123,6 +125,10 @@ public final class RobotProfile {
     private final Map<String, Double> nominalRatesHz;
     private final Map<String, AlignSetting> align;
     private final List<String> gripperJoints;
+    private final Map<String, String> metadataKeys;
+
+    /** The episode fields a profile's {@code metadata_keys} may map. */
+    public static final List<String> METADATA_FIELDS = List.of("task", "scene", "operator", "outcome", "robot_id");
 
     private RobotProfile(Builder b) {
         source = b.source;
@@ -137,7 +143,15 @@ public final class RobotProfile {
         nominalRatesHz = Collections.unmodifiableMap(new LinkedHashMap<>(b.nominalRatesHz));
         align = Collections.unmodifiableMap(new LinkedHashMap<>(b.align));
         gripperJoints = List.copyOf(b.gripperJoints);
+        metadataKeys = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadataKeys));
     }
+
+    /**
+     * @return episode field ({@link #METADATA_FIELDS}) -> the recording metadata key that fills it, as the
+     *     profile's {@code metadata_keys} names it (MCAP metadata record {@code R} key {@code k} is {@code R.k};
+     *     keys of a record named {@code episode} have no prefix); empty when the profile maps none
+     */
+    public Map<String, String> metadataKeys() { return metadataKeys; }
 
     /** @return a builder for an empty profile */
     public static Builder builder() {
@@ -380,6 +394,7 @@ public final class RobotProfile {
         clockOffsetsNs.forEach((k, v) -> sb.append("  clock offset ").append(k).append(": ").append(v).append(" ns\n"));
         jointLimits.forEach((k, v) -> sb.append("  joint limit ").append(k).append(": [").append(v[0]).append(", ")
                 .append(v[1]).append("]\n"));
+        metadataKeys.forEach((k, v) -> sb.append("  metadata ").append(k).append(" <- ").append(v).append('\n'));
         if (!gripperJoints.isEmpty()) sb.append("  gripper joints: ").append(String.join(", ", gripperJoints)).append('\n');
         nominalRatesHz.forEach((k, v) -> sb.append("  nominal rate ").append(k).append(": ").append(v).append(" Hz\n"));
         align.forEach((k, v) -> sb.append("  align ").append(k).append(":")
@@ -408,6 +423,7 @@ public final class RobotProfile {
         b.nominalRatesHz.putAll(nominalRatesHz);
         b.align.putAll(align);
         b.gripperJoints.addAll(gripperJoints);
+        b.metadataKeys.putAll(metadataKeys);
         return b;
     }
 
@@ -515,6 +531,18 @@ public final class RobotProfile {
                     }
                     b.gripperJoints(joints);
                 }
+                case "metadata_keys" -> {
+                    for (NodeTuple rt : mapping(v, name, key).getValue()) {
+                        String field = scalar(rt.getKeyNode(), name, "an episode field under metadata_keys");
+                        if (!METADATA_FIELDS.contains(field)) {
+                            throw error(name, rt.getKeyNode(), "metadata_keys: unknown episode field '" + field
+                                    + "'; expected one of " + String.join(", ", METADATA_FIELDS));
+                        }
+                        String mk = scalar(rt.getValueNode(), name, "the metadata key of " + field);
+                        if (mk.isBlank()) throw error(name, rt.getValueNode(), "metadata_keys: the key of " + field + " is empty");
+                        b.metadataKey(field, mk.trim());
+                    }
+                }
                 case "align" -> {
                     for (NodeTuple rt : mapping(v, name, key).getValue()) {
                         String topic = scalar(rt.getKeyNode(), name, "a topic under align");
@@ -523,7 +551,7 @@ public final class RobotProfile {
                 }
                 default -> throw error(name, t.getKeyNode(), "unknown key '" + key + "'; expected robot_id, master,"
                         + " cameras, state, action, gripper, task, outcome, roles, clock_offsets_ns, joint_limits,"
-                        + " nominal_rates_hz, align, gripper_joints");
+                        + " nominal_rates_hz, align, gripper_joints, metadata_keys");
             }
         }
         return b.build();
@@ -600,8 +628,26 @@ public final class RobotProfile {
         private final Map<String, Double> nominalRatesHz = new LinkedHashMap<>();
         private final Map<String, AlignSetting> align = new LinkedHashMap<>();
         private final List<String> gripperJoints = new ArrayList<>();
+        private final Map<String, String> metadataKeys = new LinkedHashMap<>();
 
         private Builder() {}
+
+        /**
+         * Maps an episode field to the recording metadata key that fills it.
+         *
+         * @param field one of {@link #METADATA_FIELDS}
+         * @param metadataKey e.g. {@code session.goal}
+         * @return this
+         * @throws IllegalArgumentException when {@code field} is not one of {@link #METADATA_FIELDS}
+         */
+        public Builder metadataKey(String field, String metadataKey) {
+            if (!METADATA_FIELDS.contains(field)) {
+                throw new IllegalArgumentException("unknown episode field '" + field + "'; expected one of "
+                        + String.join(", ", METADATA_FIELDS));
+            }
+            metadataKeys.put(field, java.util.Objects.requireNonNull(metadataKey, "metadataKey"));
+            return this;
+        }
 
         public Builder source(String s) { source = s; return this; }
         public Builder robotId(String s) { robotId = s == null ? "" : s; return this; }

@@ -62,6 +62,9 @@ class TeleopMobileRolesTest {
             int amcl = w.registerChannel("/amcl_pose", "json", pc, Map.of());
             int tfc = w.registerChannel("/tf", "json", tf, Map.of());
             int cmd = w.registerChannel("/cmd_vel", "json", tw, Map.of());
+            w.writeMetadata("task_info", Map.of("task", "pick the red cube", "scene", "kitchen_2",
+                    "operator", "op-17"));
+            w.writeMetadata("session", Map.of("goal", "stack the cups", "site", "lab-b"));
             for (int k = 0; k < n; k++) {
                 long t = t0 + k * 100_000_000L;
                 String hdr = "\"header\":{\"stamp\":{\"sec\":" + (t / 1_000_000_000L) + ",\"nanosec\":"
@@ -126,6 +129,25 @@ class TeleopMobileRolesTest {
 
         StreamData cmd = ep.stream("/cmd_vel").orElseThrow();
         assertArrayEquals(new double[] {0.5, 0, 0, 0, 0, 0.2}, cmd.values()[2], 1e-12);
+
+        // a task_info metadata record fills task, scene and operator
+        assertEquals("pick the red cube", ep.task());
+        assertEquals("kitchen_2", ep.scene());
+        assertEquals("op-17", ep.operator());
+
+        // a profile maps other keys, and wins over the task_info record
+        RobotProfile mapping = RobotProfile.parse(new java.io.StringReader(
+                "metadata_keys:\n  task: session.goal\n  scene: session.site\n"), "p.yaml");
+        assertEquals(Map.of("task", "session.goal", "scene", "session.site"), mapping.metadataKeys());
+        Episode mapped = Ingest.read(file, IngestOptions.builder().profile(mapping).build()).episodes().get(0);
+        assertEquals("stack the cups", mapped.task());
+        assertEquals("lab-b", mapped.scene());
+        assertEquals("op-17", mapped.operator(), "fields the profile does not map keep the name rule");
+
+        IngestException bad = org.junit.jupiter.api.Assertions.assertThrows(IngestException.class,
+                () -> RobotProfile.parse(new java.io.StringReader("metadata_keys:\n  taks: a.b\n"), "bad.yaml"));
+        assertTrue(bad.getMessage().contains("bad.yaml") && bad.getMessage().contains("taks")
+                && bad.getMessage().contains("task, scene, operator"), bad.getMessage());
     }
 
     private static byte[] json(String s) {
