@@ -144,6 +144,17 @@ class TeleopMobileRolesTest {
         assertEquals("lab-b", mapped.scene());
         assertEquals("op-17", mapped.operator(), "fields the profile does not map keep the name rule");
 
+        // a profile master missing from the episode: an error naming the episode, unless allowed
+        RobotProfile cam = RobotProfile.builder().master("/front/image/compressed").build();
+        IngestException missing = org.junit.jupiter.api.Assertions.assertThrows(IngestException.class,
+                () -> Ingest.read(file, IngestOptions.builder().profile(cam).build()));
+        assertTrue(missing.getMessage().contains("episode " + ep.episodeId())
+                && missing.getMessage().contains("/front/image/compressed")
+                && missing.getMessage().contains("--allow-missing-master"), missing.getMessage());
+        Episode allowed = Ingest.read(file, IngestOptions.builder().profile(cam).allowMissingMaster(true).build())
+                .episodes().get(0);
+        assertEquals("", allowed.masterTopic());
+
         IngestException bad = org.junit.jupiter.api.Assertions.assertThrows(IngestException.class,
                 () -> RobotProfile.parse(new java.io.StringReader("metadata_keys:\n  taks: a.b\n"), "bad.yaml"));
         assertTrue(bad.getMessage().contains("bad.yaml") && bad.getMessage().contains("taks")
