@@ -54,6 +54,10 @@ final class IngestCommand implements Callable<Integer> {
             + " policy's control rate) instead of the master camera")
     Double masterRate;
 
+    @Option(names = "--allow-missing-master", description = "ingest an episode that lacks the profile's master"
+            + " topic on a fixed 10 Hz clock (default: the recording fails, naming the episode)")
+    boolean allowMissingMaster;
+
     @Option(names = "--policy", paramLabel = "TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]", description = "alignment"
             + " policy of one stream: nearest, asof or interpolate, tolerance in ms (default 50), and what a frame"
             + " without a message within tolerance gets (default: --on-miss), e.g. /joint_states=asof:20:drop"
@@ -91,6 +95,7 @@ final class IngestCommand implements Callable<Integer> {
         if (robot != null) {
             ob.robotId(robot);
         }
+        ob.allowMissingMaster(allowMissingMaster || masterRate != null); // a fixed-rate clock needs no master
         RuleSet ruleSet = rules == null ? RuleSet.defaults() : RuleSet.load(rules);
         long t0 = System.nanoTime();
         PrintStream err = System.err;

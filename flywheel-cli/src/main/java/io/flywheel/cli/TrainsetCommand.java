@@ -113,6 +113,11 @@ final class TrainsetCommand implements Runnable {
                 Map<String, Object> m = summary(s);
                 m.put("pool_size", r.poolSize());
                 m.put("mined_outside_pool", r.minedOutsidePool());
+                m.put("achieved_sample_rate_hz", Double.isFinite(r.achievedRateHz()) ? r.achievedRateHz() : null);
+                m.put("samples_with_action", r.samplesWithAction());
+                if (r.samplesWithAction() == 0) {
+                    m.put("warning", "no sample has an action");
+                }
                 m.put("seconds", secs);
                 Json.print(System.out, m);
             } else {
@@ -121,10 +126,26 @@ final class TrainsetCommand implements Runnable {
                         s.tag(), s.episodeCount(), s.baseCount(), r.poolSize(), s.minedCount(),
                         s.baseCount() + s.minedCount() - s.episodeCount(),
                         r.minedOutsidePool() > 0 ? ", " + r.minedOutsidePool() + " mined left out: not in the pool" : "",
-                        s.sampleCount(), rateHz > 0 ? rateHz + " Hz" : "every frame", s.samplesVersion(),
+                        s.sampleCount(), rateLabel(rateHz, r.achievedRateHz()), s.samplesVersion(),
                         s.episodesVersion(), secs);
+                if (r.samplesWithAction() == 0) {
+                    System.err.println("warning: no sample of '" + s.tag() + "' has an action (the frames' action"
+                            + " column is empty): a policy cannot be trained on it; check the topics' roles at"
+                            + " ingest (a command or leader topic taken as state) or name the action in the profile");
+                }
             }
             return 0;
+        }
+
+        /** @return e.g. "10 Hz" when the frames allow it, "1.00 Hz (10.0 Hz asked; the frames are sparser)" */
+        static String rateLabel(double asked, double achieved) {
+            if (!Double.isFinite(achieved)) {
+                return asked > 0 ? asked + " Hz asked" : "every frame";
+            }
+            if (asked > 0 && achieved < asked * 0.95) {
+                return String.format(Locale.ROOT, "%.3g Hz (%s Hz asked; the frames are sparser)", achieved, asked);
+            }
+            return String.format(Locale.ROOT, "%.3g Hz", achieved) + (asked > 0 ? "" : " (every frame)");
         }
 
         private static TrainsetBuilder.Progress progress() {

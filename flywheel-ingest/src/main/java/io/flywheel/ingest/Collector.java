@@ -74,7 +74,9 @@ final class Collector {
         streams.values().stream().sorted(java.util.Comparator.comparingInt(s -> s.channelId))
                 .forEach(s -> out.add(s.build(rule, wallClock)));
         Map<String, String> md = episodeMetadata;
-        String task = md.getOrDefault("task", md.getOrDefault("language_instruction", ""));
+        Map<String, String> mapped = resolved.metadataKeys();
+        String task = metadataField(md, mapped, "task", "task", "language_instruction", "instruction", "task_name",
+                "task_description");
         if (task.isEmpty()) {
             for (StreamData s : out) {
                 if (s.role() == StreamRole.TASK && s.texts() != null) {
@@ -85,7 +87,7 @@ final class Collector {
                 if (!task.isEmpty()) break;
             }
         }
-        String outcome = md.getOrDefault("outcome", "");
+        String outcome = metadataField(md, mapped, "outcome", "outcome", "result");
         if (outcome.isEmpty()) {
             for (StreamData s : out) {
                 if (s.role() == StreamRole.OUTCOME && s.texts() != null && !s.texts().isEmpty()) {
@@ -97,9 +99,39 @@ final class Collector {
         outcome = normaliseOutcome(outcome);
         String master = resolved.master().orElse("");
         if (!master.isEmpty() && !streams.containsKey(master)) master = "";
-        String robot = robotId.isEmpty() ? md.getOrDefault("robot_id", md.getOrDefault("robot", "")) : robotId;
+        String robot = robotId.isEmpty() ? metadataField(md, mapped, "robot_id", "robot_id", "robot") : robotId;
         return new Episode(recordingId + "-e" + (index < 10 ? "0" : "") + index, index, task, outcome, robot,
-                md.getOrDefault("scene", ""), md.getOrDefault("operator", ""), md, master, out, frameSkips);
+                metadataField(md, mapped, "scene", "scene", "scene_name", "environment", "location"),
+                metadataField(md, mapped, "operator", "operator", "operator_name", "operator_id", "teleoperator"),
+                md, master, out, frameSkips);
+    }
+
+    /**
+     * One episode field from the recording's metadata: the key the profile maps to it ({@code metadata_keys}),
+     * else the first of {@code keys} found unprefixed (an {@code episode} record), else the first found as the
+     * key of any other metadata record ({@code task_info.task}), records in the order read.
+     *
+     * @return the value, "" when none of the keys is present
+     */
+    static String metadataField(Map<String, String> md, Map<String, String> mapped, String field, String... keys) {
+        String m = mapped.get(field);
+        if (m != null) {
+            return md.getOrDefault(m, "");
+        }
+        for (String k : keys) {
+            String v = md.get(k);
+            if (v != null && !v.isBlank()) return v;
+        }
+        for (String k : keys) {
+            for (Map.Entry<String, String> e : md.entrySet()) {
+                String key = e.getKey();
+                if (key.endsWith("." + k)
+                        && !e.getValue().isBlank()) {
+                    return e.getValue();
+                }
+            }
+        }
+        return "";
     }
 
     static String normaliseOutcome(String s) {

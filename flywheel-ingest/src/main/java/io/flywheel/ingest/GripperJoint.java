@@ -13,8 +13,10 @@ import java.util.Optional;
  * <p>Candidates ({@link #select}): the joints of the episode's STATE streams that the robot profile names in
  * {@code gripper_joints} ({@link RobotProfile#gripperJoints()}, any STATE stream with component names); without
  * that key, the joints of STATE {@code JointState} streams whose names contain {@code gripper} or {@code finger}
- * (case-insensitive). The one with the largest range of motion (max - min of its position over the episode's
- * messages) is taken: on a dual-arm robot the active arm's gripper moves and the idle one stays open. Ties go to
+ * (case-insensitive), finger joints by name first ({@code *gripper_finger*}, {@code *finger_joint*}: {@link #nameRank})
+ * so that ranges in different units (a revolute joint's radians, a finger's metres) are never compared. Among
+ * the candidates of the highest rank, the one with the largest range of motion (max - min of its position over
+ * the episode's messages) is taken: on a dual-arm robot the active arm's gripper moves and the idle one stays open. Ties go to
  * the first candidate in stream (channel id) then joint order (Franka's two fingers mirror each other).
  *
  * <p>The value is used as it is: a JointState gripper position is the finger opening (metres, or a normalised
@@ -46,6 +48,19 @@ public record GripperJoint(String topic, String joint, int index, double rangeOf
     }
 
     /**
+     * @param name a joint name
+     * @return 2 for a finger joint by name ({@code *gripper_finger*}, {@code *finger_joint*}, any case: a
+     *     prismatic finger, metres), 1 for any other {@code gripper} / {@code finger} name, 0 otherwise
+     */
+    public static int nameRank(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        if (n.contains("gripper_finger") || n.contains("finger_joint")) {
+            return 2;
+        }
+        return looksLikeGripper(name) ? 1 : 0;
+    }
+
+    /**
      * Picks the gripper joint of an episode (rule in the class comment).
      *
      * @param episode the episode
@@ -62,6 +77,7 @@ public record GripperJoint(String topic, String joint, int index, double rangeOf
         List<String> named = profile == null ? List.of() : profile.gripperJoints();
         List<String> candidates = new ArrayList<>();
         GripperJoint best = null;
+        int bestRank = -1;
         for (StreamData s : episode.streams()) {
             if (s.role() != StreamRole.STATE || s.values() == null || s.names().isEmpty()) {
                 continue;
@@ -88,8 +104,12 @@ public record GripperJoint(String topic, String joint, int index, double rangeOf
                     continue; // never a finite position
                 }
                 candidates.add(s.topic() + ":" + name);
-                if (best == null || hi - lo > best.rangeOfMotion()) {
+                // ranges are compared only within one name rank: a revolute "gripper" joint's radians never
+                // beat a finger joint's metres
+                int rank = named.isEmpty() ? nameRank(name) : 0;
+                if (best == null || rank > bestRank || (rank == bestRank && hi - lo > best.rangeOfMotion())) {
                     best = new GripperJoint(s.topic(), name, j, hi - lo, List.of());
+                    bestRank = rank;
                 }
             }
         }

@@ -87,6 +87,7 @@ public final class Ingest {
             resolved = c.resolvedProfile();
             recMeta.putAll(c.recordingMetadata);
             episodes.add(c.episode(recordingId, 0, resolved, robotId, options.timestampRule()));
+            checkMaster(source, profile, options, episodes);
             return recording(source, files, recordingId, robotId, recMeta, resolved, episodes);
         }
         if (source.format() == SourceFormat.ROSBAG2_SQLITE3) {
@@ -137,7 +138,31 @@ public final class Ingest {
             }
             default -> throw new IllegalStateException("unhandled format " + source.format());
         }
+        checkMaster(source, profile, options, episodes);
         return recording(source, files, recordingId, robotId, recMeta, resolved, episodes);
+    }
+
+    /**
+     * A master the profile names must be in every episode: a recording without it would otherwise be aligned
+     * to a made-up clock.
+     *
+     * @throws IngestException naming the first such episode, unless {@link IngestOptions#allowMissingMaster()}
+     */
+    private static void checkMaster(Sources.Source source, RobotProfile profile, IngestOptions options,
+                                    List<Episode> episodes) throws IngestException {
+        if (profile.master().isEmpty() || options.allowMissingMaster()) {
+            return;
+        }
+        String master = profile.master().get();
+        for (Episode ep : episodes) {
+            if (ep.stream(master).isEmpty()) {
+                List<String> topics = ep.streams().stream().map(StreamData::topic).toList();
+                throw new IngestException(source.root().toString(), -1, "episode " + ep.episodeId()
+                        + ": the profile's master " + master + " (" + profile.source() + ") is not in it; topics: "
+                        + String.join(", ", topics) + "; name another master or pass --allow-missing-master"
+                        + " (its frames then follow a fixed 10 Hz clock)");
+            }
+        }
     }
 
     private static Recording recording(Sources.Source source, List<SourceFile> files, String recordingId, String robotId,

@@ -23,6 +23,7 @@ public final class IngestOptions {
     private final long rldsEpochNs;
     private final long rldsEpisodeSpacingNs;
     private final TimestampRule timestampRule;
+    private final boolean allowMissingMaster;
 
     private IngestOptions(Builder b) {
         profile = b.profile;
@@ -31,7 +32,14 @@ public final class IngestOptions {
         rldsEpochNs = b.rldsEpochNs;
         rldsEpisodeSpacingNs = b.rldsEpisodeSpacingNs;
         timestampRule = b.timestampRule;
+        allowMissingMaster = b.allowMissingMaster;
     }
+
+    /**
+     * @return true when an episode without the profile's master topic is read anyway (its frames then follow a
+     *     fixed 10 Hz clock); false (default): reading it fails with an {@link IngestException} naming the episode
+     */
+    public boolean allowMissingMaster() { return allowMissingMaster; }
 
     /** @return the default options */
     public static IngestOptions defaults() { return DEFAULTS; }
@@ -65,8 +73,12 @@ public final class IngestOptions {
         private long rldsEpochNs = DEFAULT_RLDS_EPOCH_NS;
         private long rldsEpisodeSpacingNs = DEFAULT_RLDS_EPISODE_SPACING_NS;
         private TimestampRule timestampRule = TimestampRule.defaults();
+        private boolean allowMissingMaster;
 
         private Builder() {}
+
+        /** @param allow see {@link IngestOptions#allowMissingMaster()} */
+        public Builder allowMissingMaster(boolean allow) { allowMissingMaster = allow; return this; }
 
         /** @param p the robot profile (null: detect roles) */
         public Builder profile(RobotProfile p) { profile = p == null ? RobotProfile.builder().build() : p; return this; }

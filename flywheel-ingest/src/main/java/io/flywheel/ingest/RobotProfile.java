@@ -45,6 +45,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * joint_limits:                          # joint name -> [lower, upper], rad or m
  *   x: [0.1, 0.4]
  * gripper_joints: [left_gripper, right_gripper]   # state joints that are grippers (when no gripper topic)
+ * metadata_keys:                         # episode field -> MCAP metadata key (record.key) that fills it
+ *   task: session.goal                   # fields: task, scene, operator, outcome, robot_id
  * nominal_rates_hz:
  *   /camera0/image/compressed: 5
  * align:                                 # per-topic alignment; every field optional
@@ -65,8 +67,10 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * ({@link GripperJoint#select}).
  *
  * <p>Without a profile, {@link #detect(List)} guesses: {@code CompressedImage}/{@code Image}/{@code CompressedVideo} -> CAMERA;
- * {@code JointState}, {@code Pose}/{@code PoseStamped}/{@code Odometry} and types named {@code *State} ->
- * STATE; {@code *MultiArray}, {@code Twist}/{@code TwistStamped} and types named {@code *Action} ->
+ * teleoperation topics first ({@code *_lead}/{@code *_leader} and a last topic segment {@code command}/{@code target} -> ACTION,
+ * {@code *_follow}/{@code *_follower} -> STATE, for joint-like numeric types; {@link #teleopGuess});
+ * {@code JointState}, {@code Pose}/{@code PoseStamped}/{@code PoseWithCovarianceStamped}/{@code Odometry}/
+ * {@code tf2_msgs/TFMessage} and types named {@code *State} -> STATE; {@code *MultiArray}, {@code Twist}/{@code TwistStamped} and types named {@code *Action} ->
  * ACTION; a topic named {@code *gripper*} with a numeric type -> GRIPPER; a {@code String} on a topic named
  * {@code *task*} or {@code *instruction*} -> TASK; a topic named {@code *outcome*} -> OUTCOME; else OTHER.
  * Master default: the CAMERA with the lowest channel id, else the STATE stream (JointState first, then
@@ -121,6 +125,10 @@ public final class RobotProfile {
     private final Map<String, Double> nominalRatesHz;
     private final Map<String, AlignSetting> align;
     private final List<String> gripperJoints;
+    private final Map<String, String> metadataKeys;
+
+    /** The episode fields a profile's {@code metadata_keys} may map. */
+    public static final List<String> METADATA_FIELDS = List.of("task", "scene", "operator", "outcome", "robot_id");
 
     private RobotProfile(Builder b) {
         source = b.source;
@@ -135,7 +143,15 @@ public final class RobotProfile {
         nominalRatesHz = Collections.unmodifiableMap(new LinkedHashMap<>(b.nominalRatesHz));
         align = Collections.unmodifiableMap(new LinkedHashMap<>(b.align));
         gripperJoints = List.copyOf(b.gripperJoints);
+        metadataKeys = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadataKeys));
     }
+
+    /**
+     * @return episode field ({@link #METADATA_FIELDS}) -> the recording metadata key that fills it, as the
+     *     profile's {@code metadata_keys} names it (MCAP metadata record {@code R} key {@code k} is {@code R.k};
+     *     keys of a record named {@code episode} have no prefix); empty when the profile maps none
+     */
+    public Map<String, String> metadataKeys() { return metadataKeys; }
 
     /** @return a builder for an empty profile */
     public static Builder builder() {
@@ -265,13 +281,17 @@ public final class RobotProfile {
         String shortType = type.substring(Math.max(type.lastIndexOf('/'), type.lastIndexOf('.')) + 1);
         String last = topic.substring(topic.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
         String t = topic.toLowerCase(Locale.ROOT);
+        Guess teleop = teleopGuess(topic, shortType);
+        if (teleop != null) {
+            return teleop;
+        }
         switch (shortType) {
             case "CompressedImage", "Image", "RawImage", "CompressedVideo":
                 return new Guess(StreamRole.CAMERA, "type " + shortType);
             case "JointState":
                 if (t.contains("gripper")) return new Guess(StreamRole.GRIPPER, "JointState on a gripper topic");
                 return new Guess(StreamRole.STATE, "type JointState");
-            case "Pose", "PoseStamped", "Odometry":
+            case "Pose", "PoseStamped", "PoseWithCovarianceStamped", "Odometry", "TFMessage":
                 return new Guess(StreamRole.STATE, "type " + shortType);
             case "Twist", "TwistStamped":
                 return new Guess(StreamRole.ACTION, "type " + shortType);
@@ -299,6 +319,41 @@ public final class RobotProfile {
             return new Guess(StreamRole.STATE, "type named *State");
         }
         return new Guess(StreamRole.OTHER, "no rule matched " + (type.isEmpty() ? "(no type)" : shortType));
+    }
+
+    /**
+     * Teleoperation topics: a leader arm's joints are what the operator commands (ACTION), a follower's are what
+     * the robot did (STATE). Matched on the topic's last segment ({@code *_lead}, {@code *_leader} -> ACTION;
+     * {@code *_follow}, {@code *_follower} -> STATE) or a last segment {@code command} / {@code target}
+     * ({@code /arm/command}, {@code /arm/target} -> ACTION), for numeric joint-like types only (JointState,
+     * *MultiArray, types named *State / *Command); gripper topics stay GRIPPER.
+     *
+     * @return the guess, or null when the topic is not named like a teleoperation topic
+     */
+    static Guess teleopGuess(String topic, String shortType) {
+        String t = topic.toLowerCase(Locale.ROOT);
+        if (t.contains("gripper")) {
+            return null;
+        }
+        boolean jointLike = shortType.equals("JointState") || shortType.endsWith("MultiArray")
+                || (shortType.endsWith("State") && !shortType.endsWith("BatteryState")) || shortType.endsWith("Command");
+        if (!jointLike) {
+            return null;
+        }
+        String last = t.endsWith("/") ? t.substring(0, t.length() - 1) : t;
+        last = last.substring(last.lastIndexOf('/') + 1);
+        if (last.endsWith("_lead") || last.endsWith("_leader")) {
+            return new Guess(StreamRole.ACTION, "teleoperation leader (topic *" + last.substring(last.lastIndexOf('_'))
+                    + ") -> action");
+        }
+        if (last.endsWith("_follow") || last.endsWith("_follower")) {
+            return new Guess(StreamRole.STATE, "teleoperation follower (topic *" + last.substring(last.lastIndexOf('_'))
+                    + ") -> state");
+        }
+        if (last.equals("command") || last.equals("target")) {
+            return new Guess(StreamRole.ACTION, "topic */" + last + " -> action");
+        }
+        return null;
     }
 
     private static boolean isNumericScalarType(String s) {
@@ -339,6 +394,7 @@ public final class RobotProfile {
         clockOffsetsNs.forEach((k, v) -> sb.append("  clock offset ").append(k).append(": ").append(v).append(" ns\n"));
         jointLimits.forEach((k, v) -> sb.append("  joint limit ").append(k).append(": [").append(v[0]).append(", ")
                 .append(v[1]).append("]\n"));
+        metadataKeys.forEach((k, v) -> sb.append("  metadata ").append(k).append(" <- ").append(v).append('\n'));
         if (!gripperJoints.isEmpty()) sb.append("  gripper joints: ").append(String.join(", ", gripperJoints)).append('\n');
         nominalRatesHz.forEach((k, v) -> sb.append("  nominal rate ").append(k).append(": ").append(v).append(" Hz\n"));
         align.forEach((k, v) -> sb.append("  align ").append(k).append(":")
@@ -367,6 +423,7 @@ public final class RobotProfile {
         b.nominalRatesHz.putAll(nominalRatesHz);
         b.align.putAll(align);
         b.gripperJoints.addAll(gripperJoints);
+        b.metadataKeys.putAll(metadataKeys);
         return b;
     }
 
@@ -474,6 +531,18 @@ public final class RobotProfile {
                     }
                     b.gripperJoints(joints);
                 }
+                case "metadata_keys" -> {
+                    for (NodeTuple rt : mapping(v, name, key).getValue()) {
+                        String field = scalar(rt.getKeyNode(), name, "an episode field under metadata_keys");
+                        if (!METADATA_FIELDS.contains(field)) {
+                            throw error(name, rt.getKeyNode(), "metadata_keys: unknown episode field '" + field
+                                    + "'; expected one of " + String.join(", ", METADATA_FIELDS));
+                        }
+                        String mk = scalar(rt.getValueNode(), name, "the metadata key of " + field);
+                        if (mk.isBlank()) throw error(name, rt.getValueNode(), "metadata_keys: the key of " + field + " is empty");
+                        b.metadataKey(field, mk.trim());
+                    }
+                }
                 case "align" -> {
                     for (NodeTuple rt : mapping(v, name, key).getValue()) {
                         String topic = scalar(rt.getKeyNode(), name, "a topic under align");
@@ -482,7 +551,7 @@ public final class RobotProfile {
                 }
                 default -> throw error(name, t.getKeyNode(), "unknown key '" + key + "'; expected robot_id, master,"
                         + " cameras, state, action, gripper, task, outcome, roles, clock_offsets_ns, joint_limits,"
-                        + " nominal_rates_hz, align, gripper_joints");
+                        + " nominal_rates_hz, align, gripper_joints, metadata_keys");
             }
         }
         return b.build();
@@ -559,8 +628,26 @@ public final class RobotProfile {
         private final Map<String, Double> nominalRatesHz = new LinkedHashMap<>();
         private final Map<String, AlignSetting> align = new LinkedHashMap<>();
         private final List<String> gripperJoints = new ArrayList<>();
+        private final Map<String, String> metadataKeys = new LinkedHashMap<>();
 
         private Builder() {}
+
+        /**
+         * Maps an episode field to the recording metadata key that fills it.
+         *
+         * @param field one of {@link #METADATA_FIELDS}
+         * @param metadataKey e.g. {@code session.goal}
+         * @return this
+         * @throws IllegalArgumentException when {@code field} is not one of {@link #METADATA_FIELDS}
+         */
+        public Builder metadataKey(String field, String metadataKey) {
+            if (!METADATA_FIELDS.contains(field)) {
+                throw new IllegalArgumentException("unknown episode field '" + field + "'; expected one of "
+                        + String.join(", ", METADATA_FIELDS));
+            }
+            metadataKeys.put(field, java.util.Objects.requireNonNull(metadataKey, "metadataKey"));
+            return this;
+        }
 
         public Builder source(String s) { source = s; return this; }
         public Builder robotId(String s) { robotId = s == null ? "" : s; return this; }

@@ -17,6 +17,10 @@ final class Values {
     /**
      * The value vector of a message, by the rules of {@link StreamData#values()}: JointState -> position
      * (names: joint names); *MultiArray -> data; Twist -> [linear xyz, angular xyz]; TwistStamped -> its twist;
+     * PoseStamped -> its pose [position xyz, orientation xyzw]; PoseWithCovarianceStamped -> its pose (the
+     * covariance is left out); Odometry -> [pose.position xyz, pose.orientation xyzw, twist.linear xyz,
+     * twist.angular xyz] (13, covariances left out); tf2_msgs/TFMessage -> per transform, in message order,
+     * [translation xyz, rotation xyzw] named {@code <child_frame_id>.translation.x} ...;
      * anything else -> every numeric leaf in field order except the header / timestamp, byte arrays and
      * strings (names: dotted field paths).
      */
@@ -38,8 +42,42 @@ final class Values {
             if (shortType.equals("TwistStamped") && map.get("twist") != null) {
                 return flatten(map.get("twist"), "");
             }
+            if (shortType.equals("PoseStamped") && map.get("pose") != null) {
+                return flatten(map.get("pose"), "");
+            }
+            if (shortType.equals("PoseWithCovarianceStamped") && map.get("pose") instanceof Map<?, ?> pc
+                    && pc.get("pose") != null) {
+                return flatten(pc.get("pose"), ""); // the covariance is 36 numbers of uncertainty, not state
+            }
+            if (shortType.equals("Odometry") && map.get("pose") instanceof Map<?, ?> pc && pc.get("pose") != null
+                    && map.get("twist") instanceof Map<?, ?> tc && tc.get("twist") != null) {
+                Vector pose = flatten(pc.get("pose"), "pose");
+                Vector twist = flatten(tc.get("twist"), "twist");
+                return concat(pose, twist);
+            }
+            if (shortType.equals("TFMessage") && map.get("transforms") instanceof List<?> tfs) {
+                Vector all = new Vector(new double[0], List.of());
+                for (Object o : tfs) {
+                    if (o instanceof Map<?, ?> tf && tf.get("transform") != null) {
+                        Object child = tf.get("child_frame_id");
+                        String prefix = child == null || String.valueOf(child).isEmpty()
+                                ? "transforms[" + all.names().size() / 7 + "]" : String.valueOf(child);
+                        all = concat(all, flatten(tf.get("transform"), prefix));
+                    }
+                }
+                return all;
+            }
         }
         return flatten(tree, "");
+    }
+
+    private static Vector concat(Vector a, Vector b) {
+        double[] v = new double[a.values().length + b.values().length];
+        System.arraycopy(a.values(), 0, v, 0, a.values().length);
+        System.arraycopy(b.values(), 0, v, a.values().length, b.values().length);
+        List<String> names = new ArrayList<>(a.names());
+        names.addAll(b.names());
+        return new Vector(v, names);
     }
 
     static Vector flatten(Object tree, String prefix) {

@@ -84,6 +84,25 @@ class GripperJointTest {
     }
 
     @Test
+    void fingerJointNamesBeatALargerRangeInRadians() {
+        // a revolute wrist joint named "gripper_rotate" sweeps 1.5 rad; the finger opens 0.04 m
+        long[] t = {0, 100_000_000L, 200_000_000L};
+        double[][] v = {{0.0, 0.0, 0.3}, {0.75, 0.04, 0.3}, {1.5, 0.01, 0.3}};
+        StreamData js = new StreamData("/joint_states", 1, StreamRole.STATE, "sensor_msgs/msg/JointState", t, t, t,
+                v, List.of("gripper_rotate", "left_gripper_finger", "elbow"), null, null, null);
+        Episode ep = new Episode("e0", 0, "", "", "", "", "", java.util.Map.of(), "/joint_states", List.of(js),
+                List.of());
+        GripperJoint g = GripperJoint.select(ep, null).orElseThrow();
+        assertEquals("left_gripper_finger", g.joint());
+        assertEquals(1, g.index());
+        assertEquals(0.04, g.rangeOfMotion(), 1e-12);
+        assertEquals(List.of("/joint_states:gripper_rotate", "/joint_states:left_gripper_finger"), g.candidates());
+        assertEquals(2, GripperJoint.nameRank("panda_finger_joint1"));
+        assertEquals(1, GripperJoint.nameRank("gripper_rotate"));
+        assertEquals(0, GripperJoint.nameRank("elbow"));
+    }
+
+    @Test
     void nameRule() {
         assertTrue(GripperJoint.looksLikeGripper("left_gripper"));
         assertTrue(GripperJoint.looksLikeGripper("panda_FINGER_joint1"));

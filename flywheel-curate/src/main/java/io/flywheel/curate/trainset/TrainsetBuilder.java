@@ -52,7 +52,18 @@ public final class TrainsetBuilder {
     }
 
     /** The result of a build. */
-    public record Result(Trainset trainset, int poolSize, int minedOutsidePool) {}
+    /**
+     * @param trainset the committed set
+     * @param poolSize episodes in the pool
+     * @param minedOutsidePool mined episodes left out because they are not in the pool
+     * @param samplesWithAction samples whose frame holds a non-empty action vector; 0: the set has no action
+     *     (a policy cannot be trained on it; typically a recording whose command topic was taken as state)
+     * @param achievedRateHz the sample rate the set really has, in Hz: (samples - 1) / duration summed over its
+     *     episodes with at least two samples; below the requested rate when the episodes' frames are sparser
+     *     (a 1 Hz master sampled at 10 Hz gives 1 Hz); NaN when no episode has two samples
+     */
+    public record Result(Trainset trainset, int poolSize, int minedOutsidePool, long samplesWithAction,
+                         double achievedRateHz) {}
 
     private TrainsetBuilder() {}
 
@@ -110,12 +121,13 @@ public final class TrainsetBuilder {
         }
 
         long framesVersion;
+        double[] stats = new double[3]; // samples with action, sum of (samples - 1), sum of durations in s
         long[] firstSample = new long[members.size()];
         long[] sampleCount = new long[members.size()];
         long[][] rows;
         try (LakeTable frames = lake.table("frames")) {
             framesVersion = frames.version();
-            rows = sampledRows(frames, members, spec.sampleRateHz());
+            rows = sampledRows(frames, members, spec.sampleRateHz(), stats);
         }
         long totalSamples = 0;
         for (int m = 0; m < rows.length; m++) {
@@ -130,6 +142,11 @@ public final class TrainsetBuilder {
         lineage.put("seed", spec.seed());
         lineage.put("base_ratio", spec.baseRatio());
         lineage.put("sample_rate_hz", spec.sampleRateHz());
+        double achieved = stats[2] > 0 ? stats[1] / stats[2] : Double.NaN;
+        if (Double.isFinite(achieved)) {
+            lineage.put("achieved_sample_rate_hz", achieved);
+        }
+        lineage.put("samples_with_action", (long) stats[0]);
         lineage.put("pool_rule", "quality_status in (" + (spec.allowWarn() ? "pass, warn" : "pass")
                 + "), outcome not failure, not a near-duplicate of another episode");
         lineage.put("pool_size", pool.size());
@@ -158,7 +175,7 @@ public final class TrainsetBuilder {
         Trainset set = new Trainset(spec.tag(), createdAt, c.table(TrainsetTables.SAMPLES).toVersion(),
                 c.table(TrainsetTables.EPISODES).toVersion(), members.size(), totalSamples, base.size(),
                 minedCount, lineage);
-        return new Result(set, pool.size(), outside);
+        return new Result(set, pool.size(), outside, (long) stats[0], achieved);
     }
 
     static boolean inPool(EpisodeInfo e, boolean allowWarn) {
@@ -172,7 +189,7 @@ public final class TrainsetBuilder {
      *
      * @return per member episode (in {@code members} order), the row offsets of its samples in time order
      */
-    private static long[][] sampledRows(LakeTable frames, List<String> members, double rateHz) {
+    private static long[][] sampledRows(LakeTable frames, List<String> members, double rateHz, double[] stats) {
         Map<String, Integer> memberIndex = new HashMap<>();
         for (int i = 0; i < members.size(); i++) {
             memberIndex.put(members.get(i), i);
@@ -184,14 +201,17 @@ public final class TrainsetBuilder {
         }
         if (!members.isEmpty()) {
             long[] offset = {0};
-            frames.scan(ScanRequest.builder().columns("episode_id", "frame_index", "timestamp_ns").build(), batch -> {
+            frames.scan(ScanRequest.builder().columns("episode_id", "frame_index", "timestamp_ns", "action").build(),
+                    batch -> {
                 ColumnView id = batch.column("episode_id");
                 ColumnView idx = batch.column("frame_index");
                 ColumnView ts = batch.column("timestamp_ns");
+                ColumnView action = batch.column("action");
                 for (int i = 0; i < batch.rowCount(); i++, offset[0]++) {
                     Integer m = memberIndex.get(id.getString(i));
                     if (m != null) {
-                        byFrame.get(m).put(idx.getInt(i), new long[] {ts.getLong(i), offset[0]});
+                        boolean has = !action.isNull(i) && action.listEnd(i) > action.listStart(i);
+                        byFrame.get(m).put(idx.getInt(i), new long[] {ts.getLong(i), offset[0], has ? 1 : 0});
                     }
                 }
             });
@@ -205,15 +225,25 @@ public final class TrainsetBuilder {
             TreeMap<Integer, long[]> t = byFrame.get(m);
             long[] ts = new long[t.size()];
             long[] rows = new long[t.size()];
+            boolean[] hasAction = new boolean[t.size()];
             int i = 0;
             for (long[] v : t.values()) {
                 ts[i] = v[0];
+                hasAction[i] = v[2] != 0;
                 rows[i++] = v[1];
             }
             int[] pos = SampleClock.select(ts, rateHz);
             out[m] = new long[pos.length];
             for (int j = 0; j < pos.length; j++) {
                 out[m][j] = rows[pos[j]];
+                if (hasAction[pos[j]]) stats[0]++;
+            }
+            if (pos.length >= 2) {
+                long span = ts[pos[pos.length - 1]] - ts[pos[0]];
+                if (span > 0) {
+                    stats[1] += pos.length - 1;
+                    stats[2] += span / 1e9;
+                }
             }
             byFrame.set(m, null);
         }

@@ -68,6 +68,9 @@ class TrainsetBuilderTest {
             // round(0.3 * 25) = 8 episodes; frames at 0, 200, ..., 1800 ms sampled every 400 ms: 0,2,4,6,8
             assertEquals(8, s.episodeCount());
             assertEquals(40, s.sampleCount());
+            assertEquals(2.5, r.achievedRateHz(), 1e-9, "4 intervals over 1.6 s per episode");
+            assertEquals(40, r.samplesWithAction(), "every BridgeData frame has its 7-value action");
+            assertEquals(2.5, (double) s.lineage().get("achieved_sample_rate_hz"), 1e-9);
             assertEquals(UniformSample.select(episodeIds, 0.3, 7), Trainsets.episodes(lake, s).stream()
                     .filter(TrainsetEpisode::inBase).map(e -> e.info().episodeId()).sorted(
                             java.util.Comparator.comparingLong(id -> UniformSample.key(7, id))).toList());
@@ -107,6 +110,18 @@ class TrainsetBuilderTest {
                 });
                 assertEquals(3, taken.size());
             }
+        }
+    }
+
+    @Test
+    void askingMoreThanTheFramesHoldReportsTheTrueRate() throws IOException {
+        try (Lake lake = Lake.open(lakeDir)) {
+            TrainsetBuilder.Result r = TrainsetBuilder.build(lake, TrainsetSpec.builder("too-fast")
+                    .baseRatio(0.2).seed(3).sampleRateHz(10).build(), TrainsetBuilder.Progress.NONE);
+            // 5 episodes of 10 frames at 5 Hz: every frame is taken, 9 intervals over 1.8 s each
+            assertEquals(50, r.trainset().sampleCount());
+            assertEquals(5.0, r.achievedRateHz(), 1e-9);
+            assertEquals(10.0, (double) r.trainset().lineage().get("sample_rate_hz"), 0);
         }
     }
 
