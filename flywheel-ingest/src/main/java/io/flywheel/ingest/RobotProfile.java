@@ -363,12 +363,16 @@ public final class RobotProfile {
         };
     }
 
-    /** @return the default master: lowest-id camera, else JointState-first lowest-id state, else "" */
+    /**
+     * @return the default master: lowest-id camera, else JointState-first lowest-id state that is not a TF stream
+     *     (transforms come in bursts, /tf_static once), else ""
+     */
     static String defaultMaster(List<Channel> channels, Map<String, StreamRole> roles) {
         Optional<Channel> cam = channels.stream().filter(c -> roles.get(c.topic()) == StreamRole.CAMERA)
                 .min(Comparator.comparingInt(Channel::channelId));
         if (cam.isPresent()) return cam.get().topic();
         return channels.stream().filter(c -> roles.get(c.topic()) == StreamRole.STATE)
+                .filter(c -> c.messageType() == null || !c.messageType().toLowerCase(Locale.ROOT).endsWith("tfmessage"))
                 .min(Comparator.<Channel>comparingInt(c -> c.messageType() != null
                         && c.messageType().endsWith("JointState") ? 0 : 1).thenComparingInt(Channel::channelId))
                 .map(Channel::topic).orElse("");
