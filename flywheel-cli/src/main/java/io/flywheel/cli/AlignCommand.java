@@ -107,6 +107,8 @@ final class AlignCommand implements Runnable {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("frames", frames);
                 m.put("streams", reports);
+                m.put("master_gaps", report.masterGaps().stream().map(g -> Map.of("episode_id", g.episodeId(),
+                        "frame_index", g.frameIndex(), "step_ms", g.stepMs(), "period_ms", g.periodMs())).toList());
                 if (plot != null) {
                     m.put("plot", plot.toString());
                 }
@@ -129,6 +131,13 @@ final class AlignCommand implements Runnable {
             if (truth != null) {
                 System.out.println("true columns: |true time of the paired message - true capture time of the frame|;"
                         + " '(master stamp)': |frame stamp - true capture time|, the master camera's own clock error");
+            }
+            List<AlignmentReport.MasterGap> gaps = report.masterGaps();
+            if (!gaps.isEmpty()) {
+                System.out.printf(Locale.ROOT, "master gaps over %.1f periods (dropped master frames): %d, e.g. %s%n",
+                        AlignmentReport.GAP_PERIODS, gaps.size(), String.join(", ", gaps.stream().limit(5).map(g ->
+                                String.format(Locale.ROOT, "%s frame %d (+%.1f ms, period %.1f ms)", g.episodeId(),
+                                        g.frameIndex(), g.stepMs(), g.periodMs())).toList()));
             }
             System.out.println(frames + " frame(s)" + (episode == null ? "" : " of episode " + episode)
                     + (plot == null ? "" : "; timelines drawn to " + plot));

@@ -21,11 +21,57 @@ import io.flywheel.rows.FrameRow;
  * @param episode the episode reported, or null for the whole lake
  * @param frames the frames reported (for the timeline of one episode, {@link Timeline})
  * @param streams one report per stream (see {@link StreamResiduals#reports()})
+ * @param masterGaps dropped master frames: per episode, the frames after a step of the master clock over
+ *     {@value #GAP_PERIODS} nominal periods (its median step), in episode and frame order
  */
-public record AlignmentReport(EpisodeRow episode, List<FrameRow> frames, List<StreamReport> streams) {
+public record AlignmentReport(EpisodeRow episode, List<FrameRow> frames, List<StreamReport> streams,
+                              List<MasterGap> masterGaps) {
+    /** A master step longer than this many periods is a gap (a 30 Hz camera that loses one frame steps 2 periods). */
+    public static final double GAP_PERIODS = 1.5;
+
     public AlignmentReport {
         frames = List.copyOf(frames);
         streams = List.copyOf(streams);
+        masterGaps = List.copyOf(masterGaps);
+    }
+
+    /**
+     * One gap of the master clock.
+     *
+     * @param episodeId the episode
+     * @param frameIndex the frame after the gap
+     * @param stepMs the step from the previous frame, ms
+     * @param periodMs the episode's nominal master period (median step), ms
+     */
+    public record MasterGap(String episodeId, int frameIndex, double stepMs, double periodMs) {}
+
+    /**
+     * @param frames frames of any episodes, each episode's in frame order
+     * @return the master gaps of those frames: steps over {@value #GAP_PERIODS} times the episode's median step
+     */
+    public static List<MasterGap> masterGaps(List<FrameRow> frames) {
+        Map<String, List<FrameRow>> byEpisode = new LinkedHashMap<>();
+        frames.forEach(f -> byEpisode.computeIfAbsent(f.episodeId(), k -> new java.util.ArrayList<>()).add(f));
+        List<MasterGap> out = new java.util.ArrayList<>();
+        byEpisode.forEach((id, fs) -> {
+            fs.sort(java.util.Comparator.comparingInt(FrameRow::frameIndex));
+            long[] d = new long[Math.max(0, fs.size() - 1)];
+            for (int i = 1; i < fs.size(); i++) {
+                d[i - 1] = fs.get(i).timestampNs() - fs.get(i - 1).timestampNs();
+            }
+            long[] sorted = d.clone();
+            java.util.Arrays.sort(sorted);
+            if (sorted.length == 0 || sorted[sorted.length / 2] <= 0) {
+                return;
+            }
+            double period = sorted[sorted.length / 2];
+            for (int i = 0; i < d.length; i++) {
+                if (d[i] > GAP_PERIODS * period) {
+                    out.add(new MasterGap(id, fs.get(i + 1).frameIndex(), d[i] / 1e6, period / 1e6));
+                }
+            }
+        });
+        return out;
     }
 
     /**
@@ -70,6 +116,6 @@ public record AlignmentReport(EpisodeRow episode, List<FrameRow> frames, List<St
         for (FrameRow f : frames) {
             acc.add(f, episodes.get(f.episodeId()));
         }
-        return new AlignmentReport(episode, frames, acc.reports());
+        return new AlignmentReport(episode, frames, acc.reports(), masterGaps(new java.util.ArrayList<>(frames)));
     }
 }

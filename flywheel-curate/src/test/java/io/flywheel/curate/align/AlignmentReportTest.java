@@ -148,6 +148,31 @@ class AlignmentReportTest {
         assertEquals(0xffffff, img.getRGB(400, 76) & 0xffffff, "not shaded: before the window");
     }
 
+    /** A 30 Hz master that lost one frame (a 66.7 ms step) and, in another episode, two (100 ms). */
+    @Test
+    void droppedMasterFramesAreReportedAsGaps() {
+        List<FrameRow> fs = new java.util.ArrayList<>();
+        long period = 33_333_333L;
+        long[] a = {0, 1, 2, 4, 5}; // frame 3 of the camera dropped: frames 0..4 at these ticks
+        long[] b = {0, 1, 2, 3, 6, 7};
+        for (int k = 0; k < a.length; k++) {
+            fs.add(new FrameRow("a", k, T0 + a[k] * period, null, null, null, List.of(), List.of(), List.of()));
+        }
+        for (int k = 0; k < b.length; k++) {
+            fs.add(new FrameRow("b", k, T0 + b[k] * period, null, null, null, List.of(), List.of(), List.of()));
+        }
+        List<AlignmentReport.MasterGap> g = AlignmentReport.masterGaps(fs);
+        assertEquals(2, g.size());
+        assertEquals("a", g.get(0).episodeId());
+        assertEquals(3, g.get(0).frameIndex());
+        assertEquals(66.667, g.get(0).stepMs(), 1e-3);
+        assertEquals(33.333, g.get(0).periodMs(), 1e-3);
+        assertEquals("b", g.get(1).episodeId());
+        assertEquals(4, g.get(1).frameIndex());
+        assertEquals(100.0, g.get(1).stepMs(), 1e-3);
+        assertEquals(List.of(), AlignmentReport.masterGaps(frames("a"))); // steady 100 ms
+    }
+
     @Test
     void aGroundTruthFileThatIsNotOneIsNamedWithWhereItIsWrong() throws Exception {
         Path cut = Files.writeString(dir.resolve("gt.json"), TRUTH.substring(0, 30));
