@@ -290,6 +290,16 @@ class EnrichJobTest {
             fr = frames(lake);
             assertEquals(250, fr.size());
             assertTrue(fr.stream().allMatch(f -> f.enrichment().size() == 3 && f.enrichment().get(0).phash() != null));
+
+            // a model after a run without one: every episode gets its embeddings, the metrics are not recomputed
+            try (PixelEmbedder m = new PixelEmbedder(4)) {
+                EnrichJob.Result withModel = EnrichJob.run(lake, m, EnrichOptions.builder().threads(2).build(), p -> { });
+                assertEquals(25, withModel.episodesPending());
+                assertEquals(25, withModel.episodesEmbeddedOnly());
+                assertEquals(0, withModel.images());
+                assertTrue(withModel.embedded() > 0);
+                assertTrue(episodes(lake).stream().allMatch(e -> e.embedding(m.modelId()) != null));
+            }
         }
     }
 }
