@@ -14,7 +14,8 @@ import java.util.stream.Stream;
  * Sidecar videos: MP4 files recorded next to a bag, one per camera, that ingest adds to the recording as cameras.
  *
  * <p>For a recording {@code NAME.mcap} or {@code NAME.bag} (the name without its last extension), every file
- * {@code NAME.<camera>.mp4} in the same folder; for a rosbag2 folder {@code NAME}, every {@code NAME.<camera>.mp4}
+ * {@code NAME.<camera>.mp4} in the same folder, and every {@code <camera>.mp4} in a folder {@code NAME} beside it (the
+ * layout recorders that write one folder per recording use; a camera name may hold dots); for a rosbag2 folder {@code NAME}, every {@code NAME.<camera>.mp4}
  * inside it or beside it. Each becomes the camera topic {@code /<camera>/video} (message type
  * {@value #MESSAGE_TYPE}) with one message per video sample, in decode order, whose raw locator is the sample's
  * plain byte range of the MP4 ({@link Mp4SampleTable}; format {@code h264} / {@code h265}). Its log time is the
@@ -47,10 +48,12 @@ public final class Sidecars {
      * @param source a detected recording
      * @return its sidecar videos, by camera name; empty for RLDS
      * @throws IOException when a folder cannot be listed
+     * @throws IngestException when a camera has a video in both layouts
      */
     public static List<Sidecar> find(Sources.Source source) throws IOException {
         List<Path> folders = new ArrayList<>();
         String name;
+        Path nameFolder = null;
         switch (source.format()) {
             case MCAP, ROS1_BAG -> {
                 Path f = source.files().get(0);
@@ -58,6 +61,7 @@ public final class Sidecars {
                 int dot = n.lastIndexOf('.');
                 name = dot > 0 ? n.substring(0, dot) : n;
                 folders.add(f.toAbsolutePath().getParent());
+                nameFolder = f.toAbsolutePath().resolveSibling(name);
             }
             case ROSBAG2, ROSBAG2_SQLITE3 -> {
                 Path root = source.root().toAbsolutePath();
@@ -92,6 +96,25 @@ public final class Sidecars {
                 String n = String.valueOf(v.getFileName());
                 String camera = n.substring(prefix.length(), n.length() - 4);
                 Path ts = v.resolveSibling(prefix + camera + ".timestamps");
+                out.add(new Sidecar(camera, v, Files.isRegularFile(ts) ? ts : null));
+            }
+        }
+        if (nameFolder != null && Files.isDirectory(nameFolder)) { // NAME/<camera>.mp4
+            List<Path> mp4s;
+            try (Stream<Path> s = Files.list(nameFolder)) {
+                mp4s = s.filter(p -> String.valueOf(p.getFileName()).endsWith(".mp4")
+                        && String.valueOf(p.getFileName()).length() > 4 && Files.isRegularFile(p))
+                        .sorted(Comparator.comparing(p -> p.getFileName().toString())).toList();
+            }
+            for (Path v : mp4s) {
+                String n = String.valueOf(v.getFileName());
+                String camera = n.substring(0, n.length() - 4);
+                if (out.stream().anyMatch(x -> x.camera().equals(camera))) {
+                    throw new IngestException(v.toString(), -1, "camera '" + camera + "' has two sidecar videos: "
+                            + v + " and " + out.stream().filter(x -> x.camera().equals(camera)).findFirst().orElseThrow()
+                            .video() + "; keep one");
+                }
+                Path ts = v.resolveSibling(camera + ".timestamps");
                 out.add(new Sidecar(camera, v, Files.isRegularFile(ts) ? ts : null));
             }
         }
