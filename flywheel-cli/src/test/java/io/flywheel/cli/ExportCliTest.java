@@ -69,6 +69,14 @@ class ExportCliTest {
 
         assertEquals(2, CliRun.of("export", "lerobot", lake).exitCode()); // usage
 
+        // 10 Hz asked of 5 Hz frames: the set has the frames' 5 Hz, and so has its export (no gaps, nothing filled)
+        assertEquals(0, CliRun.of("trainset", "build", lake, "--tag", "asked10", "--ratio", "0.2", "--seed", "5",
+                "--rate-hz", "10").exitCode());
+        CliRun sparse = CliRun.of("export", "lerobot", lake, "asked10", tmp.resolve("a10").toString(), "--json");
+        assertEquals(0, sparse.exitCode(), sparse.err());
+        assertEquals(5, JSON.readTree(sparse.out()).get("fps").asInt());
+        assertEquals(50, JSON.readTree(sparse.out()).get("frames").asInt());
+
         // Iceberg: a tag per call, the second call of a tag a no-op
         String wh = tmp.resolve("warehouse").toString();
         CliRun ice = CliRun.of("export", "iceberg", lake, "train-v1", "--warehouse", wh, "--json");

@@ -35,6 +35,12 @@ class StreamCliTest {
         }
         assertEquals(20, actual);
         assertEquals(0, j.get("dead_letters").get("malformed").asInt());
+
+        // a second run on the same lake: a new embedded broker, whose topics start at offset 0 again, labels its own
+        // episodes (the positions the first run left in the lake belong to the first run's group)
+        CliRun again = CliRun.of("stream", "run", lake, "--episodes", "3", "--seed", "5", "--json");
+        assertEquals(0, again.exitCode(), again.err());
+        assertEquals(3, new ObjectMapper().readTree(again.out()).get("labelled").asInt());
     }
 
     @Test
@@ -48,5 +54,9 @@ class StreamCliTest {
         assertTrue(r.err().contains(rules + ":3: rule 'empty_grasp': 'opening_below' must be a number"), r.err());
         CliRun usage = CliRun.of("stream", "run", lake, "--bootstrap", "no-port");
         assertEquals(2, usage.exitCode(), usage.err());
+        // nothing listens there: a clear exit 1 after the producer's 15 s wait, not a hang
+        CliRun unreachable = CliRun.of("stream", "run", lake, "--bootstrap", "127.0.0.1:1", "--episodes", "1");
+        assertEquals(1, unreachable.exitCode(), unreachable.err());
+        assertTrue(unreachable.err().contains("Kafka at 127.0.0.1:1 did not take the fleet events"), unreachable.err());
     }
 }

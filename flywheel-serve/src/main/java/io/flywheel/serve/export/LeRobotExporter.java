@@ -250,12 +250,20 @@ public final class LeRobotExporter {
         return new RgbImage(w, h, dst);
     }
 
-    /** @return fps from the lineage's sample_rate_hz, else from the median sample interval */
+    /**
+     * @return the dataset's fps: as requested, else the set's training rate (the rate achieved where the frames were
+     *     sparser than the rate asked), else the first episode's median frame rate
+     */
     static int fps(Trainset set, List<Sample> firstEpisode, int requested, String tag) {
         if (requested > 0) {
             return requested;
         }
         Object hz = set.lineage().get("sample_rate_hz");
+        if (hz instanceof Number asked && asked.doubleValue() > 0
+                && set.lineage().get("achieved_sample_rate_hz") instanceof Number got
+                && Math.abs(got.doubleValue() - asked.doubleValue()) > 0.01 * asked.doubleValue()) {
+            hz = got; // frames sparser than the rate asked: the samples come at the rate achieved
+        }
         if (hz instanceof Number n && n.doubleValue() > 0) {
             long f = Math.round(n.doubleValue());
             if (f < 1 || Math.abs(n.doubleValue() - f) > 1e-6) {
@@ -292,13 +300,10 @@ public final class LeRobotExporter {
     static final double GAP_PERIODS = 1.5;
 
     /**
-     * @return the sample period of an episode, ns: the set's training rate where it was sampled at one, else the
-     *     median interval of the episode's times
+     * @return the sample period of an episode, ns: the median interval of its samples' times (a set sampled at a rate
+     *     its frames cannot give has the frames' own rate)
      */
     static double periodNs(Trainset set, long[] times) {
-        if (set.lineage().get("sample_rate_hz") instanceof Number hz && hz.doubleValue() > 0) {
-            return 1e9 / hz.doubleValue();
-        }
         long[] d = new long[Math.max(0, times.length - 1)];
         for (int i = 1; i < times.length; i++) {
             d[i - 1] = times[i] - times[i - 1];

@@ -24,6 +24,7 @@ import io.flywheel.stream.rules.LabelRules;
 import io.flywheel.stream.rules.Outcome;
 import io.flywheel.stream.sim.LiveEpisodes;
 import io.flywheel.stream.sink.LakeLabelSink;
+import io.flywheel.error.StorageUnavailableException;
 import io.flywheel.stream.topics.EmbeddedKafka;
 import io.flywheel.stream.topics.FleetEventPublisher;
 
@@ -95,18 +96,7 @@ public final class StreamRun {
             List<LiveEpisodes.Episode> eps = LiveEpisodes.generate(episodes, Math.min(8, episodes), start, 5, seed);
             progress.accept("publishing " + episodes + " simulated live episodes to " + bootstrap);
             try (FleetEventPublisher pub = new FleetEventPublisher(bootstrap)) {
-                for (LiveEpisodes.Episode e : eps) {
-                    for (Message m : e.messages()) {
-                        if (m instanceof EpisodeEvent x) {
-                            pub.publish(x);
-                        } else if (m instanceof ObservationSummary x) {
-                            pub.publish(x);
-                        } else {
-                            pub.publish((Alert) m);
-                        }
-                    }
-                }
-                pub.flush();
+                publish(pub, eps, bootstrap);
             }
             Map<String, LiveEpisodes.Episode> byId = new HashMap<>();
             eps.forEach(e -> byId.put(e.episodeId(), e));
@@ -119,7 +109,10 @@ public final class StreamRun {
                             done[0], episodes, l.episodeId(), l.outcome().label(), l.rule(), e.truth().outcome.label()));
                 }
             };
-            String group = "flywheel-run-" + Long.toString(seed, 36);
+            // an embedded broker is new each run, its topics start at offset 0 again: its own consumer group, so that
+            // the positions an earlier run left in the lake are not taken for this one's
+            String group = "flywheel-run-" + Long.toString(seed, 36)
+                    + (kafka != null ? "-" + java.util.UUID.randomUUID().toString().substring(0, 8) : "");
             LabellerOptions opts = LabellerOptions.builder(bootstrap).group(group).rules(rules).build();
             StreamLabeller labeller = new StreamLabeller(lake, opts, onLabel);
             Thread t = new Thread(labeller::run, "flywheel-labeller");
@@ -163,6 +156,39 @@ public final class StreamRun {
             if (kafka != null) {
                 kafka.close();
             }
+        }
+    }
+
+    /**
+     * Publishes every episode's messages and waits until Kafka has them.
+     *
+     * @throws StorageUnavailableException when the broker does not answer (an unreachable --bootstrap)
+     */
+    private static void publish(FleetEventPublisher pub, List<LiveEpisodes.Episode> eps, String bootstrap) {
+        List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new java.util.ArrayList<>();
+        try {
+            for (LiveEpisodes.Episode e : eps) {
+                for (Message m : e.messages()) {
+                    if (m instanceof EpisodeEvent x) {
+                        sent.add(pub.publish(x));
+                    } else if (m instanceof ObservationSummary x) {
+                        sent.add(pub.publish(x));
+                    } else {
+                        sent.add(pub.publish((Alert) m));
+                    }
+                }
+            }
+            pub.flush();
+            for (java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> f : sent) {
+                f.get();
+            }
+        } catch (org.apache.kafka.common.KafkaException | java.util.concurrent.ExecutionException e) {
+            Throwable c = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+            throw new StorageUnavailableException("Kafka at " + bootstrap + " did not take the fleet events: "
+                    + c.getMessage() + "; check --bootstrap (host:port of a running broker)", c);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageUnavailableException("interrupted while publishing to Kafka at " + bootstrap, e);
         }
     }
 }

@@ -32,6 +32,7 @@ public final class FleetEventPublisher implements AutoCloseable {
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.LINGER_MS_CONFIG, 2);
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000); // an unreachable broker fails a send, not hangs it
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         producer = new KafkaProducer<>(p);
