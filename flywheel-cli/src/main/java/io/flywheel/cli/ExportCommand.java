@@ -193,6 +193,10 @@ final class ExportCommand implements Runnable {
         @Override
         public Integer call() throws IOException {
             boolean json = jsonOutput.enabled();
+            Usage.require(spec, catalog == null || catalog.startsWith("jdbc:"), "--catalog '" + catalog
+                    + "': expected a JDBC URI (jdbc:sqlite:FILE, jdbc:postgresql://...)");
+            Usage.require(spec, namespace.matches("[A-Za-z_][A-Za-z0-9_]*"), "--namespace '" + namespace
+                    + "': expected letters, digits and '_'");
             io.flywheel.iceberg.IcebergExport.Options o = new io.flywheel.iceberg.IcebergExport.Options(catalog,
                     warehouse, namespace, null);
             io.flywheel.iceberg.IcebergExport.Result r;

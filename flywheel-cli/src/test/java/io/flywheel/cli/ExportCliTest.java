@@ -98,8 +98,13 @@ class ExportCliTest {
         assertEquals(1, noTag.exitCode());
         assertTrue(noTag.err().contains("no training set 'nope'") && noTag.noStackTrace(), noTag.err());
         CliRun badCatalog = CliRun.of("export", "iceberg", lake, "train-v1", "--warehouse", wh, "--catalog", "sqlite:x");
-        assertEquals(1, badCatalog.exitCode());
+        assertEquals(2, badCatalog.exitCode());
         assertTrue(badCatalog.err().contains("expected a JDBC URI") && badCatalog.noStackTrace(), badCatalog.err());
+        Path fresh = tmp.resolve("fresh-warehouse");
+        CliRun noDriver = CliRun.of("export", "iceberg", lake, "train-v1", "--warehouse", fresh.toString(), "--catalog",
+                "jdbc:nosuch://x");
+        assertEquals(1, noDriver.exitCode());
+        assertFalse(Files.exists(fresh), "a failed export leaves no warehouse folder behind");
         CliRun unreachable = CliRun.of("export", "iceberg", lake, "train-v1", "--warehouse", wh, "--catalog",
                 "jdbc:sqlite:" + tmp.resolve("no/such/folder/c.db"));
         assertEquals(1, unreachable.exitCode());

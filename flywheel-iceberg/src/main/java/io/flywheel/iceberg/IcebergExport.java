@@ -198,9 +198,19 @@ public final class IcebergExport {
     public static Result export(Lake lake, String tag, Options options, Consumer<String> progress) throws IOException {
         long t0 = System.nanoTime();
         Trainset set = Trainsets.open(lake, tag);
+        boolean created = !Files.exists(options.warehouse());
         Files.createDirectories(options.warehouse());
         String origin = lake.location();
-        try (JdbcCatalog catalog = open(options)) {
+        JdbcCatalog opened;
+        try {
+            opened = open(options);
+        } catch (RuntimeException e) {
+            if (created) { // a catalog that cannot be opened leaves no empty warehouse behind
+                io.flywheel.lake.LocalFiles.deleteTree(options.warehouse());
+            }
+            throw e;
+        }
+        try (JdbcCatalog catalog = opened) {
             Namespace ns = Namespace.of(options.namespace());
             if (!catalog.namespaceExists(ns)) {
                 try {
