@@ -180,7 +180,7 @@ class ExitCodesCliTest {
                 Arguments.of(new String[] {"warm", lake, "train-v1"}, "--cache DIR is needed to warm (or give --list)"),
                 Arguments.of(new String[] {"export", "lerobot", lake, "train-v1"}, "Missing required parameter: 'OUT'"),
                 Arguments.of(new String[] {"export", "lerobot", lake, "train-v1", tmp.resolve("e").toString(),
-                        "--keyframe-interval", "0"}, "--keyframe-interval must be >= 1, got 0"),
+                        "--keyframe-interval", "-1"}, "--keyframe-interval must be >= 0, got -1"),
                 Arguments.of(new String[] {"map", lake}, "Missing required option: '--out=PNG'"),
                 Arguments.of(new String[] {"map", lake, "--out", png, "--max-points", "0"},
                         "--max-points must be >= 1, got 0"),
