@@ -412,23 +412,39 @@ final class LeRobotSource {
         return out;
     }
 
-    private static Map<Long, String> tasksV2(Path root) throws IOException {
-        Path f = root.resolve("meta").resolve("tasks.jsonl");
-        Map<Long, String> out = new HashMap<>();
-        if (!Files.isRegularFile(f)) return out; // tasks are also in episodes.jsonl
+    /** One non-blank line of a JSON Lines file, parsed. */
+    private record JsonLine(int line, JsonNode node) {}
+
+    /**
+     * @return the non-blank lines of a JSON Lines file, parsed, with their 1-based line numbers
+     * @throws IngestException naming the file and line of one that is not JSON
+     */
+    private static List<JsonLine> jsonLines(Path f) throws IOException {
+        List<JsonLine> out = new ArrayList<>();
         int line = 0;
         try (BufferedReader r = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
             String s;
             while ((s = r.readLine()) != null) {
                 line++;
-                if (s.isBlank()) continue;
-                JsonNode n = json(f, s, line);
-                if (!n.path("task_index").canConvertToLong() || !n.path("task").isTextual()) {
-                    throw new IngestException(f.toString(), -1, "line " + line + ": expected {\"task_index\": N,"
-                            + " \"task\": TEXT}");
+                if (!s.isBlank()) {
+                    out.add(new JsonLine(line, json(f, s, line)));
                 }
-                out.put(n.get("task_index").asLong(), n.get("task").asText());
             }
+        }
+        return out;
+    }
+
+    private static Map<Long, String> tasksV2(Path root) throws IOException {
+        Path f = root.resolve("meta").resolve("tasks.jsonl");
+        Map<Long, String> out = new HashMap<>();
+        if (!Files.isRegularFile(f)) return out; // tasks are also in episodes.jsonl
+        for (JsonLine l : jsonLines(f)) {
+            JsonNode n = l.node();
+            if (!n.path("task_index").canConvertToLong() || !n.path("task").isTextual()) {
+                throw new IngestException(f.toString(), -1, "line " + l.line() + ": expected {\"task_index\": N,"
+                        + " \"task\": TEXT}");
+            }
+            out.put(n.get("task_index").asLong(), n.get("task").asText());
         }
         return out;
     }
@@ -441,31 +457,26 @@ final class LeRobotSource {
                     + " (episode_index, tasks, length); expected a JSON Lines file");
         }
         List<Meta> out = new ArrayList<>();
-        int line = 0;
-        try (BufferedReader r = Files.newBufferedReader(f, StandardCharsets.UTF_8)) {
-            String s;
-            while ((s = r.readLine()) != null) {
-                line++;
-                if (s.isBlank()) continue;
-                JsonNode n = json(f, s, line);
-                if (!n.path("episode_index").canConvertToLong() || !n.path("length").canConvertToLong()) {
-                    throw new IngestException(f.toString(), -1, "line " + line + ": expected {\"episode_index\": N,"
-                            + " \"tasks\": [...], \"length\": N}");
-                }
-                long e = n.get("episode_index").asLong();
-                List<String> tasks = new ArrayList<>();
-                n.path("tasks").forEach(t -> tasks.add(t.asText()));
-                Map<String, Object> vars = Map.of("episode_chunk", e / chunksSize, "episode_index", e,
-                        "chunk_index", e / chunksSize);
-                Map<String, Path> videos = new LinkedHashMap<>();
-                for (Feature cam : cameras) {
-                    Map<String, Object> vv = new HashMap<>(vars);
-                    vv.put("video_key", cam.key());
-                    videos.put(cam.key(), root.resolve(format(videoPath, vv, f, line)));
-                }
-                out.add(new Meta(e, tasks, n.get("length").asLong(), root.resolve(format(dataPath, vars, f, line)), -1,
-                        -1, videos, Map.of(), "meta/episodes.jsonl line " + line));
+        for (JsonLine l : jsonLines(f)) {
+            int line = l.line();
+            JsonNode n = l.node();
+            if (!n.path("episode_index").canConvertToLong() || !n.path("length").canConvertToLong()) {
+                throw new IngestException(f.toString(), -1, "line " + line + ": expected {\"episode_index\": N,"
+                        + " \"tasks\": [...], \"length\": N}");
             }
+            long e = n.get("episode_index").asLong();
+            List<String> tasks = new ArrayList<>();
+            n.path("tasks").forEach(t -> tasks.add(t.asText()));
+            Map<String, Object> vars = Map.of("episode_chunk", e / chunksSize, "episode_index", e,
+                    "chunk_index", e / chunksSize);
+            Map<String, Path> videos = new LinkedHashMap<>();
+            for (Feature cam : cameras) {
+                Map<String, Object> vv = new HashMap<>(vars);
+                vv.put("video_key", cam.key());
+                videos.put(cam.key(), root.resolve(format(videoPath, vv, f, line)));
+            }
+            out.add(new Meta(e, tasks, n.get("length").asLong(), root.resolve(format(dataPath, vars, f, line)), -1,
+                    -1, videos, Map.of(), "meta/episodes.jsonl line " + line));
         }
         return out;
     }

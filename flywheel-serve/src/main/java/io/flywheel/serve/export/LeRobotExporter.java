@@ -303,7 +303,7 @@ public final class LeRobotExporter {
      * @return the sample period of an episode, ns: the median interval of its samples' times (a set sampled at a rate
      *     its frames cannot give has the frames' own rate)
      */
-    static double periodNs(Trainset set, long[] times) {
+    static double periodNs(long[] times) {
         long[] d = new long[Math.max(0, times.length - 1)];
         for (int i = 1; i < times.length; i++) {
             d[i - 1] = times[i] - times[i - 1];
@@ -393,7 +393,7 @@ public final class LeRobotExporter {
                     idx[i] = ep.firstSample() + i;
                 }
                 long[] t = times.get(idx).stream().mapToLong(Sample::timestampNs).toArray();
-                double period = periodNs(set, t);
+                double period = periodNs(t);
                 int gaps = 0;
                 long largest = 0;
                 int at = -1;
@@ -699,7 +699,7 @@ public final class LeRobotExporter {
             String task = ep.info().task() == null || ep.info().task().isBlank() ? "unspecified" : ep.info().task();
             long taskIdx = taskIndex.computeIfAbsent(task, t -> taskIndex.size());
             long[] times = samples.stream().mapToLong(Sample::timestampNs).toArray();
-            Slots plan = slots(times, periodNs(set, times), o.resample(), "training set '" + tag + "' episode "
+            Slots plan = slots(times, periodNs(times), o.resample(), "training set '" + tag + "' episode "
                     + ep.info().episodeId());
             filledSlots += plan.filledCount();
             mergedSamples += plan.merged();
