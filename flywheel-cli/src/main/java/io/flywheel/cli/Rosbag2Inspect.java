@@ -34,11 +34,18 @@ final class Rosbag2Inspect {
 
     /**
      * @param path what the user gave
-     * @return whether it is a sqlite3 rosbag2 folder or a SQLite file
+     * @return whether it is a sqlite3 rosbag2 folder (or a folder of {@code .db3} files missing its metadata.yaml) or
+     *     a SQLite file
      */
     static boolean applies(Path path) {
         try {
-            return Files.isDirectory(path) ? Rosbag2SqliteBag.isSqliteBagFolder(path) : Rosbag2SqliteBag.isSqlite(path);
+            if (!Files.isDirectory(path)) return Rosbag2SqliteBag.isSqlite(path);
+            if (Rosbag2SqliteBag.isSqliteBagFolder(path)) return true;
+            // a folder of .db3 files without its metadata.yaml: opening it names what is missing
+            try (var names = Files.list(path)) {
+                return !Files.exists(path.resolve("metadata.yaml"))
+                        && names.anyMatch(p -> p.getFileName().toString().endsWith(".db3"));
+            }
         } catch (IOException e) {
             return false;
         }

@@ -257,13 +257,22 @@ class McapCliTest {
     }
 
     @Test
-    void wrongTopicsFoldersAndBagsAreNamed(@TempDir Path tmp) {
+    void wrongTopicsFoldersAndBagsAreNamed(@TempDir Path tmp) throws IOException {
         CliRun topic = CliRun.of("mcap", "cat", bridge(0).toString(), "--topic", "/nope");
         assertEquals(1, topic.exitCode(), "a topic the file lacks is bad input, not usage");
         assertTrue(topic.err().contains("no topic /nope") && topic.err().contains("/robot/eef_state"), topic.err());
         CliRun folder = CliRun.of("mcap", "info", tmp.toString());
         assertEquals(1, folder.exitCode());
-        assertTrue(folder.err().contains(tmp + ": is a folder"), folder.err());
+        assertTrue(folder.err().contains(tmp + ": is a folder; expected an MCAP file, or a rosbag2 folder holding its"
+                + " metadata.yaml"), folder.err());
+        Path db3Only = java.nio.file.Files.createDirectories(tmp.resolve("db3-only"));
+        java.nio.file.Files.copy(SharedData.data("rosbag2-sqlite3/talker/talker.db3"), db3Only.resolve("talker.db3"));
+        for (String verb : new String[] {"info", "doctor", "cat"}) {
+            CliRun noMetadata = CliRun.of("mcap", verb, db3Only.toString());
+            assertEquals(1, noMetadata.exitCode(), verb + ": " + noMetadata.err());
+            String said = noMetadata.out() + noMetadata.err(); // doctor reports on stdout
+            assertTrue(said.contains(db3Only.resolve("metadata.yaml") + ": missing"), said);
+        }
         CliRun bag = CliRun.of("mcap", "info", SharedData.data("ros1-bag/example.bag").toString());
         assertTrue(bag.err().contains("this is a ROS 1 bag"), bag.err());
         CliRun range = CliRun.of("mcap", "cat", bridge(0).toString(), "--start", "1700000001", "--end", "1700000000");

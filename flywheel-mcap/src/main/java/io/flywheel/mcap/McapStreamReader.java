@@ -200,7 +200,7 @@ public final class McapStreamReader implements Closeable, Iterable<Record> {
     /** Fails with a clear message when {@code path} is a folder rather than a file. */
     static void requireFile(Path path) throws McapFormatException {
         if (java.nio.file.Files.isDirectory(path)) {
-            throw new McapFormatException(path.toString(), -1, "is a folder, not an MCAP file");
+            throw new McapFormatException(path.toString(), -1, "is a folder; expected an MCAP file, or a rosbag2 folder holding its metadata.yaml");
         }
     }
 
