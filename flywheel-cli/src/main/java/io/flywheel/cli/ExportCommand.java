@@ -36,7 +36,8 @@ final class ExportCommand implements Runnable {
     @Command(name = "lerobot", mixinStandardHelpOptions = true,
             description = "Write a LeRobotDataset v3.0 folder (meta/info.json, stats.json, tasks.parquet, episodes, data"
                     + " Parquet, one H.264 MP4 per camera with the episodes concatenated). Images with an odd width or"
-                    + " height are padded by repeating the last column/row; a camera whose image size changes is refused.")
+                    + " height are padded by repeating the last column/row (an odd --resolution is refused); a camera"
+                    + " whose image size changes is refused.")
     static final class LeRobot implements Callable<Integer> {
         @Spec
         CommandSpec spec;

@@ -1,5 +1,7 @@
 package io.flywheel.serve.export;
 
+import java.util.Arrays;
+
 /**
  * Options of a {@link LeRobotExporter} run. Build with {@link #builder()}.
  *
@@ -32,8 +34,15 @@ public record LeRobotExportOptions(int fps, String robotType, boolean force, int
                                    String resolution, boolean fillMissingCameras) {
     /** @throws IllegalArgumentException when a number is out of range or the resolution is not one */
     public LeRobotExportOptions {
-        if (resolution != null && !resolution.equals("hot") && !resolution.matches("[1-9][0-9]{0,4}x[1-9][0-9]{0,4}")) {
-            throw new IllegalArgumentException("resolution '" + resolution + "': expected hot or WIDTHxHEIGHT, e.g. 640x480");
+        if (resolution != null && !resolution.equals("hot")) {
+            if (!resolution.matches("[1-9][0-9]{0,4}x[1-9][0-9]{0,4}")) {
+                throw new IllegalArgumentException("resolution '" + resolution + "': expected hot or WIDTHxHEIGHT, e.g. 640x480");
+            }
+            int[] wh = Arrays.stream(resolution.split("x")).mapToInt(Integer::parseInt).toArray();
+            if (wh[0] % 2 != 0 || wh[1] % 2 != 0) {
+                throw new IllegalArgumentException("resolution '" + resolution + "': H.264 in yuv420p needs an even"
+                        + " width and height, e.g. " + (wh[0] + wh[0] % 2) + "x" + (wh[1] + wh[1] % 2));
+            }
         }
         if (fps < 0 || keyframeInterval < 0 || bitRate < 0 || chunksSize < 1 || dataFileSizeMb < 1 || videoFileSizeMb < 1) {
             throw new IllegalArgumentException("export options out of range: fps " + fps + " (>= 0), keyframe interval "

@@ -91,6 +91,9 @@ class LeRobotResolutionTest {
         assertEquals(48, firstFrameSize(asked.out(), asked.cameras().get(0).key())[0]);
 
         assertThrows(IllegalArgumentException.class, () -> LeRobotExportOptions.builder().resolution("big").build());
+        IllegalArgumentException odd = assertThrows(IllegalArgumentException.class,
+                () -> LeRobotExportOptions.builder().resolution("47x40").build());
+        assertEquals("resolution '47x40': H.264 in yuv420p needs an even width and height, e.g. 48x40", odd.getMessage());
     }
 
     /** An episode ingested with two of the three cameras: left out and named by default, black frames with fill. */
