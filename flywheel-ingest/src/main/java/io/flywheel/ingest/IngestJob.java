@@ -456,8 +456,9 @@ public final class IngestJob {
     }
 
     /** The single file of a source, or its folder (rosbag2, split set). */
+    /** A folder recording (a bag or dataset folder) is named by its folder, even when it holds one file. */
     private static String name(Sources.Source s) {
-        return (s.files().size() == 1 ? s.files().get(0) : s.root()).toString();
+        return (s.files().size() == 1 && !java.nio.file.Files.isDirectory(s.root()) ? s.files().get(0) : s.root()).toString();
     }
 
     /** A failure whose message names the input; an MCAP format error anywhere in the causes is reported as such. */
