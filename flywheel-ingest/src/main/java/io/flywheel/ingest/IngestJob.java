@@ -563,6 +563,38 @@ public final class IngestJob {
         return n == 0 ? "" : MASTER_GAPS + ": " + n + " at [" + at + "]";
     }
 
+    /** The episode metadata key of the stamp discontinuities ({@link #stampDiscontinuities}). */
+    public static final String STAMP_DISCONTINUITIES = "stamp_discontinuities";
+
+    /**
+     * The stamp discontinuities of an episode's streams, as stored in its metadata under
+     * {@value #STAMP_DISCONTINUITIES}: per discontinuity ({@link io.flywheel.align.StampDiscontinuity}) {@code topic},
+     * {@code index} (the message after it, in the order read), {@code log_time_ns}, {@code stamp_ns},
+     * {@code previous_stamp_ns}, {@code stamp_step_ns}, {@code log_step_ns}, {@code jump_ns} (stamp step - log step),
+     * {@code direction} ({@code backward}, {@code forward}) and the stream's {@code timeline} ({@code stamps},
+     * {@code log_time}); in stream, then index order.
+     */
+    static List<Map<String, Object>> stampDiscontinuities(Episode ep) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (StreamData s : ep.streams()) {
+            for (io.flywheel.align.StampDiscontinuity d : s.timestamps().discontinuities()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("topic", s.topic());
+                m.put("index", d.position());
+                m.put("log_time_ns", d.logTimeNs());
+                m.put("stamp_ns", d.stampNs());
+                m.put("previous_stamp_ns", d.previousStampNs());
+                m.put("stamp_step_ns", d.stampStepNs());
+                m.put("log_step_ns", d.logStepNs());
+                m.put("jump_ns", d.jumpNs());
+                m.put("direction", d.direction());
+                m.put("timeline", s.timestamps().timeline().id());
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
     /** @param gripperJoint the state joint that gave the gripper values, or null */
     private record EpisodeOut(EpisodeRow row, List<FrameRow> frames, GripperJoint gripperJoint) {}
 
@@ -676,7 +708,8 @@ public final class IngestJob {
                         : profile.nominalRateHz(s.topic()).getAsDouble();
                 StreamMetrics m = StreamMetrics.measure(s.topic(), s.role().name().toLowerCase(),
                         s.timestamps().resolved().usableTimesNs(), nominal,
-                        ep.startNs(), ep.endNs(), skipped.getOrDefault(s.topic(), new long[0]));
+                        ep.startNs(), ep.endNs(), skipped.getOrDefault(s.topic(), new long[0]))
+                        .withMonotonicityViolations(s.timestamps().resolved().monotonicityViolations());
                 metrics.add(p99.containsKey(s.topic()) ? m.withResidual(p99.get(s.topic()), limits.get(s.topic())) : m);
             }
         }
@@ -703,6 +736,10 @@ public final class IngestJob {
             Map<String, Integer> perTopic = new java.util.TreeMap<>();
             ep.frameSkips().forEach(k -> perTopic.merge(k.topic(), 1, Integer::sum));
             meta.put("skipped_frames", perTopic);
+        }
+        List<Map<String, Object>> discontinuities = stampDiscontinuities(ep);
+        if (!discontinuities.isEmpty()) {
+            meta.put(STAMP_DISCONTINUITIES, discontinuities);
         }
         if (gripperJoint != null) {
             Map<String, Object> gj = new LinkedHashMap<>();
