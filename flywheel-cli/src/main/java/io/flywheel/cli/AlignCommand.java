@@ -98,6 +98,7 @@ final class AlignCommand implements Runnable {
                 EpisodeRow ep = report.episode();
                 String topic = Timeline.stream(ep, report.frames(), stream);
                 EpisodeStreams raw = EpisodeStreams.read(ep.episodeId(), SourceFiles.uris(ep.metadataJson()),
+                        EpisodeStreams.timelines(ep.metadataJson()),
                         SourceFiles::localPath);
                 TimelinePlot.render(Timeline.spec(ep, report.frames(), topic, raw.timesNs(topic), groundTruth,
                         Math.round(fromMs * 1e6), Math.round(windowMs * 1e6)), plot);

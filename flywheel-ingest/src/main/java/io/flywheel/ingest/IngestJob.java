@@ -595,6 +595,24 @@ public final class IngestJob {
         return out;
     }
 
+    /** The episode metadata key of the timelines set by a profile or option ({@link #setTimelines}). */
+    public static final String TIMELINES = "timelines";
+
+    /**
+     * @return topic -> timeline id ({@code stamps}, {@code log_time}) of the streams whose timeline a profile's
+     *     {@code timelines} or the run's {@code --timeline} set (not {@code auto}); stored in the episode metadata
+     *     under {@value #TIMELINES}, so that reading the raw files again gives the same times
+     */
+    static Map<String, String> setTimelines(Episode ep) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (StreamData s : ep.streams()) {
+            if (s.timestamps().requested() != io.flywheel.align.StreamTimeline.AUTO) {
+                out.put(s.topic(), s.timestamps().requested().id());
+            }
+        }
+        return out;
+    }
+
     /** @param gripperJoint the state joint that gave the gripper values, or null */
     private record EpisodeOut(EpisodeRow row, List<FrameRow> frames, GripperJoint gripperJoint) {}
 
@@ -740,6 +758,10 @@ public final class IngestJob {
         List<Map<String, Object>> discontinuities = stampDiscontinuities(ep);
         if (!discontinuities.isEmpty()) {
             meta.put(STAMP_DISCONTINUITIES, discontinuities);
+        }
+        Map<String, String> timelines = setTimelines(ep);
+        if (!timelines.isEmpty()) {
+            meta.put(TIMELINES, timelines);
         }
         if (gripperJoint != null) {
             Map<String, Object> gj = new LinkedHashMap<>();

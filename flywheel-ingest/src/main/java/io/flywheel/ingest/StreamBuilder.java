@@ -127,7 +127,7 @@ final class StreamBuilder {
         }
         long[] chosen = rt.timeNs().clone();
         for (int p : rt.unresolvedPositions()) chosen[p] = 0;
-        TimestampReport rep = new TimestampReport(topic, rt);
+        TimestampReport rep = new TimestampReport(topic, rt, timeline);
         double[][] v = values == null ? null : Arrays.copyOf(values, n);
         RawLocator[] loc = role == StreamRole.CAMERA ? (locators == null ? new RawLocator[n] : Arrays.copyOf(locators, n)) : null;
         List<String> tx = null;

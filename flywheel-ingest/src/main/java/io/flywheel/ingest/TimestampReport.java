@@ -12,8 +12,19 @@ import java.util.List;
  *
  * @param topic the stream's topic
  * @param resolved the rule's output for the stream (chosen time, source and findings per message)
+ * @param requested the timeline asked for the stream (a profile's {@code timelines}, the run's option), or
+ *     {@code AUTO} when none was
  */
-public record TimestampReport(String topic, ResolvedTimes resolved) {
+public record TimestampReport(String topic, ResolvedTimes resolved, io.flywheel.align.StreamTimeline requested) {
+    public TimestampReport {
+        java.util.Objects.requireNonNull(requested, "requested");
+    }
+
+    /** A report of a stream resolved on the default ({@code AUTO}) timeline. */
+    public TimestampReport(String topic, ResolvedTimes resolved) {
+        this(topic, resolved, io.flywheel.align.StreamTimeline.AUTO);
+    }
+
     /** At most this many positions are written per kind of finding by {@link #summary()}. */
     public static final int SUMMARY_POSITIONS = 10;
 

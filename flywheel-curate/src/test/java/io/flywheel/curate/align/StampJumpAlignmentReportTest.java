@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.flywheel.align.StreamTimeline;
+import io.flywheel.curate.SourceFiles;
 import io.flywheel.ingest.IngestJob;
 import io.flywheel.ingest.IngestOptions;
 import io.flywheel.ingest.RobotProfile;
@@ -76,7 +77,7 @@ class StampJumpAlignmentReportTest {
         }
     }
 
-    static AlignmentReport report(RobotProfile profile) throws IOException {
+    static RecordingRows ingest(RobotProfile profile) throws IOException {
         List<RecordingRows> committed = new ArrayList<>();
         RowSink sink = new RowSink() {
             @Override
@@ -93,7 +94,10 @@ class StampJumpAlignmentReportTest {
         IngestJob.Result r = IngestJob.run(sink, List.of(file), IngestOptions.builder().profile(profile).build(),
                 IngestJob.AlignConfig.defaults(), RuleSet.defaults(), line -> { });
         assertEquals(List.of(), r.failed());
-        RecordingRows rows = committed.get(0);
+        return committed.get(0);
+    }
+
+    static AlignmentReport report(RecordingRows rows) {
         Map<String, EpisodeRow> episodes = new LinkedHashMap<>();
         rows.episodes().forEach(e -> episodes.put(e.episodeId(), e));
         return AlignmentReport.of(null, rows.frames(), episodes, null);
@@ -101,7 +105,8 @@ class StampJumpAlignmentReportTest {
 
     @Test
     void theReportShowsTheStoredPairingAndNamesTheDiscontinuity() throws IOException {
-        AlignmentReport a = report(RobotProfile.builder().build());
+        RecordingRows rows = ingest(RobotProfile.builder().build());
+        AlignmentReport a = report(rows);
         assertEquals(80, a.frames().size());
         StreamReport joints = a.streams().get(0);
         assertEquals(new StreamReport("/joint_states", 80, 80, 0, 3.0, 3.0, 3.0, 3.0, null, null), joints);
@@ -112,15 +117,32 @@ class StampJumpAlignmentReportTest {
         assertEquals(new AlignmentReport.Discontinuity(episode, "/cam", 40, T0 + 2_003 * MS, 2.003, -2000.0, -1950.0,
                 "backward", "log_time"), d);
         assertEquals(List.of(), a.masterGaps());
+        // the raw times read again for the timeline plot: the camera's log times, as paired
+        EpisodeRow e = rows.episodes().get(0);
+        assertEquals(Map.of(), EpisodeStreams.timelines(e.metadataJson()));
+        long[] cam = EpisodeStreams.read(e.episodeId(), SourceFiles.uris(e.metadataJson()),
+                EpisodeStreams.timelines(e.metadataJson()), SourceFiles::localPath).timesNs("/cam");
+        for (int i = 0; i < 80; i++) {
+            assertEquals(T0 + i * 50 * MS + 3 * MS, cam[i], "message " + i);
+        }
     }
 
     @Test
     void forcedOntoTheStampsTheReportShowsThoseOtherPairings() throws IOException {
-        AlignmentReport a = report(RobotProfile.builder().timeline("/cam", StreamTimeline.STAMPS).build());
+        RecordingRows rows = ingest(RobotProfile.builder().timeline("/cam", StreamTimeline.STAMPS).build());
+        AlignmentReport a = report(rows);
         StreamReport joints = a.streams().get(0);
         // sorted by stamp, frames sit at T0 + 50i ms (twice each for i < 40): the as-of state is the one at the same
         // time, residual 0, for every frame
         assertEquals(new StreamReport("/joint_states", 80, 80, 0, 0.0, 0.0, 0.0, 0.0, null, null), joints);
         assertEquals("stamps", a.discontinuities().get(0).timeline());
+        // the episode records the timeline set, and reading the raw files again follows it: sorted stamps
+        EpisodeRow e = rows.episodes().get(0);
+        assertEquals(Map.of("/cam", StreamTimeline.STAMPS), EpisodeStreams.timelines(e.metadataJson()));
+        long[] cam = EpisodeStreams.read(e.episodeId(), SourceFiles.uris(e.metadataJson()),
+                EpisodeStreams.timelines(e.metadataJson()), SourceFiles::localPath).timesNs("/cam");
+        for (int i = 0; i < 80; i++) {
+            assertEquals(T0 + (i / 2) * 50 * MS, cam[i], "message " + i + " in stamp order");
+        }
     }
 }
