@@ -30,6 +30,8 @@ import java.util.Arrays;
  * {@link Builder#clockJumpThresholdNs} (1 s) further than the log time does (the stamp clock leapt ahead). A camera
  * whose stamps restart 2 s earlier mid-recording has one backward discontinuity of -2 s against its log times; sorted
  * by stamps, its frames would interleave with those recorded 2 s before, so {@code AUTO} keeps the log-time order.
+ * Any backward step counts, however small: stamps that jitter out of order are no capture clock to sort by either
+ * (the log times then carry the transport latency into the residuals; force {@code STAMPS} to keep them).
  *
  * <p>Then, over the resolved times of usable messages in input order: a time smaller than its predecessor's is a
  * non-monotonic stamp (a backward clock jump; the aligner's stable sort puts it in place); a forward step larger than
