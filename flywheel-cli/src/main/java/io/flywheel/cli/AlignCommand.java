@@ -98,6 +98,7 @@ final class AlignCommand implements Runnable {
                 EpisodeRow ep = report.episode();
                 String topic = Timeline.stream(ep, report.frames(), stream);
                 EpisodeStreams raw = EpisodeStreams.read(ep.episodeId(), SourceFiles.uris(ep.metadataJson()),
+                        EpisodeStreams.timelines(ep.metadataJson()),
                         SourceFiles::localPath);
                 TimelinePlot.render(Timeline.spec(ep, report.frames(), topic, raw.timesNs(topic), groundTruth,
                         Math.round(fromMs * 1e6), Math.round(windowMs * 1e6)), plot);
@@ -109,6 +110,19 @@ final class AlignCommand implements Runnable {
                 m.put("streams", reports);
                 m.put("master_gaps", report.masterGaps().stream().map(g -> Map.of("episode_id", g.episodeId(),
                         "frame_index", g.frameIndex(), "step_ms", g.stepMs(), "period_ms", g.periodMs())).toList());
+                m.put("stamp_discontinuities", report.discontinuities().stream().map(d -> {
+                    Map<String, Object> o = new LinkedHashMap<>();
+                    o.put("episode_id", d.episodeId());
+                    o.put("topic", d.topic());
+                    o.put("index", d.index());
+                    o.put("log_time_ns", d.logTimeNs());
+                    o.put("at_s", d.atS());
+                    o.put("jump_ms", d.jumpMs());
+                    o.put("stamp_step_ms", d.stampStepMs());
+                    o.put("direction", d.direction());
+                    o.put("timeline", d.timeline());
+                    return o;
+                }).toList());
                 if (plot != null) {
                     m.put("plot", plot.toString());
                 }
@@ -138,6 +152,19 @@ final class AlignCommand implements Runnable {
                         AlignmentReport.GAP_PERIODS, gaps.size(), String.join(", ", gaps.stream().limit(5).map(g ->
                                 String.format(Locale.ROOT, "%s frame %d (+%.1f ms, period %.1f ms)", g.episodeId(),
                                         g.frameIndex(), g.stepMs(), g.periodMs())).toList()));
+            }
+            List<AlignmentReport.Discontinuity> ds = report.discontinuities();
+            if (!ds.isEmpty()) {
+                System.out.printf(Locale.ROOT, "stamp discontinuities (header stamps against log times): %d%n", ds.size());
+                for (AlignmentReport.Discontinuity d : ds.subList(0, Math.min(ds.size(), 10))) {
+                    System.out.printf(Locale.ROOT, "  %s %s message %d at %.3f s (log time %d): stamps %s %.3f s,"
+                                    + " timeline %s%n", d.episodeId(), d.topic(), d.index(), d.atS(), d.logTimeNs(),
+                            d.direction(), Math.abs(d.jumpMs()) / 1e3,
+                            d.timeline().equals("log_time") ? "log times" : "stamps");
+                }
+                if (ds.size() > 10) {
+                    System.out.println("  ... (all of them: --json, stamp_discontinuities)");
+                }
             }
             System.out.println(frames + " frame(s)" + (episode == null ? "" : " of episode " + episode)
                     + (plot == null ? "" : "; timelines drawn to " + plot));

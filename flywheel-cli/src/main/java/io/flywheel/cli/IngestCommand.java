@@ -70,6 +70,11 @@ final class IngestCommand implements Callable<Integer> {
             + " (default: flag)")
     String onMiss;
 
+    @Option(names = "--timeline", paramLabel = "auto|stamps|log_time", description = "which times order and time"
+            + " each stream's messages: header stamps, log times, or auto: log times for a stream whose stamps go"
+            + " backwards, stamps otherwise (default: auto; a profile's timelines entry sets one topic's)")
+    String timeline;
+
     @Option(names = "--rules", paramLabel = "YAML", description = "quality rules (default: the built-in set)")
     Path rules;
 
@@ -95,6 +100,11 @@ final class IngestCommand implements Callable<Integer> {
         if (robot != null) {
             ob.robotId(robot);
         }
+        if (timeline != null) {
+            io.flywheel.align.StreamTimeline tl = Usage.check(spec, "--timeline",
+                    () -> io.flywheel.align.StreamTimeline.parse(timeline));
+            ob.timestampRule(io.flywheel.align.TimestampRule.builder().timeline(tl).build());
+        }
         ob.allowMissingMaster(allowMissingMaster || masterRate != null); // a fixed-rate clock needs no master
         RuleSet ruleSet = rules == null ? RuleSet.defaults() : RuleSet.load(rules);
         long t0 = System.nanoTime();
@@ -108,7 +118,7 @@ final class IngestCommand implements Callable<Integer> {
             err.println("flywheel ingest: " + failureLine(f));
         }
         boolean alignOptions = !(policies == null || policies.isEmpty()) || onMiss != null || masterRate != null
-                || profile != null;
+                || profile != null || timeline != null;
         if (r.skipped() > 0 && alignOptions) {
             err.println("flywheel ingest: note: " + r.skipped() + " recording(s) were already in the lake and kept as they"
                     + " were aligned then; alignment options apply when a recording is first ingested (to re-align,"

@@ -654,7 +654,8 @@ public final class ConsoleApi {
         List<String> files = SourceFiles.uris(metadata);
         io.flywheel.curate.align.EpisodeStreams raw;
         try {
-            raw = io.flywheel.curate.align.EpisodeStreams.read(id, files, this::rawFile);
+            raw = io.flywheel.curate.align.EpisodeStreams.read(id, files,
+                    io.flywheel.curate.align.EpisodeStreams.timelines(metadata), this::rawFile);
         } catch (io.flywheel.error.BadInputException e) { // no source files, or they no longer hold the episode
             throw new ApiException(422, e.getMessage());
         }

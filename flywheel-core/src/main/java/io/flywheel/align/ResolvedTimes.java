@@ -18,11 +18,25 @@ package io.flywheel.align;
  * @param clockJumpPositions   messages whose chosen time is more than the jump threshold after the previous usable one
  * @param medianPeriodNs       median of the positive steps between consecutive usable times, ns; 0 when none
  * @param wallClock            whether the stream's log times are on a wall clock (see {@link TimestampRule})
+ * @param timeline             the timeline the chosen times follow: {@link StreamTimeline#STAMPS} or
+ *                             {@link StreamTimeline#LOG_TIME} (never {@code AUTO}); {@code LOG_TIME} also when no
+ *                             header stamp was used
+ * @param discontinuities      where the sane header stamps step backwards or leap ahead of the log times, in input
+ *                             order, whichever timeline was chosen
  */
 public record ResolvedTimes(long[] timeNs, byte[] source, int fromHeader, int fromLog, int fromPublish,
                             int[] zeroStampPositions, int[] zeroLogTimePositions, int[] stampOutOfWindow,
                             int[] unresolvedPositions, int[] nonMonotonicPositions, int[] clockJumpPositions,
-                            long medianPeriodNs, boolean wallClock) {
+                            long medianPeriodNs, boolean wallClock, StreamTimeline timeline,
+                            java.util.List<StampDiscontinuity> discontinuities) {
+    public ResolvedTimes {
+        java.util.Objects.requireNonNull(timeline, "timeline");
+        if (timeline == StreamTimeline.AUTO) {
+            throw new IllegalArgumentException("a resolved stream follows stamps or log times, not AUTO");
+        }
+        discontinuities = java.util.List.copyOf(discontinuities);
+    }
+
     public static final byte SOURCE_HEADER = 0;
     public static final byte SOURCE_LOG = 1;
     public static final byte SOURCE_PUBLISH = 2;
@@ -51,9 +65,38 @@ public record ResolvedTimes(long[] timeNs, byte[] source, int fromHeader, int fr
         return TopicStream.builder(name).timestamps(usableTimesNs()).payload(usable()).sortIfNeeded(true).build();
     }
 
-    /** True when nothing was wrong: no zero stamps or log times, nothing out of window, unresolved, backward or jumping. */
+    /**
+     * True when nothing was wrong: no zero stamps or log times, nothing out of window, unresolved, backward or jumping,
+     * no stamp discontinuity.
+     */
     public boolean clean() {
         return zeroStampPositions.length == 0 && zeroLogTimePositions.length == 0 && stampOutOfWindow.length == 0
-                && unresolvedPositions.length == 0 && nonMonotonicPositions.length == 0 && clockJumpPositions.length == 0;
+                && unresolvedPositions.length == 0 && nonMonotonicPositions.length == 0 && clockJumpPositions.length == 0
+                && discontinuities.isEmpty();
+    }
+
+    /** @return how many discontinuities step backwards */
+    public int backwardDiscontinuities() {
+        int n = 0;
+        for (StampDiscontinuity d : discontinuities) if (d.backward()) n++;
+        return n;
+    }
+
+    /**
+     * Backward steps of the stream's time as recorded, for the quality rule on monotonicity: on the stamps timeline the
+     * backward steps of the chosen times; on the log-time timeline those of the log times (the chosen times) plus
+     * the backward stamp discontinuities (the stamps went back even though the log times give the order).
+     *
+     * @return the count
+     */
+    public int monotonicityViolations() {
+        return nonMonotonicPositions.length + (timeline == StreamTimeline.LOG_TIME ? backwardDiscontinuities() : 0);
+    }
+
+    /** @return the same with no zero-stamp finding (a zero stamp that means "no capture time", e.g. a latched calibration) */
+    public ResolvedTimes withoutZeroStampFindings() {
+        return new ResolvedTimes(timeNs, source, fromHeader, fromLog, fromPublish, new int[0], zeroLogTimePositions,
+                stampOutOfWindow, unresolvedPositions, nonMonotonicPositions, clockJumpPositions, medianPeriodNs,
+                wallClock, timeline, discontinuities);
     }
 }

@@ -19,7 +19,21 @@ import java.util.Arrays;
  *   <li>Otherwise the message has no usable time: {@link ResolvedTimes#SOURCE_NONE}, time {@link Long#MIN_VALUE};
  *       it is left out of alignment ({@link ResolvedTimes#usable()}) and counted, never given an invented time.</li>
  * </ol>
- * Then, over the resolved times of usable messages in input order: a time smaller than its predecessor's is a
+ * Rules 3 and 4 are the {@link StreamTimeline#STAMPS} timeline. On the {@link StreamTimeline#LOG_TIME} timeline a
+ * message gets its log time when present, else its non-zero header stamp, else its publish time, else none (rule 5).
+ * The timeline is chosen per stream ({@link #resolve(long[], long[], long[], boolean, StreamTimeline)}; default
+ * {@link Builder#timeline}: {@link StreamTimeline#AUTO}): with {@code AUTO}, log times when the stream has a
+ * backward stamp discontinuity, stamps otherwise.
+ *
+ * <p><b>Stamp discontinuities</b> ({@link StampDiscontinuity}) are found between consecutive messages that both have
+ * a log time and a sane header stamp (non-zero, within the window): the stamp steps backwards, or it steps more than
+ * {@link Builder#clockJumpThresholdNs} (1 s) further than the log time does (the stamp clock leapt ahead). A camera
+ * whose stamps restart 2 s earlier mid-recording has one backward discontinuity of -2 s against its log times; sorted
+ * by stamps, its frames would interleave with those recorded 2 s before, so {@code AUTO} keeps the log-time order.
+ * Any backward step counts, however small: stamps that jitter out of order are no capture clock to sort by either
+ * (the log times then carry the transport latency into the residuals; force {@code STAMPS} to keep them).
+ *
+ * <p>Then, over the resolved times of usable messages in input order: a time smaller than its predecessor's is a
  * non-monotonic stamp (a backward clock jump; the aligner's stable sort puts it in place); a forward step larger than
  * {@code max(clockJumpThresholdNs, clockJumpPeriods x median period)} is a forward clock jump (defaults 1 s and 10
  * periods, so a 0.2 Hz topic is not a jump at every message, and a 1 kHz dropout under 1 s is not a clock jump). The
@@ -34,13 +48,18 @@ public final class TimestampRule {
     private final long clockJumpThresholdNs;
     private final long wallClockThresholdNs;
     private final int clockJumpPeriods;
+    private final StreamTimeline timeline;
 
     private TimestampRule(Builder b) {
         this.windowNs = b.windowNs;
         this.clockJumpThresholdNs = b.clockJumpThresholdNs;
         this.wallClockThresholdNs = b.wallClockThresholdNs;
         this.clockJumpPeriods = b.clockJumpPeriods;
+        this.timeline = b.timeline;
     }
+
+    /** The timeline of streams resolved without one of their own; default {@link StreamTimeline#AUTO}. */
+    public StreamTimeline timeline() { return timeline; }
 
     /** The rule with default settings (10 s window, 1 s / 10 periods jump threshold, wall clock from 1e17 ns). */
     public static TimestampRule defaults() {
@@ -94,7 +113,24 @@ public final class TimestampRule {
      * @throws IllegalArgumentException when the arrays' lengths differ
      */
     public ResolvedTimes resolve(long[] headerStampNs, long[] logTimeNs, long[] publishTimeNs, boolean wallClock) {
+        return resolve(headerStampNs, logTimeNs, publishTimeNs, wallClock, timeline);
+    }
+
+    /**
+     * As {@link #resolve(long[], long[], long[], boolean)}, on the timeline given for this stream.
+     *
+     * @param headerStampNs header stamp per message (0 = absent), or null when the messages have no header
+     * @param logTimeNs     log time per message (required)
+     * @param publishTimeNs publish time per message (0 = absent), or null
+     * @param wallClock     whether the log times are on a wall clock (then log time 0 is absent)
+     * @param streamTimeline stamps, log times, or {@code AUTO} (log times when the stamps step backwards)
+     * @return the chosen time and its source per message, the timeline followed, and the problems found
+     * @throws IllegalArgumentException when the arrays' lengths differ
+     */
+    public ResolvedTimes resolve(long[] headerStampNs, long[] logTimeNs, long[] publishTimeNs, boolean wallClock,
+                                 StreamTimeline streamTimeline) {
         int n = logTimeNs.length;
+        java.util.Objects.requireNonNull(streamTimeline, "streamTimeline");
         if (headerStampNs != null && headerStampNs.length != n) {
             throw new IllegalArgumentException(headerStampNs.length + " header stamps for " + n + " log times");
         }
@@ -102,6 +138,9 @@ public final class TimestampRule {
             throw new IllegalArgumentException(publishTimeNs.length + " publish times for " + n + " log times");
         }
 
+        java.util.List<StampDiscontinuity> discontinuities = discontinuities(headerStampNs, logTimeNs, wallClock);
+        boolean logTimeline = headerStampNs == null || streamTimeline == StreamTimeline.LOG_TIME
+                || streamTimeline == StreamTimeline.AUTO && discontinuities.stream().anyMatch(StampDiscontinuity::backward);
         long[] time = new long[n];
         byte[] source = new byte[n];
         IntList zeroStamps = new IntList();
@@ -115,6 +154,27 @@ public final class TimestampRule {
             if (!logOk) zeroLog.add(i);
             long h = headerStampNs == null ? 0 : headerStampNs[i];
             if (headerStampNs != null && h == 0) zeroStamps.add(i);
+            if (h != 0 && logOk && Math.abs(h - l) >= windowNs) outOfWindow.add(i);
+            if (logTimeline) {
+                if (logOk) {
+                    time[i] = l;
+                    source[i] = ResolvedTimes.SOURCE_LOG;
+                    log++;
+                } else if (h != 0) {
+                    time[i] = h;
+                    source[i] = ResolvedTimes.SOURCE_HEADER;
+                    header++;
+                } else if (publishTimeNs != null && publishTimeNs[i] != 0) {
+                    time[i] = publishTimeNs[i];
+                    source[i] = ResolvedTimes.SOURCE_PUBLISH;
+                    pub++;
+                } else {
+                    time[i] = Long.MIN_VALUE;
+                    source[i] = ResolvedTimes.SOURCE_NONE;
+                    none.add(i);
+                }
+                continue;
+            }
             if (h != 0) {
                 if (!logOk || Math.abs(h - l) < windowNs) {
                     time[i] = h;
@@ -122,7 +182,6 @@ public final class TimestampRule {
                     header++;
                     continue;
                 }
-                outOfWindow.add(i);
             }
             if (logOk) {
                 time[i] = l;
@@ -155,7 +214,31 @@ public final class TimestampRule {
             havePrev = true;
         }
         return new ResolvedTimes(time, source, header, log, pub, zeroStamps.toArray(), zeroLog.toArray(),
-                outOfWindow.toArray(), none.toArray(), nonMono.toArray(), jumps.toArray(), median, wallClock);
+                outOfWindow.toArray(), none.toArray(), nonMono.toArray(), jumps.toArray(), median, wallClock,
+                logTimeline || header == 0 ? StreamTimeline.LOG_TIME : StreamTimeline.STAMPS, discontinuities);
+    }
+
+    /**
+     * The stamp discontinuities (see the class comment) between consecutive messages with a log time and a sane stamp.
+     */
+    private java.util.List<StampDiscontinuity> discontinuities(long[] stamp, long[] log, boolean wallClock) {
+        java.util.List<StampDiscontinuity> out = new java.util.ArrayList<>();
+        if (stamp == null) return out;
+        int prev = -1;
+        for (int i = 0; i < log.length; i++) {
+            long h = stamp[i];
+            long l = log[i];
+            if (h == 0 || wallClock && l == 0 || Math.abs(h - l) >= windowNs) continue;
+            if (prev >= 0) {
+                long step = h - stamp[prev];
+                long logStep = l - log[prev];
+                if (step < 0 || step - logStep > clockJumpThresholdNs) {
+                    out.add(new StampDiscontinuity(i, l, h, stamp[prev], step, logStep));
+                }
+            }
+            prev = i;
+        }
+        return out;
     }
 
     /** Median of the positive steps between consecutive usable times, ns; 0 when there is none. */
@@ -181,6 +264,7 @@ public final class TimestampRule {
         private long clockJumpThresholdNs = AlignOptions.DEFAULT_CLOCK_JUMP_THRESHOLD_NS;
         private long wallClockThresholdNs = 100_000_000_000_000_000L;
         private int clockJumpPeriods = 10;
+        private StreamTimeline timeline = StreamTimeline.AUTO;
 
         /** Largest accepted |header stamp - log time| (exclusive), ns; default 10 s. */
         public Builder windowNs(long ns) { this.windowNs = ns; return this; }
@@ -190,6 +274,9 @@ public final class TimestampRule {
         public Builder clockJumpPeriods(int periods) { this.clockJumpPeriods = periods; return this; }
         /** Log times at or above this mark a wall clock (then log time 0 is absent), ns; default 1e17. */
         public Builder wallClockThresholdNs(long ns) { this.wallClockThresholdNs = ns; return this; }
+
+        /** The timeline of every stream not resolved with its own; default {@link StreamTimeline#AUTO}. */
+        public Builder timeline(StreamTimeline t) { this.timeline = java.util.Objects.requireNonNull(t, "timeline"); return this; }
 
         /** @throws IllegalArgumentException when a ns setting is not positive or the period count is negative */
         public TimestampRule build() {

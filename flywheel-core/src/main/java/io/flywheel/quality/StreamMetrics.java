@@ -151,6 +151,15 @@ public record StreamMetrics(String stream, String role, long messageCount, Doubl
                 : (double) residualP99Ns / residualLimitNs;
     }
 
+    /**
+     * A copy with another count of backward steps: a stream timed by its log times whose header stamps went back still
+     * counts those ({@link io.flywheel.align.ResolvedTimes#monotonicityViolations()}).
+     */
+    public StreamMetrics withMonotonicityViolations(int violations) {
+        return new StreamMetrics(stream, role, messageCount, nominalRateHz, measuredRateHz, largestGapNs, dropRatio,
+                residualP99Ns, violations, staticShare, skippedFrames, residualLimitNs);
+    }
+
     /** A copy with the static-frame share (in [0, 1], or null). */
     public StreamMetrics withStaticShare(Double share) {
         return new StreamMetrics(stream, role, messageCount, nominalRateHz, measuredRateHz, largestGapNs, dropRatio,

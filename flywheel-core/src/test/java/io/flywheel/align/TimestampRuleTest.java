@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 class TimestampRuleTest {
@@ -28,7 +30,9 @@ class TimestampRuleTest {
     void zeroAndOutOfWindowStampsFallBackToLogTime() {
         long[] log = {T0, T0 + 10 * MS, T0 + 20 * MS, T0 + 30 * MS};
         long[] hdr = {T0 - 1 * MS, 0, 5 * S /* sim time since boot */, T0 + 30 * MS - 9_999 * MS};
-        ResolvedTimes r = TimestampRule.defaults().resolve(hdr, log, null);
+        // the per-message rules of the stamps timeline (the default would follow log times: the last stamp goes back)
+        ResolvedTimes r = TimestampRule.builder().timeline(StreamTimeline.STAMPS).build().resolve(hdr, log, null);
+        assertEquals(StreamTimeline.STAMPS, r.timeline());
         assertArrayEquals(new long[] {T0 - MS, T0 + 10 * MS, T0 + 20 * MS, T0 + 30 * MS - 9_999 * MS}, r.timeNs());
         assertArrayEquals(new byte[] {ResolvedTimes.SOURCE_HEADER, ResolvedTimes.SOURCE_LOG, ResolvedTimes.SOURCE_LOG,
                 ResolvedTimes.SOURCE_HEADER}, r.source());
@@ -37,6 +41,71 @@ class TimestampRuleTest {
         // the last stamp is 9.999 s before its log time: inside the 10 s window, but a backward step
         assertArrayEquals(new int[] {3}, r.nonMonotonicPositions());
         assertFalse(r.clean());
+        // message 3's sane stamp steps back from message 0's (1 and 2 have no sane stamp): a discontinuity
+        assertEquals(List.of(new StampDiscontinuity(3, T0 + 30 * MS, T0 + 30 * MS - 9_999 * MS, T0 - MS,
+                31 * MS - 9_999 * MS, 30 * MS)), r.discontinuities());
+        assertEquals(-9_999 * MS + MS, r.discontinuities().get(0).jumpNs());
+        ResolvedTimes auto = TimestampRule.defaults().resolve(hdr, log, null);
+        assertEquals(StreamTimeline.LOG_TIME, auto.timeline());
+        assertArrayEquals(log, auto.timeNs());
+        assertEquals(0, auto.nonMonotonicPositions().length);
+        assertEquals(1, auto.monotonicityViolations(), "the stamps still went back once");
+        assertArrayEquals(new int[] {2}, auto.stampOutOfWindow(), "counted on either timeline");
+    }
+
+    @Test
+    void stampsThatJumpBackFollowLogTimesAndAreReported() {
+        // a 20 Hz camera: log times every 50 ms (3 ms after capture); at frame 40 its stamp clock restarts 2 s earlier
+        int n = 80;
+        long[] log = new long[n];
+        long[] hdr = new long[n];
+        for (int i = 0; i < n; i++) {
+            log[i] = T0 + i * 50 * MS + 3 * MS;
+            hdr[i] = T0 + i * 50 * MS - (i >= 40 ? 2 * S : 0);
+        }
+        ResolvedTimes r = TimestampRule.defaults().resolve(hdr, log, null);
+        assertEquals(StreamTimeline.LOG_TIME, r.timeline());
+        assertArrayEquals(log, r.timeNs(), "recorded order and log times");
+        assertEquals(0, r.fromHeader());
+        assertEquals(n, r.fromLog());
+        assertEquals(0, r.nonMonotonicPositions().length);
+        assertEquals(0, r.clockJumpPositions().length);
+        assertEquals(50 * MS, r.medianPeriodNs());
+        StampDiscontinuity d = r.discontinuities().get(0);
+        assertEquals(1, r.discontinuities().size());
+        assertEquals(40, d.position());
+        assertEquals(T0 + 2003 * MS, d.logTimeNs());
+        assertEquals(-1950 * MS, d.stampStepNs());
+        assertEquals(50 * MS, d.logStepNs());
+        assertEquals(-2 * S, d.jumpNs());
+        assertEquals("backward", d.direction());
+        assertFalse(r.clean());
+        TopicStream s = r.toStream("/cam");
+        assertEquals(0, s.backwardJumps().size(), "nothing to sort");
+        assertEquals(40, s.payload(40));
+        // forced onto the stamps: sorted by stamp, frame 40 (stamp T0) right after frame 0 (stamp T0), as before
+        ResolvedTimes st = TimestampRule.defaults().resolve(hdr, log, null, true, StreamTimeline.STAMPS);
+        assertEquals(StreamTimeline.STAMPS, st.timeline());
+        assertArrayEquals(hdr, st.timeNs());
+        assertArrayEquals(new int[] {40}, st.nonMonotonicPositions());
+        assertEquals(1, st.monotonicityViolations());
+        assertEquals(40, st.toStream("/cam").payload(1));
+        assertEquals(r.discontinuities(), st.discontinuities(), "reported on either timeline");
+        // forced onto log times with clean stamps; and stamps that leap 3 s ahead are a forward discontinuity
+        long[] ahead = hdr.clone();
+        for (int i = 0; i < n; i++) ahead[i] = T0 + i * 50 * MS + (i >= 60 ? 3 * S : 0);
+        ResolvedTimes f = TimestampRule.defaults().resolve(ahead, log, null);
+        assertEquals(StreamTimeline.STAMPS, f.timeline(), "stamps that only go forward keep the stamps timeline");
+        assertEquals(List.of(new StampDiscontinuity(60, T0 + 3003 * MS, T0 + 6000 * MS, T0 + 2950 * MS, 3050 * MS,
+                50 * MS)), f.discontinuities());
+        assertEquals("forward", f.discontinuities().get(0).direction());
+        ResolvedTimes forcedLog = TimestampRule.builder().timeline(StreamTimeline.LOG_TIME).build()
+                .resolve(ahead, log, null);
+        assertEquals(StreamTimeline.LOG_TIME, forcedLog.timeline());
+        assertArrayEquals(log, forcedLog.timeNs());
+        assertEquals(StreamTimeline.LOG_TIME, StreamTimeline.parse("log"));
+        assertEquals(StreamTimeline.STAMPS, StreamTimeline.parse("Stamps"));
+        assertThrows(IllegalArgumentException.class, () -> StreamTimeline.parse("sorted"));
     }
 
     @Test

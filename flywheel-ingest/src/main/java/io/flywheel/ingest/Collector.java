@@ -72,7 +72,7 @@ final class Collector {
         boolean wallClock = rule.isWallClock(maxLog);
         List<StreamData> out = new ArrayList<>();
         streams.values().stream().sorted(java.util.Comparator.comparingInt(s -> s.channelId))
-                .forEach(s -> out.add(s.build(rule, wallClock)));
+                .forEach(s -> out.add(s.build(rule, wallClock, resolved.timeline(s.topic).orElse(rule.timeline()))));
         Map<String, String> md = episodeMetadata;
         Map<String, String> mapped = resolved.metadataKeys();
         String task = metadataField(md, mapped, "task", "task", "language_instruction", "instruction", "task_name",

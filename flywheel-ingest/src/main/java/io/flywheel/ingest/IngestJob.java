@@ -564,6 +564,56 @@ public final class IngestJob {
         return n == 0 ? "" : MASTER_GAPS + ": " + n + " at [" + at + "]";
     }
 
+    /** The episode metadata key of the stamp discontinuities ({@link #stampDiscontinuities}). */
+    public static final String STAMP_DISCONTINUITIES = "stamp_discontinuities";
+
+    /**
+     * The stamp discontinuities of an episode's streams, as stored in its metadata under
+     * {@value #STAMP_DISCONTINUITIES}: per discontinuity ({@link io.flywheel.align.StampDiscontinuity}) {@code topic},
+     * {@code index} (the message after it, in the order read), {@code log_time_ns}, {@code stamp_ns},
+     * {@code previous_stamp_ns}, {@code stamp_step_ns}, {@code log_step_ns}, {@code jump_ns} (stamp step - log step),
+     * {@code direction} ({@code backward}, {@code forward}) and the stream's {@code timeline} ({@code stamps},
+     * {@code log_time}); in stream, then index order.
+     */
+    static List<Map<String, Object>> stampDiscontinuities(Episode ep) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (StreamData s : ep.streams()) {
+            for (io.flywheel.align.StampDiscontinuity d : s.timestamps().discontinuities()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("topic", s.topic());
+                m.put("index", d.position());
+                m.put("log_time_ns", d.logTimeNs());
+                m.put("stamp_ns", d.stampNs());
+                m.put("previous_stamp_ns", d.previousStampNs());
+                m.put("stamp_step_ns", d.stampStepNs());
+                m.put("log_step_ns", d.logStepNs());
+                m.put("jump_ns", d.jumpNs());
+                m.put("direction", d.direction());
+                m.put("timeline", s.timestamps().timeline().id());
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    /** The episode metadata key of the timelines set by a profile or option ({@link #setTimelines}). */
+    public static final String TIMELINES = "timelines";
+
+    /**
+     * @return topic -> timeline id ({@code stamps}, {@code log_time}) of the streams whose timeline a profile's
+     *     {@code timelines} or the run's {@code --timeline} set (not {@code auto}); stored in the episode metadata
+     *     under {@value #TIMELINES}, so that reading the raw files again gives the same times
+     */
+    static Map<String, String> setTimelines(Episode ep) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (StreamData s : ep.streams()) {
+            if (s.timestamps().requested() != io.flywheel.align.StreamTimeline.AUTO) {
+                out.put(s.topic(), s.timestamps().requested().id());
+            }
+        }
+        return out;
+    }
+
     /** @param gripperJoint the state joint that gave the gripper values, or null */
     private record EpisodeOut(EpisodeRow row, List<FrameRow> frames, GripperJoint gripperJoint) {}
 
@@ -677,7 +727,8 @@ public final class IngestJob {
                         : profile.nominalRateHz(s.topic()).getAsDouble();
                 StreamMetrics m = StreamMetrics.measure(s.topic(), s.role().name().toLowerCase(),
                         s.timestamps().resolved().usableTimesNs(), nominal,
-                        ep.startNs(), ep.endNs(), skipped.getOrDefault(s.topic(), new long[0]));
+                        ep.startNs(), ep.endNs(), skipped.getOrDefault(s.topic(), new long[0]))
+                        .withMonotonicityViolations(s.timestamps().resolved().monotonicityViolations());
                 metrics.add(p99.containsKey(s.topic()) ? m.withResidual(p99.get(s.topic()), limits.get(s.topic())) : m);
             }
         }
@@ -704,6 +755,14 @@ public final class IngestJob {
             Map<String, Integer> perTopic = new java.util.TreeMap<>();
             ep.frameSkips().forEach(k -> perTopic.merge(k.topic(), 1, Integer::sum));
             meta.put("skipped_frames", perTopic);
+        }
+        List<Map<String, Object>> discontinuities = stampDiscontinuities(ep);
+        if (!discontinuities.isEmpty()) {
+            meta.put(STAMP_DISCONTINUITIES, discontinuities);
+        }
+        Map<String, String> timelines = setTimelines(ep);
+        if (!timelines.isEmpty()) {
+            meta.put(TIMELINES, timelines);
         }
         if (gripperJoint != null) {
             Map<String, Object> gj = new LinkedHashMap<>();

@@ -51,7 +51,12 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  *   /camera0/image/compressed: 5
  * align:                                 # per-topic alignment; every field optional
  *   /joint_states: {method: asof, tolerance_ms: 20, on_miss: drop}   # on_miss: flag (default) or drop
+ * timelines:                             # per-topic clock: stamps, log_time or auto (default)
+ *   /camera1/image/compressed: log_time
  * }</pre>
+ * A {@code timelines} entry chooses which times order and time a topic's messages
+ * ({@link io.flywheel.align.StreamTimeline}): {@code auto} follows log times when the topic's header stamps go
+ * backwards and the stamps otherwise.
  * An {@code align} entry overrides, field by field, the ingest's defaults for that topic (method by role,
  * tolerance, and the run's {@code --on-miss}); a {@code --policy} given on the command line for the same
  * topic overrides the entry.
@@ -126,6 +131,7 @@ public final class RobotProfile {
     private final Map<String, AlignSetting> align;
     private final List<String> gripperJoints;
     private final Map<String, String> metadataKeys;
+    private final Map<String, io.flywheel.align.StreamTimeline> timelines;
 
     /** The episode fields a profile's {@code metadata_keys} may map. */
     public static final List<String> METADATA_FIELDS = List.of("task", "scene", "operator", "outcome", "robot_id");
@@ -144,6 +150,15 @@ public final class RobotProfile {
         align = Collections.unmodifiableMap(new LinkedHashMap<>(b.align));
         gripperJoints = List.copyOf(b.gripperJoints);
         metadataKeys = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadataKeys));
+        timelines = Collections.unmodifiableMap(new LinkedHashMap<>(b.timelines));
+    }
+
+    /** @return topic -> the timeline the profile's {@code timelines} sets for it, in file order */
+    public Map<String, io.flywheel.align.StreamTimeline> timelines() { return timelines; }
+
+    /** @return the timeline the profile sets for a topic, if any */
+    public Optional<io.flywheel.align.StreamTimeline> timeline(String topic) {
+        return Optional.ofNullable(timelines.get(topic));
     }
 
     /**
@@ -401,6 +416,7 @@ public final class RobotProfile {
         metadataKeys.forEach((k, v) -> sb.append("  metadata ").append(k).append(" <- ").append(v).append('\n'));
         if (!gripperJoints.isEmpty()) sb.append("  gripper joints: ").append(String.join(", ", gripperJoints)).append('\n');
         nominalRatesHz.forEach((k, v) -> sb.append("  nominal rate ").append(k).append(": ").append(v).append(" Hz\n"));
+        timelines.forEach((k, v) -> sb.append("  timeline ").append(k).append(": ").append(v.id()).append('\n'));
         align.forEach((k, v) -> sb.append("  align ").append(k).append(":")
                 .append(v.method() == null ? "" : " " + v.method().name().toLowerCase(Locale.ROOT))
                 .append(v.toleranceNs() == null ? "" : " tolerance " + v.toleranceNs() / 1e6 + " ms")
@@ -428,6 +444,7 @@ public final class RobotProfile {
         b.align.putAll(align);
         b.gripperJoints.addAll(gripperJoints);
         b.metadataKeys.putAll(metadataKeys);
+        b.timelines.putAll(timelines);
         return b;
     }
 
@@ -553,9 +570,20 @@ public final class RobotProfile {
                         b.align(topic, alignSetting(rt.getValueNode(), name, topic));
                     }
                 }
+                case "timelines" -> {
+                    for (NodeTuple rt : mapping(v, name, key).getValue()) {
+                        String topic = scalar(rt.getKeyNode(), name, "a topic under timelines");
+                        String tl = scalar(rt.getValueNode(), name, "the timeline of " + topic);
+                        try {
+                            b.timeline(topic, io.flywheel.align.StreamTimeline.parse(tl));
+                        } catch (IllegalArgumentException e) {
+                            throw error(name, rt.getValueNode(), "timeline of " + topic + ": " + e.getMessage());
+                        }
+                    }
+                }
                 default -> throw error(name, t.getKeyNode(), "unknown key '" + key + "'; expected robot_id, master,"
                         + " cameras, state, action, gripper, task, outcome, roles, clock_offsets_ns, joint_limits,"
-                        + " nominal_rates_hz, align, gripper_joints, metadata_keys");
+                        + " nominal_rates_hz, align, gripper_joints, metadata_keys, timelines");
             }
         }
         return b.build();
@@ -633,8 +661,22 @@ public final class RobotProfile {
         private final Map<String, AlignSetting> align = new LinkedHashMap<>();
         private final List<String> gripperJoints = new ArrayList<>();
         private final Map<String, String> metadataKeys = new LinkedHashMap<>();
+        private final Map<String, io.flywheel.align.StreamTimeline> timelines = new LinkedHashMap<>();
 
         private Builder() {}
+
+        /**
+         * The timeline of one topic ({@link io.flywheel.align.StreamTimeline}): which times order and time its messages.
+         *
+         * @param topic the topic
+         * @param timeline stamps, log times or auto
+         * @return this
+         */
+        public Builder timeline(String topic, io.flywheel.align.StreamTimeline timeline) {
+            timelines.put(java.util.Objects.requireNonNull(topic, "topic"),
+                    java.util.Objects.requireNonNull(timeline, "timeline"));
+            return this;
+        }
 
         /**
          * Maps an episode field to the recording metadata key that fills it.

@@ -17,11 +17,14 @@ import java.util.stream.Stream;
  * {@code NAME.<camera>.mp4} in the same folder, and every {@code <camera>.mp4} in a folder {@code NAME} beside it (the
  * layout recorders that write one folder per recording use; a camera name may hold dots); for a rosbag2 folder {@code NAME}, every {@code NAME.<camera>.mp4}
  * inside it or beside it. Each becomes the camera topic {@code /<camera>/video} (message type
- * {@value #MESSAGE_TYPE}) with one message per video sample, in decode order, whose raw locator is the sample's
- * plain byte range of the MP4 ({@link Mp4SampleTable}; format {@code h264} / {@code h265}). Its log time is the
- * sample's presentation time plus the recording's start (the first log time of any message of the recording),
- * unless a file {@code NAME.<camera>.timestamps} lies beside the MP4: one integer nanosecond log time per line,
- * one line per frame in decode order (blank lines are skipped), which then gives the times. The MP4 and the
+ * {@value #MESSAGE_TYPE}) with one message per video sample, in presentation order (the order of the sample
+ * table's presentation times, decode time + composition offset: a stream with B-frames stores them in decode order,
+ * whose times go back and forth), whose raw locator is the sample's plain byte range of the MP4
+ * ({@link Mp4SampleTable}; format {@code h264} / {@code h265}). Its log time is the sample's presentation time plus
+ * the recording's start (the first log time of any message of the recording), unless a file
+ * {@code NAME.<camera>.timestamps} lies beside the MP4: one integer nanosecond log time per line, one line per frame
+ * in decode order (blank lines are skipped), which then gives each sample's time. A decoder still gets the samples
+ * in decode order ({@link VideoUnits}). The MP4 and the
  * timestamps file are raw files of the recording (their SHA-256 is part of the recording id).
  */
 public final class Sidecars {
@@ -142,13 +145,23 @@ public final class Sidecars {
             long[] times = sc.timestamps() == null ? null : timestamps(sc.timestamps(), sc.video(), t.samples().size());
             String uri = sc.video().toAbsolutePath().normalize().toUri().toString();
             StreamBuilder sb = c.stream(sc.topic(), id++, MESSAGE_TYPE, StreamRole.CAMERA);
-            for (Mp4SampleTable.Sample s : t.samples()) {
+            for (Mp4SampleTable.Sample s : presentationOrder(t.samples())) {
                 int i = sb.add(times == null ? start + s.presentationNs() : times[s.index()], 0);
                 sb.locator(i, new RawLocator(uri, -1, s.offset(), s.size(), "", t.format(), 0, 0));
             }
             files.add(Sources.sourceFile(sc.video()));
             if (sc.timestamps() != null) files.add(Sources.sourceFile(sc.timestamps()));
         }
+    }
+
+    /**
+     * @param decodeOrder samples in decode order
+     * @return the same samples by presentation time; equal times keep decode order
+     */
+    static List<Mp4SampleTable.Sample> presentationOrder(List<Mp4SampleTable.Sample> decodeOrder) {
+        List<Mp4SampleTable.Sample> out = new ArrayList<>(decodeOrder);
+        out.sort(Comparator.comparingLong(Mp4SampleTable.Sample::presentationNs)); // List.sort is stable
+        return out;
     }
 
     /** Reads one integer ns per non-blank line; exactly {@code count} of them. */

@@ -106,21 +106,28 @@ final class StreamBuilder {
      * @param wallClock whether the recording's log clock is a wall clock (decided over all its streams)
      */
     StreamData build(TimestampRule rule, boolean wallClock) {
+        return build(rule, wallClock, rule.timeline());
+    }
+
+    /**
+     * As {@link #build(TimestampRule, boolean)}, on a timeline of the stream's own (a profile's {@code timelines}).
+     *
+     * @param timeline stamps, log times, or auto (log times when the stamps go backwards)
+     */
+    StreamData build(TimestampRule rule, boolean wallClock, io.flywheel.align.StreamTimeline timeline) {
         long[] lt = Arrays.copyOf(log, n);
         long[] hs = Arrays.copyOf(stamp, n);
         boolean stamped = hasHeader;
         for (int i = 0; i < n && !stamped; i++) stamped = hs[i] != 0;
-        ResolvedTimes rt = rule.resolve(stamped ? hs : null, lt, null, wallClock);
+        ResolvedTimes rt = rule.resolve(stamped ? hs : null, lt, null, wallClock, timeline);
         if (isCameraInfo(messageType) && rt.zeroStampPositions().length > 0) {
             // a CameraInfo with stamp 0 is calibration published once or latched, not a timed frame: its log time
             // serves (as the rule already chose), and the zero stamp is not a finding
-            rt = new ResolvedTimes(rt.timeNs(), rt.source(), rt.fromHeader(), rt.fromLog(), rt.fromPublish(), new int[0],
-                    rt.zeroLogTimePositions(), rt.stampOutOfWindow(), rt.unresolvedPositions(),
-                    rt.nonMonotonicPositions(), rt.clockJumpPositions(), rt.medianPeriodNs(), rt.wallClock());
+            rt = rt.withoutZeroStampFindings();
         }
         long[] chosen = rt.timeNs().clone();
         for (int p : rt.unresolvedPositions()) chosen[p] = 0;
-        TimestampReport rep = new TimestampReport(topic, rt);
+        TimestampReport rep = new TimestampReport(topic, rt, timeline);
         double[][] v = values == null ? null : Arrays.copyOf(values, n);
         RawLocator[] loc = role == StreamRole.CAMERA ? (locators == null ? new RawLocator[n] : Arrays.copyOf(locators, n)) : null;
         List<String> tx = null;

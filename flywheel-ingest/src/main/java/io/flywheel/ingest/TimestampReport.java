@@ -12,8 +12,19 @@ import java.util.List;
  *
  * @param topic the stream's topic
  * @param resolved the rule's output for the stream (chosen time, source and findings per message)
+ * @param requested the timeline asked for the stream (a profile's {@code timelines}, the run's option), or
+ *     {@code AUTO} when none was
  */
-public record TimestampReport(String topic, ResolvedTimes resolved) {
+public record TimestampReport(String topic, ResolvedTimes resolved, io.flywheel.align.StreamTimeline requested) {
+    public TimestampReport {
+        java.util.Objects.requireNonNull(requested, "requested");
+    }
+
+    /** A report of a stream resolved on the default ({@code AUTO}) timeline. */
+    public TimestampReport(String topic, ResolvedTimes resolved) {
+        this(topic, resolved, io.flywheel.align.StreamTimeline.AUTO);
+    }
+
     /** At most this many positions are written per kind of finding by {@link #summary()}. */
     public static final int SUMMARY_POSITIONS = 10;
 
@@ -75,18 +86,27 @@ public record TimestampReport(String topic, ResolvedTimes resolved) {
     /** @return how many clock jumps, backward and forward */
     public int jumpCount() { return resolved.nonMonotonicPositions().length + resolved.clockJumpPositions().length; }
 
+    /**
+     * @return the timeline the stream's times follow: {@code STAMPS} or {@code LOG_TIME} (also when it has no
+     *     header stamps)
+     */
+    public io.flywheel.align.StreamTimeline timeline() { return resolved.timeline(); }
+
+    /** @return where the header stamps step backwards or leap ahead of the log times, in position order */
+    public List<io.flywheel.align.StampDiscontinuity> discontinuities() { return resolved.discontinuities(); }
+
     /** @return true when nothing odd was found ({@link ResolvedTimes#clean()}) */
     public boolean clean() { return resolved.clean(); }
 
     /** Names of the kinds of finding, as used by {@link #findings()} and {@link #summary()}. */
     public static final String ZERO_STAMPS = "zero stamps", STAMPS_OFF = "stamps >10 s off log time",
             LOG_TIME_ZERO = "log time 0", NO_USABLE_TIME = "no usable time", NON_MONOTONIC = "non-monotonic stamps",
-            FORWARD_JUMPS = "forward clock jumps";
+            FORWARD_JUMPS = "forward clock jumps", STAMP_DISCONTINUITIES = "stamp discontinuities";
 
     /**
      * @return the kinds of finding present, in a fixed order: {@link #ZERO_STAMPS}, {@link #STAMPS_OFF},
-     *     {@link #LOG_TIME_ZERO}, {@link #NO_USABLE_TIME}, {@link #NON_MONOTONIC}, {@link #FORWARD_JUMPS}; empty when
-     *     {@link #clean()}
+     *     {@link #LOG_TIME_ZERO}, {@link #NO_USABLE_TIME}, {@link #NON_MONOTONIC}, {@link #FORWARD_JUMPS},
+     *     {@link #STAMP_DISCONTINUITIES}; empty when {@link #clean()}
      */
     public List<String> findings() {
         List<String> out = new ArrayList<>();
@@ -96,6 +116,7 @@ public record TimestampReport(String topic, ResolvedTimes resolved) {
         if (resolved.unresolvedPositions().length > 0) out.add(NO_USABLE_TIME);
         if (resolved.nonMonotonicPositions().length > 0) out.add(NON_MONOTONIC);
         if (resolved.clockJumpPositions().length > 0) out.add(FORWARD_JUMPS);
+        if (!resolved.discontinuities().isEmpty()) out.add(STAMP_DISCONTINUITIES);
         return List.copyOf(out);
     }
 
@@ -103,7 +124,10 @@ public record TimestampReport(String topic, ResolvedTimes resolved) {
      * @return a one-line summary without the topic (callers name it): counts by time source, then per kind of
      *     finding its count and at most {@link #SUMMARY_POSITIONS} positions, e.g.
      *     {@code "5 msgs, header 0, log 4, log time 0: 1 at [0], no usable time: 1 at [0]"}; forward jumps also give
-     *     their size, e.g. {@code "forward clock jumps: 2 at [7 (+1.500 s), 9 (+2.000 s)]"}
+     *     their size, e.g. {@code "forward clock jumps: 2 at [7 (+1.500 s), 9 (+2.000 s)]"}; stamp discontinuities
+     *     give the message and the jump of the stamps against the log times, then the timeline the times follow,
+     *     e.g. {@code "stamp discontinuities: 1 at [40 (stamps -2.000 s)], timeline: log times"} (their log times
+     *     are in {@link #discontinuities()})
      */
     public String summary() {
         StringBuilder sb = new StringBuilder().append(messages()).append(" msgs, header ")
@@ -124,6 +148,18 @@ public record TimestampReport(String topic, ResolvedTimes resolved) {
                         (t[p] - t[previousUsable(p)]) / 1e9));
             }
             sb.append(fwd.length > SUMMARY_POSITIONS ? ", ...]" : "]");
+        }
+        List<io.flywheel.align.StampDiscontinuity> ds = resolved.discontinuities();
+        if (!ds.isEmpty()) {
+            sb.append(", ").append(STAMP_DISCONTINUITIES).append(": ").append(ds.size()).append(" at [");
+            for (int i = 0; i < Math.min(ds.size(), SUMMARY_POSITIONS); i++) {
+                io.flywheel.align.StampDiscontinuity d = ds.get(i);
+                sb.append(i == 0 ? "" : ", ").append(d.position()).append(String.format(java.util.Locale.ROOT,
+                        " (stamps %+.3f s)", d.jumpNs() / 1e9));
+            }
+            sb.append(ds.size() > SUMMARY_POSITIONS ? ", ...]" : "]");
+            sb.append(", timeline: ").append(resolved.timeline() == io.flywheel.align.StreamTimeline.LOG_TIME
+                    ? "log times" : "stamps");
         }
         return sb.toString();
     }

@@ -13,6 +13,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.flywheel.align.StampDiscontinuity;
+import io.flywheel.align.StreamTimeline;
 import io.flywheel.align.TimestampRule;
 import io.flywheel.mcap.McapFormatException;
 import io.flywheel.testkit.SharedData;
@@ -114,10 +116,14 @@ class ProfileSourcesTimestampsTest {
 
     /** Feeds one stream through the ingest path (StreamBuilder, core's TimestampRule, TimestampReport). */
     private static StreamData stream(long[] log, long[] stamp, boolean wallClock) {
+        return stream(log, stamp, wallClock, StreamTimeline.AUTO);
+    }
+
+    private static StreamData stream(long[] log, long[] stamp, boolean wallClock, StreamTimeline timeline) {
         StreamBuilder b = new StreamBuilder("/x", 1, StreamRole.STATE, "sensor_msgs/msg/JointState");
         b.hasHeader(true);
         for (int i = 0; i < log.length; i++) b.add(log[i], stamp[i]);
-        return b.build(TimestampRule.defaults(), wallClock);
+        return b.build(TimestampRule.defaults(), wallClock, timeline);
     }
 
     @Test
@@ -126,9 +132,11 @@ class ProfileSourcesTimestampsTest {
         long p = 100_000_000L; // 10 Hz
         long[] log = {s, s + p, s + 2 * p, 0, s + 4 * p, s + 5 * p, s + 6 * p, s + 60 * p};
         long[] st = {s, 0, s + 2 * p + 50 * p * 10, s + 3 * p, s + 4 * p, s + 3 * p, s + 6 * p, s + 60 * p};
-        StreamData d = stream(log, st, true);
+        // forced onto the stamps: 0: stamp; 1: zero stamp -> log; 2: stamp 50 s off -> log; 3: log 0 (absent) ->
+        // stamp; 5: the stamp goes back, and the stream is sorted by stamp for alignment
+        StreamData d = stream(log, st, true, StreamTimeline.STAMPS);
         TimestampReport r = d.timestamps();
-        // 0: stamp; 1: zero stamp -> log; 2: stamp 50 s off -> log; 3: log 0 (absent) -> stamp; 5: stamp goes back
+        assertEquals(StreamTimeline.STAMPS, r.timeline());
         assertArrayEquals(new long[] {s, s + p, s + 2 * p, s + 3 * p, s + 4 * p, s + 3 * p, s + 6 * p, s + 60 * p},
                 d.timeNs());
         assertEquals(8, r.messages());
@@ -143,12 +151,51 @@ class ProfileSourcesTimestampsTest {
         assertEquals(2, r.jumpCount()); // 5 back by p; 7 forward by 54p = 5.4 s > max(1 s, 10 periods)
         assertEquals(List.of(new TimestampReport.Jump(5, -p, true), new TimestampReport.Jump(7, 54 * p, false)),
                 r.jumps());
+        // between the sane stamps of 4 and 5 (both with log times) the stamps step back p while the log steps p
+        StampDiscontinuity back = new StampDiscontinuity(5, s + 5 * p, s + 3 * p, s + 4 * p, -p, p);
+        assertEquals(List.of(back), r.discontinuities());
+        assertEquals(-2 * p, back.jumpNs());
         assertEquals("8 msgs, header 6, log 2, zero stamps: 1 at [1], stamps >10 s off log time: 1 at [2], "
-                + "log time 0: 1 at [3], non-monotonic stamps: 1 at [5], forward clock jumps: 1 at [7 (+5.400 s)]",
-                r.summary());
+                + "log time 0: 1 at [3], non-monotonic stamps: 1 at [5], forward clock jumps: 1 at [7 (+5.400 s)], "
+                + "stamp discontinuities: 1 at [5 (stamps -0.200 s)], timeline: stamps", r.summary());
         assertEquals(List.of("zero stamps", "stamps >10 s off log time", "log time 0", "non-monotonic stamps",
-                "forward clock jumps"), r.findings());
+                "forward clock jumps", "stamp discontinuities"), r.findings());
         assertFalse(r.clean());
+
+        // the default (auto): the stamps go back, so the stream keeps its recorded order on its log times; message 3
+        // has no log time and keeps its stamp; nothing is out of order, the discontinuity is still reported
+        StreamData a = stream(log, st, true);
+        TimestampReport ar = a.timestamps();
+        assertEquals(StreamTimeline.LOG_TIME, ar.timeline());
+        assertArrayEquals(new long[] {s, s + p, s + 2 * p, s + 3 * p, s + 4 * p, s + 5 * p, s + 6 * p, s + 60 * p},
+                a.timeNs());
+        assertEquals(1, ar.fromHeaderStamp());
+        assertEquals(7, ar.fromLogTime());
+        assertEquals(List.of(), ar.nonMonotonicStamps());
+        assertEquals(List.of(new TimestampReport.Jump(7, 54 * p, false)), ar.jumps());
+        assertEquals(List.of(back), ar.discontinuities());
+        assertEquals(1, ar.resolved().monotonicityViolations(), "the stamps went back once");
+        assertEquals("8 msgs, header 1, log 7, zero stamps: 1 at [1], stamps >10 s off log time: 1 at [2], "
+                + "log time 0: 1 at [3], forward clock jumps: 1 at [7 (+5.400 s)], "
+                + "stamp discontinuities: 1 at [5 (stamps -0.200 s)], timeline: log times", ar.summary());
+        assertEquals(List.of("zero stamps", "stamps >10 s off log time", "log time 0", "forward clock jumps",
+                "stamp discontinuities"), ar.findings());
+    }
+
+    @Test
+    void aProfileSetsATopicsTimeline(@TempDir Path tmp) throws Exception {
+        Path yaml = tmp.resolve("p.yaml");
+        Files.writeString(yaml, "timelines:\n  /cam: stamps\n  /joints: log_time\n");
+        RobotProfile p = RobotProfile.load(yaml);
+        assertEquals(StreamTimeline.STAMPS, p.timeline("/cam").orElseThrow());
+        assertEquals(StreamTimeline.LOG_TIME, p.timeline("/joints").orElseThrow());
+        assertTrue(p.timeline("/other").isEmpty());
+        assertTrue(p.describe().contains("timeline /cam: stamps"), p.describe());
+        assertEquals(p.timelines(), p.toBuilder().build().timelines());
+        Files.writeString(yaml, "timelines:\n  /cam: sorted\n");
+        IngestException e = assertThrows(IngestException.class, () -> RobotProfile.load(yaml));
+        assertTrue(e.getMessage().contains("line 2") && e.getMessage().contains("timeline of /cam")
+                && e.getMessage().contains("expected auto, stamps or log_time"), e.getMessage());
     }
 
     @Test

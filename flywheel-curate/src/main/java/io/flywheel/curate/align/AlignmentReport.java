@@ -15,17 +15,20 @@ import io.flywheel.rows.FrameRow;
 
 /**
  * The alignment report of a lake or of one episode ({@code flywheel align report}): per stream, frames matched and
- * left without a value and the |residual| distribution, and with a simulator's ground truth the true error
- * ({@link StreamResiduals}).
+ * left without a value and the |residual| distribution of the pairings stored in the frames, and with a simulator's
+ * ground truth the true error ({@link StreamResiduals}); the master clock's gaps; the stamp discontinuities ingest
+ * found, with the timeline each such stream followed.
  *
  * @param episode the episode reported, or null for the whole lake
  * @param frames the frames reported (for the timeline of one episode, {@link Timeline})
  * @param streams one report per stream (see {@link StreamResiduals#reports()})
  * @param masterGaps dropped master frames: per episode, the frames after a step of the master clock over
  *     {@value #GAP_PERIODS} nominal periods (its median step), in episode and frame order
+ * @param discontinuities the stamp discontinuities ingest found in the episodes' streams (where header stamps step
+ *     backwards or leap ahead of the log times) and the timeline each stream then followed, in episode order
  */
 public record AlignmentReport(EpisodeRow episode, List<FrameRow> frames, List<StreamReport> streams,
-                              List<MasterGap> masterGaps) {
+                              List<MasterGap> masterGaps, List<Discontinuity> discontinuities) {
     /** A master step longer than this many periods is a gap (a 30 Hz camera that loses one frame steps 2 periods). */
     public static final double GAP_PERIODS = 1.5;
 
@@ -33,6 +36,70 @@ public record AlignmentReport(EpisodeRow episode, List<FrameRow> frames, List<St
         frames = List.copyOf(frames);
         streams = List.copyOf(streams);
         masterGaps = List.copyOf(masterGaps);
+        discontinuities = List.copyOf(discontinuities);
+    }
+
+    /**
+     * One stamp discontinuity of a stream, as ingest stored it in the episode's metadata
+     * ({@code stamp_discontinuities}, {@link io.flywheel.align.StampDiscontinuity}).
+     *
+     * @param episodeId the episode
+     * @param topic the stream
+     * @param index the message after the discontinuity, in the order recorded
+     * @param logTimeNs its log time, ns
+     * @param atS its log time in seconds after the episode's start
+     * @param jumpMs how far the stamps jumped against the log times, ms (negative: backwards)
+     * @param stampStepMs the step of the stamps there, ms
+     * @param direction {@code backward} or {@code forward}
+     * @param timeline the timeline the stream's times then followed: {@code log_time} or {@code stamps}
+     */
+    public record Discontinuity(String episodeId, String topic, int index, long logTimeNs, double atS, double jumpMs,
+                                double stampStepMs, String direction, String timeline) {}
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /**
+     * @param episodes episode rows
+     * @return the stamp discontinuities their metadata records, in episode order; an episode whose metadata is not
+     *     JSON or has none adds nothing
+     */
+    public static List<Discontinuity> discontinuities(java.util.Collection<EpisodeRow> episodes) {
+        List<Discontinuity> out = new java.util.ArrayList<>();
+        for (EpisodeRow e : episodes) {
+            if (e.metadataJson() == null || e.metadataJson().isEmpty()) continue;
+            com.fasterxml.jackson.databind.JsonNode ds;
+            try {
+                ds = JSON.readTree(e.metadataJson()).path(io.flywheel.ingest.IngestJob.STAMP_DISCONTINUITIES);
+            } catch (java.io.IOException ex) {
+                continue;
+            }
+            for (com.fasterxml.jackson.databind.JsonNode d : ds) {
+                long log = d.path("log_time_ns").asLong();
+                out.add(new Discontinuity(e.episodeId(), d.path("topic").asText(), d.path("index").asInt(), log,
+                        (log - e.startNs()) / 1e9, d.path("jump_ns").asLong() / 1e6, d.path("stamp_step_ns").asLong() / 1e6,
+                        d.path("direction").asText(), d.path("timeline").asText()));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Reports frames already read.
+     *
+     * @param episode the episode reported, or null for a whole lake
+     * @param frames the frames, each episode's in frame order
+     * @param episodes the episodes of those frames by id (for ground truth and the stamp discontinuities)
+     * @param truth a simulated fleet's ground truth for the true-error columns, or null
+     * @return the report: residuals of the pairings stored in the frames, master gaps, stamp discontinuities
+     */
+    public static AlignmentReport of(EpisodeRow episode, List<FrameRow> frames, Map<String, EpisodeRow> episodes,
+                                     GroundTruthTimes truth) {
+        StreamResiduals acc = new StreamResiduals(truth);
+        for (FrameRow f : frames) {
+            acc.add(f, truth == null ? null : episodes.get(f.episodeId()));
+        }
+        return new AlignmentReport(episode, frames, acc.reports(), masterGaps(new java.util.ArrayList<>(frames)),
+                discontinuities(episodes.values()));
     }
 
     /**
@@ -94,28 +161,23 @@ public record AlignmentReport(EpisodeRow episode, List<FrameRow> frames, List<St
             frames = t.frames(b.build());
         }
         EpisodeRow episode = null;
-        if (truth != null || episodeId != null) {
-            try (LakeTable e = lake.table(TableSchemas.EPISODES)) {
-                ScanRequest.Builder b = ScanRequest.builder();
-                if (episodeId != null) {
-                    b.filter(TableSchemas.EPISODE_ID + " = " + Sql.quote(episodeId));
-                }
-                for (EpisodeRow r : e.episodes(b.build())) {
-                    episodes.put(r.episodeId(), r);
-                }
-            }
+        // the episodes too (small): their metadata holds the stamp discontinuities
+        try (LakeTable e = lake.table(TableSchemas.EPISODES)) {
+            ScanRequest.Builder b = ScanRequest.builder();
             if (episodeId != null) {
-                episode = episodes.get(episodeId);
-                if (episode == null) {
-                    throw new NotFoundException("no episode '" + episodeId + "' in " + lake.location()
-                            + "; `flywheel qc report " + lake.location() + "` lists the episode ids");
-                }
+                b.filter(TableSchemas.EPISODE_ID + " = " + Sql.quote(episodeId));
+            }
+            for (EpisodeRow r : e.episodes(b.build())) {
+                episodes.put(r.episodeId(), r);
             }
         }
-        StreamResiduals acc = new StreamResiduals(truth);
-        for (FrameRow f : frames) {
-            acc.add(f, episodes.get(f.episodeId()));
+        if (episodeId != null) {
+            episode = episodes.get(episodeId);
+            if (episode == null) {
+                throw new NotFoundException("no episode '" + episodeId + "' in " + lake.location()
+                        + "; `flywheel qc report " + lake.location() + "` lists the episode ids");
+            }
         }
-        return new AlignmentReport(episode, frames, acc.reports(), masterGaps(new java.util.ArrayList<>(frames)));
+        return of(episode, frames, episodes, truth);
     }
 }

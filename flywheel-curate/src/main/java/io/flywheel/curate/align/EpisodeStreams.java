@@ -10,11 +10,17 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.flywheel.align.StreamTimeline;
 import io.flywheel.align.TopicStream;
 import io.flywheel.error.BadInputException;
 import io.flywheel.error.NotFoundException;
 import io.flywheel.ingest.Episode;
 import io.flywheel.ingest.Ingest;
+import io.flywheel.ingest.IngestJob;
+import io.flywheel.ingest.IngestOptions;
+import io.flywheel.ingest.RobotProfile;
 import io.flywheel.ingest.Recording;
 import io.flywheel.ingest.StreamData;
 import io.flywheel.ingest.StreamRole;
@@ -33,6 +39,8 @@ import io.flywheel.ingest.StreamRole;
  */
 public record EpisodeStreams(String episodeId, List<String> sourceFiles, Map<String, TopicStream> streams,
                              Map<String, String> roles) {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     public EpisodeStreams {
         sourceFiles = List.copyOf(sourceFiles);
         streams = Collections.unmodifiableMap(new LinkedHashMap<>(streams));
@@ -51,6 +59,36 @@ public record EpisodeStreams(String episodeId, List<String> sourceFiles, Map<Str
      */
     public static EpisodeStreams read(String episodeId, List<String> sourceFiles, Function<String, Path> resolve)
             throws IOException {
+        return read(episodeId, sourceFiles, Map.of(), resolve);
+    }
+
+    /**
+     * @param metadataJson an {@code episodes.metadata} value, or null
+     * @return the timelines a profile or option set at ingest ({@code timelines}: topic -> {@code stamps} /
+     *     {@code log_time}); empty when none, or the metadata is not JSON
+     */
+    public static Map<String, StreamTimeline> timelines(String metadataJson) {
+        Map<String, StreamTimeline> out = new LinkedHashMap<>();
+        if (metadataJson == null || metadataJson.isEmpty()) {
+            return out;
+        }
+        try {
+            JSON.readTree(metadataJson).path(IngestJob.TIMELINES).fields()
+                    .forEachRemaining(e -> out.put(e.getKey(), StreamTimeline.parse(e.getValue().asText())));
+        } catch (IOException | IllegalArgumentException e) {
+            return new LinkedHashMap<>();
+        }
+        return out;
+    }
+
+    /**
+     * As {@link #read(String, List, Function)}, with the timelines the episode was ingested on ({@link #timelines}),
+     * so that each stream's times are those its frames were paired on.
+     *
+     * @param timelines topic -> timeline set at ingest; the others follow the default ({@code auto})
+     */
+    public static EpisodeStreams read(String episodeId, List<String> sourceFiles, Map<String, StreamTimeline> timelines,
+                                      Function<String, Path> resolve) throws IOException {
         if (sourceFiles.isEmpty()) {
             throw new BadInputException("episode '" + episodeId + "' has no source_files in its metadata");
         }
@@ -58,7 +96,10 @@ public record EpisodeStreams(String episodeId, List<String> sourceFiles, Map<Str
         for (String f : sourceFiles) {
             paths.add(resolve.apply(f));
         }
-        Recording rec = Ingest.read(paths.size() > 1 ? paths.get(0).getParent() : paths.get(0));
+        RobotProfile.Builder profile = RobotProfile.builder();
+        timelines.forEach(profile::timeline);
+        Recording rec = Ingest.read(paths.size() > 1 ? paths.get(0).getParent() : paths.get(0),
+                IngestOptions.builder().profile(profile.build()).build());
         Episode ep = rec.episodes().stream().filter(e -> e.episodeId().equals(episodeId)).findFirst().orElseThrow(
                 () -> new BadInputException("the raw files of episode '" + episodeId + "' no longer hold it ("
                         + sourceFiles + ")"));
