@@ -11,12 +11,6 @@ class MotionLabelerTest {
     private static final long DT = 100_000_000L; // 10 Hz
 
     @Test
-    void phaseLabelsAreTheValuesTheFramesSchemaDeclares() {
-        assertEquals(io.flywheel.lake.TableSchemas.PHASES,
-                java.util.Arrays.stream(Phase.values()).map(Phase::label).toList());
-    }
-
-    @Test
     void pickAndPlaceGetsEveryPhaseInOrder() {
         // gripper: 1 open, closes over frames 4-5, closed 6-10, opens over 11-12, open after
         Double[] g = {1.0, 1.0, 1.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 1.0, 1.0, 1.0, 1.0};
