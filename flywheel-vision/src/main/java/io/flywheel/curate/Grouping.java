@@ -42,6 +42,50 @@ public final class Grouping {
     }
 
     /**
+     * As {@link #phash(long[], int, double[])}, with the pairs found elsewhere, e.g. bucket by bucket in many
+     * partitions ({@link PhashBands}) and merged ({@link NearPairs#union}): the same complete linkage, so
+     * the same groups when {@code valuePairs} holds every pair of distinct values within {@code maxDistance}.
+     *
+     * @param hashes pHash per frame
+     * @param valuePairs pairs of nodes, node {@code v} being {@code distinctHashes(hashes)[v]}, with their
+     *     distance in bits; pairs above {@code maxDistance} are ignored
+     * @param maxDistance threshold in bits, 0..63
+     * @param priority per frame, higher kept first; null for index order
+     * @throws IllegalArgumentException on a bad threshold, a pair naming a node past the distinct values, a
+     *     pair whose distance is not the Hamming distance of its two values, or a priority of another length
+     */
+    public static Groups phash(long[] hashes, NearPairs valuePairs, int maxDistance, double[] priority) {
+        if (maxDistance < 0 || maxDistance > 63) {
+            throw new IllegalArgumentException("Hamming threshold " + maxDistance + ": expected 0..63 bits");
+        }
+        DistinctHashes d = DistinctHashes.of(hashes);
+        for (int p = 0; p < valuePairs.size(); p++) {
+            int a = valuePairs.a(p);
+            int b = valuePairs.b(p);
+            if (b >= d.values.length) {
+                throw new IllegalArgumentException("pair " + p + " names node " + b + ": " + d.values.length
+                        + " distinct hash values");
+            }
+            int bits = Long.bitCount(d.values[a] ^ d.values[b]);
+            if (valuePairs.distance(p) != bits) {
+                throw new IllegalArgumentException("pair " + p + " (" + a + ", " + b + ") has distance "
+                        + valuePairs.distance(p) + ": its hashes are " + bits + " bits apart");
+            }
+        }
+        return completeLinkage(d.nodeOf, d.values.length, valuePairs, maxDistance, priority);
+    }
+
+    /**
+     * The distinct pHash values of a pool, ascending (signed order): the nodes a distributed pair search
+     * numbers its pairs by ({@link #phash(long[], NearPairs, int, double[])}).
+     *
+     * @return a new array
+     */
+    public static long[] distinctHashes(long[] hashes) {
+        return DistinctHashes.of(hashes).values;
+    }
+
+    /**
      * Groups episodes whose embeddings are within cosine distance {@code maxCosineDistance} of every
      * other member of their group (complete linkage); exact all-pairs search ({@link ExactSearch#pairsWithin}), for pools
      * of up to some 10^5 episodes.

@@ -1,6 +1,9 @@
 package io.flywheel.curate;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
 
 /**
  * An immutable list of unordered item pairs {@code (a, b)}, {@code a < b}, with their distance,
@@ -67,6 +70,55 @@ public final class NearPairs {
             }
         }
         return new NearPairs(sa, sb, sd);
+    }
+
+    /**
+     * The pairs of many parts (partitions of a distributed search) as one list: concatenated, sorted by
+     * {@code (a, b)}, a pair found by several parts kept once.
+     *
+     * @throws IllegalArgumentException when parts give one pair two different distances
+     */
+    public static NearPairs union(Collection<NearPairs> parts) {
+        int total = 0;
+        for (NearPairs p : parts) {
+            total += p.size();
+        }
+        long[] keys = new long[total];
+        int[] part = new int[total];
+        int[] at = new int[total];
+        List<NearPairs> list = new ArrayList<>(parts);
+        for (int q = 0, k = 0; q < list.size(); q++) {
+            NearPairs p = list.get(q);
+            for (int i = 0; i < p.size(); i++, k++) {
+                keys[k] = ((long) p.a[i] << 32) | (p.b[i] & 0xffffffffL);
+                part[k] = q;
+                at[k] = i;
+            }
+        }
+        Integer[] order = new Integer[total];
+        for (int i = 0; i < total; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (x, y) -> Long.compare(keys[x], keys[y]));
+        int[] na = new int[total];
+        int[] nb = new int[total];
+        float[] nd = new float[total];
+        int m = 0;
+        for (int r = 0; r < total; r++) {
+            int k = order[r];
+            float d = list.get(part[k]).distance[at[k]];
+            if (m > 0 && keys[order[r - 1]] == keys[k]) {
+                if (Float.compare(nd[m - 1], d) != 0) {
+                    throw new IllegalArgumentException("pair (" + na[m - 1] + ", " + nb[m - 1] + ") has distances "
+                            + nd[m - 1] + " and " + d);
+                }
+                continue;
+            }
+            na[m] = (int) (keys[k] >>> 32);
+            nb[m] = (int) keys[k];
+            nd[m++] = d;
+        }
+        return new NearPairs(Arrays.copyOf(na, m), Arrays.copyOf(nb, m), Arrays.copyOf(nd, m));
     }
 
     static NearPairs ofSortedUnchecked(int[] a, int[] b, float[] distance) {
