@@ -24,12 +24,12 @@ import java.util.Arrays;
  * Two images are near duplicates when the Hamming distance of their hashes (number of differing bits, 0..64) is
  * small; re-encoding a JPEG changes a few bits, a different scene about 32.
  *
- * <p>flywheel-enrich reduces with OpenCV (decoded by libjpeg-turbo) and hashes the block with {@link #ofGrey32}; this
+ * <p>flywheel-vision reduces with OpenCV (decoded by libjpeg-turbo) and hashes the block with {@link #ofGrey32}; this
  * class's {@link #reduce32} reproduces OpenCV's {@code INTER_AREA} arithmetic (float weights, round half to even; the
  * 2 x 2 case rounds half up, as OpenCV's SIMD path does), so a frame hashed here from the same grey pixels gets the
  * same hash. Decoded by {@code javax.imageio} ({@link GreyFrame#decode}) instead of libjpeg-turbo, a JPEG's grey
  * levels differ by at most one here and there; on the 771 real JPEGs of {@code shared/data/camera} the hashes were
- * equal, every one (flywheel-enrich's {@code PortablePerceptualHashTest}, which allows 2 bits).
+ * equal, every one (flywheel-vision's {@code PortablePerceptualHashTest}, which allows 2 bits).
  */
 public final class PerceptualHash {
     private PerceptualHash() {}

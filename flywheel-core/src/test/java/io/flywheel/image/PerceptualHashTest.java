@@ -11,7 +11,7 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pure-Java pHash on images whose 32x32 reduction can be worked out by hand (flywheel-enrich's
+ * The pure-Java pHash on images whose 32x32 reduction can be worked out by hand (flywheel-vision's
  * PortablePerceptualHashTest compares it with OpenCV on real frames).
  */
 class PerceptualHashTest {

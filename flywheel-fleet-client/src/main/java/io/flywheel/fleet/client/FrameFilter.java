@@ -23,7 +23,7 @@ import io.flywheel.image.PerceptualHash;
  * a topic is always sent.
  *
  * <p>Thresholds: {@link Builder#threshold} for every topic, {@link Builder#threshold(String, int)} for one; a negative
- * threshold sends every frame of the topic. What t means, measured on real frames (flywheel-enrich's
+ * threshold sends every frame of the topic. What t means, measured on real frames (flywheel-vision's
  * ImageMetricsTest): re-encoding a JPEG changes up to 4 bits; successive tic-tac-toe board states, one piece apart,
  * 0-4 bits over the shoulder and 4-12 top-down; different scenes at least 24. Thread-safe.
  */
