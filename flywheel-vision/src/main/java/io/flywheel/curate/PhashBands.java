@@ -123,30 +123,19 @@ public final class PhashBands {
                         + ") is not in bucket " + Long.toHexString(bucket));
             }
         }
-        List<int[]> ab = new ArrayList<>();
-        List<Float> d = new ArrayList<>();
+        HammingSearch.PairBuffer found = new HammingSearch.PairBuffer();
         for (int i = 0; i < values.length; i++) {
             for (int j = i + 1; j < values.length; j++) {
                 long x = values[i] ^ values[j];
                 int bits = Long.bitCount(x);
-                if (bits > maxDistance || equalOnEarlierBand(x, band)) {
-                    continue;
+                if (bits <= maxDistance && !equalOnEarlierBand(x, band)) {
+                    found.add(Math.min(nodes[i], nodes[j]), Math.max(nodes[i], nodes[j]), bits);
                 }
-                int a = Math.min(nodes[i], nodes[j]);
-                int b = Math.max(nodes[i], nodes[j]);
-                ab.add(new int[] {a, b});
-                d.add((float) bits);
             }
         }
-        int[] pa = new int[ab.size()];
-        int[] pb = new int[ab.size()];
-        float[] pd = new float[ab.size()];
-        for (int p = 0; p < pa.length; p++) {
-            pa[p] = ab.get(p)[0];
-            pb[p] = ab.get(p)[1];
-            pd[p] = d.get(p);
-        }
-        return NearPairs.of(pa, pb, pd); // rejects a negative node or a node twice (a == b)
+        int m = found.size;
+        // sorts by (a, b); rejects a negative node or a node twice (a == b)
+        return NearPairs.of(Arrays.copyOf(found.a, m), Arrays.copyOf(found.b, m), Arrays.copyOf(found.d, m));
     }
 
     /**
