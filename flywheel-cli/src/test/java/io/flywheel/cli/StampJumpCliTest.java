@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,9 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.flywheel.mcap.McapWriter;
-import io.flywheel.ros.Ros2Schemas;
-import io.flywheel.ros.cdr.CdrWriter;
+import io.flywheel.ingest.StampJumpRecording;
 
 /**
  * {@code ingest} and {@code align report} on a recording whose camera's header stamps jump back 2 s: {@code /joint_states}
@@ -27,38 +23,12 @@ import io.flywheel.ros.cdr.CdrWriter;
  * timeline log times), in text and JSON; {@code --timeline stamps} brings back the stamp order and says so.
  */
 class StampJumpCliTest {
-    static final long T0 = 1_767_225_600_000_000_000L;
-    static final long MS = 1_000_000L;
+    static final long T0 = StampJumpRecording.T0;
+    static final long MS = StampJumpRecording.MS;
     static final ObjectMapper JSON = new ObjectMapper();
 
     static Path write(Path file) throws IOException {
-        try (McapWriter w = McapWriter.builder().profile("ros2").build(file)) {
-            int img = w.registerSchema(Ros2Schemas.COMPRESSED_IMAGE_NAME, Ros2Schemas.ENCODING,
-                    Ros2Schemas.COMPRESSED_IMAGE.getBytes(StandardCharsets.UTF_8));
-            int js = w.registerSchema(Ros2Schemas.JOINT_STATE_NAME, Ros2Schemas.ENCODING,
-                    Ros2Schemas.JOINT_STATE.getBytes(StandardCharsets.UTF_8));
-            int cam = w.registerChannel("/cam", "cdr", img, Map.of());
-            int j = w.registerChannel("/joint_states", "cdr", js, Map.of());
-            CdrWriter cdr = new CdrWriter(256);
-            int k = 0;
-            for (int i = 0; i <= 80; i++) {
-                long log = T0 + i * 50 * MS + 3 * MS;
-                for (; k <= 400 && T0 + k * 10 * MS <= log; k++) {
-                    long t = T0 + k * 10 * MS;
-                    w.writeMessage(j, k, t, t, cdr.reset().header(t, "base").stringSequence(List.of("j0"))
-                            .float64Sequence(new double[] {k * 0.01}).float64Sequence(new double[0])
-                            .float64Sequence(new double[0]).toByteArray());
-                }
-                if (i == 80) {
-                    break;
-                }
-                byte[] jpeg = {(byte) 0xFF, (byte) 0xD8, (byte) i, (byte) 0xFF, (byte) 0xD9};
-                long stamp = T0 + i * 50 * MS - (i >= 40 ? 2_000 * MS : 0);
-                w.writeMessage(cam, i, log, log, cdr.reset().header(stamp, "cam").string("jpeg")
-                        .byteSequence(jpeg, 0, jpeg.length).toByteArray());
-            }
-        }
-        return file;
+        return StampJumpRecording.write(file);
     }
 
     @Test

@@ -5,10 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,10 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.flywheel.align.StreamTimeline;
-import io.flywheel.mcap.McapWriter;
 import io.flywheel.quality.RuleSet;
-import io.flywheel.ros.Ros2Schemas;
-import io.flywheel.ros.cdr.CdrWriter;
 import io.flywheel.rows.EpisodeRow;
 import io.flywheel.rows.FrameRow;
 import io.flywheel.rows.ImageLocator;
@@ -42,9 +37,9 @@ import io.flywheel.rows.StreamMatch;
  * camera rate of 40.5 Hz.
  */
 class StampJumpIngestTest {
-    static final long T0 = 1_767_225_600_000_000_000L;
-    static final long MS = 1_000_000L;
-    static final int FRAMES = 80;
+    static final long T0 = StampJumpRecording.T0;
+    static final long MS = StampJumpRecording.MS;
+    static final int FRAMES = StampJumpRecording.FRAMES;
 
     @TempDir
     static Path dir;
@@ -52,38 +47,7 @@ class StampJumpIngestTest {
 
     @BeforeAll
     static void write() throws IOException {
-        file = dir.resolve("stamp-jump.mcap");
-        try (McapWriter w = McapWriter.builder().profile("ros2").compression(McapWriter.Compression.ZSTD).build(file)) {
-            int img = w.registerSchema(Ros2Schemas.COMPRESSED_IMAGE_NAME, Ros2Schemas.ENCODING,
-                    Ros2Schemas.COMPRESSED_IMAGE.getBytes(StandardCharsets.UTF_8));
-            int js = w.registerSchema(Ros2Schemas.JOINT_STATE_NAME, Ros2Schemas.ENCODING,
-                    Ros2Schemas.JOINT_STATE.getBytes(StandardCharsets.UTF_8));
-            int cam = w.registerChannel("/cam", "cdr", img, Map.of());
-            int j = w.registerChannel("/joint_states", "cdr", js, Map.of());
-            CdrWriter cdr = new CdrWriter(256);
-            int k = 0;
-            for (int i = 0; i < FRAMES; i++) {
-                long capture = T0 + i * 50 * MS;
-                long log = capture + 3 * MS;
-                // the joint states up to this frame's log time, in log-time order
-                for (; T0 + k * 10 * MS <= log && k <= 400; k++) {
-                    long t = T0 + k * 10 * MS;
-                    w.writeMessage(j, k, t, t, cdr.reset().header(t, "base").stringSequence(List.of("j0"))
-                            .float64Sequence(new double[] {k * 0.01}).float64Sequence(new double[0])
-                            .float64Sequence(new double[0]).toByteArray());
-                }
-                byte[] jpeg = {(byte) 0xFF, (byte) 0xD8, (byte) i, (byte) 0xFF, (byte) 0xD9};
-                long stamp = capture - (i >= 40 ? 2_000 * MS : 0);
-                w.writeMessage(cam, i, log, log, cdr.reset().header(stamp, "cam").string("jpeg")
-                        .byteSequence(jpeg, 0, jpeg.length).toByteArray());
-            }
-            for (; k <= 400; k++) {
-                long t = T0 + k * 10 * MS;
-                w.writeMessage(j, k, t, t, cdr.reset().header(t, "base").stringSequence(List.of("j0"))
-                        .float64Sequence(new double[] {k * 0.01}).float64Sequence(new double[0])
-                        .float64Sequence(new double[0]).toByteArray());
-            }
-        }
+        file = StampJumpRecording.write(dir.resolve("stamp-jump.mcap"));
     }
 
     static RecordingRows ingest(RobotProfile p, List<IngestJob.RecordingResult> results) throws IOException {

@@ -3,7 +3,6 @@ package io.flywheel.curate.align;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,10 +20,8 @@ import io.flywheel.curate.SourceFiles;
 import io.flywheel.ingest.IngestJob;
 import io.flywheel.ingest.IngestOptions;
 import io.flywheel.ingest.RobotProfile;
-import io.flywheel.mcap.McapWriter;
+import io.flywheel.ingest.StampJumpRecording;
 import io.flywheel.quality.RuleSet;
-import io.flywheel.ros.Ros2Schemas;
-import io.flywheel.ros.cdr.CdrWriter;
 import io.flywheel.rows.EpisodeRow;
 import io.flywheel.rows.RecordingRows;
 import io.flywheel.rows.RowSink;
@@ -39,8 +36,8 @@ import io.flywheel.rows.RowSink;
  * 40..79 with the states of 2 s before their capture) all have residual 0: the report shows what was stored.
  */
 class StampJumpAlignmentReportTest {
-    static final long T0 = 1_767_225_600_000_000_000L;
-    static final long MS = 1_000_000L;
+    static final long T0 = StampJumpRecording.T0;
+    static final long MS = StampJumpRecording.MS;
 
     @TempDir
     static Path dir;
@@ -48,33 +45,7 @@ class StampJumpAlignmentReportTest {
 
     @BeforeAll
     static void write() throws IOException {
-        file = dir.resolve("stamp-jump.mcap");
-        try (McapWriter w = McapWriter.builder().profile("ros2").build(file)) {
-            int img = w.registerSchema(Ros2Schemas.COMPRESSED_IMAGE_NAME, Ros2Schemas.ENCODING,
-                    Ros2Schemas.COMPRESSED_IMAGE.getBytes(StandardCharsets.UTF_8));
-            int js = w.registerSchema(Ros2Schemas.JOINT_STATE_NAME, Ros2Schemas.ENCODING,
-                    Ros2Schemas.JOINT_STATE.getBytes(StandardCharsets.UTF_8));
-            int cam = w.registerChannel("/cam", "cdr", img, Map.of());
-            int j = w.registerChannel("/joint_states", "cdr", js, Map.of());
-            CdrWriter cdr = new CdrWriter(256);
-            int k = 0;
-            for (int i = 0; i <= 80; i++) {
-                long log = T0 + i * 50 * MS + 3 * MS;
-                for (; k <= 400 && T0 + k * 10 * MS <= log; k++) {
-                    long t = T0 + k * 10 * MS;
-                    w.writeMessage(j, k, t, t, cdr.reset().header(t, "base").stringSequence(List.of("j0"))
-                            .float64Sequence(new double[] {k * 0.01}).float64Sequence(new double[0])
-                            .float64Sequence(new double[0]).toByteArray());
-                }
-                if (i == 80) {
-                    break;
-                }
-                byte[] jpeg = {(byte) 0xFF, (byte) 0xD8, (byte) i, (byte) 0xFF, (byte) 0xD9};
-                long stamp = T0 + i * 50 * MS - (i >= 40 ? 2_000 * MS : 0);
-                w.writeMessage(cam, i, log, log, cdr.reset().header(stamp, "cam").string("jpeg")
-                        .byteSequence(jpeg, 0, jpeg.length).toByteArray());
-            }
-        }
+        file = StampJumpRecording.write(dir.resolve("stamp-jump.mcap"));
     }
 
     static RecordingRows ingest(RobotProfile profile) throws IOException {
