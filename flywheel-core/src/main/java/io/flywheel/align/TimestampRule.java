@@ -155,35 +155,14 @@ public final class TimestampRule {
             long h = headerStampNs == null ? 0 : headerStampNs[i];
             if (headerStampNs != null && h == 0) zeroStamps.add(i);
             if (h != 0 && logOk && Math.abs(h - l) >= windowNs) outOfWindow.add(i);
-            if (logTimeline) {
-                if (logOk) {
-                    time[i] = l;
-                    source[i] = ResolvedTimes.SOURCE_LOG;
-                    log++;
-                } else if (h != 0) {
-                    time[i] = h;
-                    source[i] = ResolvedTimes.SOURCE_HEADER;
-                    header++;
-                } else if (publishTimeNs != null && publishTimeNs[i] != 0) {
-                    time[i] = publishTimeNs[i];
-                    source[i] = ResolvedTimes.SOURCE_PUBLISH;
-                    pub++;
-                } else {
-                    time[i] = Long.MIN_VALUE;
-                    source[i] = ResolvedTimes.SOURCE_NONE;
-                    none.add(i);
-                }
-                continue;
-            }
-            if (h != 0) {
-                if (!logOk || Math.abs(h - l) < windowNs) {
-                    time[i] = h;
-                    source[i] = ResolvedTimes.SOURCE_HEADER;
-                    header++;
-                    continue;
-                }
-            }
-            if (logOk) {
+            // stamps timeline: the header stamp when it lies within the window of the log time (or there is no log
+            // time); log-time timeline: the log time, the stamp only when there is none
+            boolean useHeader = h != 0 && (logTimeline ? !logOk : !logOk || Math.abs(h - l) < windowNs);
+            if (useHeader) {
+                time[i] = h;
+                source[i] = ResolvedTimes.SOURCE_HEADER;
+                header++;
+            } else if (logOk) {
                 time[i] = l;
                 source[i] = ResolvedTimes.SOURCE_LOG;
                 log++;
