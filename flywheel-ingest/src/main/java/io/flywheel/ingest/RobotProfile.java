@@ -234,6 +234,14 @@ public final class RobotProfile {
         Builder b = toBuilder();
         b.roles.clear();
         b.reasons.clear();
+        if (namesRoles()) { // the declared order first (a state: [left, right] list is the state vector's order)
+            List<Channel> ordered = new ArrayList<>();
+            for (String topic : roles.keySet()) {
+                channels.stream().filter(c -> c.topic().equals(topic)).findFirst().ifPresent(ordered::add);
+            }
+            channels.stream().filter(c -> !roles.containsKey(c.topic())).forEach(ordered::add);
+            channels = ordered;
+        }
         for (Channel c : channels) {
             if (namesRoles()) {
                 b.role(c.topic(), role(c.topic()), roles.containsKey(c.topic()) ? "profile" : "not in profile");
