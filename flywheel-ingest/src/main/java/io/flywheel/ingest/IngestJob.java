@@ -766,6 +766,13 @@ public final class IngestJob {
             Map<String, Object> vt = new LinkedHashMap<>();
             vt.put("state", topics(stateLayout));
             vt.put("action", topics(actionLayout));
+            if (!stateLayout.leftOut().isEmpty() || !actionLayout.leftOut().isEmpty()) {
+                // streams of the role kept as streams but not in the frames' vectors (guessed roles)
+                Map<String, List<String>> out = new LinkedHashMap<>();
+                out.put("state", stateLayout.leftOut());
+                out.put("action", actionLayout.leftOut());
+                vt.put("not_in_vector", out);
+            }
             meta.put("value_topics", vt);
         }
         EpisodeRow row = new EpisodeRow(ep.episodeId(), rec.recordingId(), ep.robotId(), ep.task(), ep.scene(),

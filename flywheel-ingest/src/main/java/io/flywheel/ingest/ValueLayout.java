@@ -11,8 +11,12 @@ import java.util.Set;
 /**
  * How the frames' {@code state} (or {@code action}) vector of an episode is made of its streams: every STATE (ACTION)
  * stream with numeric values, concatenated in the declared order (the robot profile's {@code state: [a, b]}, else
- * channel-id order), each aligned to the master clock on its own. A guessed {@code tf2_msgs/TFMessage} stream is left
- * out of the vector (transforms come in bursts of varying frames); a profile that names one takes it in.
+ * channel-id order), each aligned to the master clock on its own. Where the roles were guessed (no profile names
+ * them), a {@code tf2_msgs/TFMessage} stream is left out of the vector (transforms come in bursts of varying frames),
+ * and when some of the streams are {@code JointState}s (the follower arms of a teleoperated robot) only those make up
+ * the vector, the others (a robot's own state message, an odometry) being kept as streams of their own: the streams
+ * left out are named in {@link #leftOut()} (and the episode metadata's {@code value_topics}). A profile that names a
+ * stream's role always takes it in.
  *
  * <p>Per-value names: a stream's component names as recorded ({@code JointState.name}; for other messages the field
  * paths, {@code position.x}; a {@code *MultiArray}'s {@code data[i]}). A name that two of the streams share is
@@ -27,12 +31,15 @@ import java.util.Set;
  * @param streams the streams of the vector, in order
  * @param widths per stream, its number of values
  * @param names per value, in vector order ({@code sum(widths)} of them)
+ * @param leftOut the topics of the role with values that are not part of the vector (guessed roles only)
  */
-public record ValueLayout(StreamRole role, List<StreamData> streams, List<Integer> widths, List<String> names) {
+public record ValueLayout(StreamRole role, List<StreamData> streams, List<Integer> widths, List<String> names,
+                          List<String> leftOut) {
     public ValueLayout {
         streams = List.copyOf(streams);
         widths = List.copyOf(widths);
         names = List.copyOf(names);
+        leftOut = List.copyOf(leftOut);
     }
 
     /** @return the vector's width: the sum of the streams' widths */
@@ -58,15 +65,28 @@ public record ValueLayout(StreamRole role, List<StreamData> streams, List<Intege
     public static ValueLayout of(Episode episode, RobotProfile profile, StreamRole role, String file)
             throws IngestException {
         List<StreamData> picked = new ArrayList<>();
+        List<String> leftOut = new ArrayList<>();
         for (StreamData s : episode.streams()) {
             if (s.role() != role || s.values() == null || s.size() == 0 || firstWidth(s) < 0) {
                 continue;
             }
             boolean tf = s.messageType() != null && s.messageType().endsWith("TFMessage");
-            if (tf && !(profile != null && "profile".equals(profile.reasons().get(s.topic())))) {
+            if (tf && !declared(profile, s)) {
+                leftOut.add(s.topic());
                 continue;
             }
             picked.add(s);
+        }
+        if (picked.stream().anyMatch(ValueLayout::isJointState)) {
+            List<StreamData> kept = new ArrayList<>();
+            for (StreamData s : picked) {
+                if (isJointState(s) || declared(profile, s)) {
+                    kept.add(s);
+                } else {
+                    leftOut.add(s.topic());
+                }
+            }
+            picked = kept;
         }
         if (profile != null) {
             List<String> order = new ArrayList<>(profile.roles().keySet());
@@ -88,7 +108,17 @@ public record ValueLayout(StreamRole role, List<StreamData> streams, List<Intege
             List<String> n = s.names().size() == w ? s.names() : indexNames(s, w);
             raw.add(n);
         }
-        return new ValueLayout(role, picked, widths, prefixClashes(picked, raw));
+        return new ValueLayout(role, picked, widths, prefixClashes(picked, raw), leftOut);
+    }
+
+    /** @return whether the robot profile named the stream's role (not a guess) */
+    private static boolean declared(RobotProfile profile, StreamData s) {
+        return profile != null && "profile".equals(profile.reasons().get(s.topic()));
+    }
+
+    private static boolean isJointState(StreamData s) {
+        return s.messageType() != null && s.messageType().endsWith("JointState")
+                && !s.messageType().endsWith("MultiDOFJointState");
     }
 
     private static int rank(List<String> order, String topic) {
@@ -105,9 +135,12 @@ public record ValueLayout(StreamRole role, List<StreamData> streams, List<Intege
         return -1;
     }
 
-    /** Names of a stream without component names: the field path of its values ({@code data[i]}), else {@code [i]}. */
+    /**
+     * Names of a stream without component names: the field path of its values ({@code data[i]}), else the topic's
+     * last segment indexed ({@code state[i]} of RLDS {@code steps/observation/state}).
+     */
     private static List<String> indexNames(StreamData s, int w) {
-        String base = Values.shortType(s.messageType()).endsWith("MultiArray") ? "data" : "";
+        String base = Values.shortType(s.messageType()).endsWith("MultiArray") ? "data" : basename(s.topic());
         List<String> out = new ArrayList<>(w);
         for (int i = 0; i < w; i++) {
             out.add(base + "[" + i + "]");

@@ -29,8 +29,10 @@ import io.flywheel.rows.RowSink;
  * {@code sensor_msgs/msg/JointState}), two follower arms of 7 joints each and one leader arm. Ground truth: message
  * {@code k} of {@code /left_follow} holds joint {@code j} (0-based) at {@code (j + 1) / 10 + k / 100}, of
  * {@code /right_follow} the same negated, {@code /right_follow} 1 ms before {@code /left_follow} (the master), so
- * that as-of pairs message k with message k. The frames hold 14 values in the declared order with 14 names, the two
- * arms' shared joint names prefixed by topic.
+ * that as-of pairs message k with message k; a {@code /robot_state} of a type named {@code *State} (guessed state)
+ * holds {@code [k, 2k]}. The frames hold 14 values in the declared order with 14 names, the two arms' shared joint
+ * names prefixed by topic; without a profile the JointStates alone make the vector and {@code /robot_state} is named
+ * as left out.
  */
 class MultiTopicStateTest {
     private static final long T0 = 1_700_000_000_000_000_000L;
@@ -48,11 +50,15 @@ class MultiTopicStateTest {
             int lf = w.registerChannel("/left_follow", "json", js, Map.of());
             int rf = w.registerChannel("/right_follow", "json", js, Map.of());
             int ll = w.registerChannel("/left_lead", "json", js, Map.of());
+            int fs = w.registerSchema("franka_msgs/msg/FrankaState", "jsonschema", "{}".getBytes(StandardCharsets.UTF_8));
+            int rs = w.registerChannel("/robot_state", "json", fs, Map.of());
             for (int k = 0; k < N; k++) {
                 long t = T0 + k * 100_000_000L;
                 w.writeMessage(rf, k, t - 1_000_000, t - 1_000_000, joints(t - 1_000_000, k, -1, k == badAt ? 6 : 7));
                 w.writeMessage(lf, k, t, t, joints(t, k, 1, 7));
                 w.writeMessage(ll, k, t + 2_000_000, t + 2_000_000, joints(t + 2_000_000, k, 2, 7));
+                w.writeMessage(rs, k, t + 3_000_000, t + 3_000_000, ("{\"q\":[" + k + "," + (2 * k) + "]}")
+                        .getBytes(StandardCharsets.UTF_8));
             }
         }
         return file;
@@ -141,7 +147,9 @@ class MultiTopicStateTest {
         IngestJob.Result r = ingest(sink, file, null);
         assertTrue(r.failed().isEmpty(), r.failed().toString());
         EpisodeRow ep = sink.rows.get(0).episodes().get(0);
-        assertEquals(PREFIXED, ep.stateNames(), "channel order: left, then right");
+        assertEquals(PREFIXED, ep.stateNames(), "channel order: left, then right; the guessed *State type is not in");
+        assertTrue(ep.metadataJson().contains("\"not_in_vector\":{\"state\":[\"/robot_state\"],\"action\":[]}"),
+                ep.metadataJson());
         FrameRow f3 = sink.rows.get(0).frames().get(3);
         assertEquals(14, f3.state().length);
         assertEquals(left(3, 6), f3.state()[6], 1e-12);
