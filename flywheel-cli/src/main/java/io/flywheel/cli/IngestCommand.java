@@ -128,6 +128,10 @@ final class IngestCommand implements Callable<Integer> {
             if (!grip.isEmpty()) {
                 out.println(grip);
             }
+            if (!r.videosNotTaken().isEmpty()) {
+                out.println(r.videosNotTaken().size() + " video(s) not taken (no recording NAME of theirs: sidecars are"
+                        + " NAME.<camera>.mp4 or NAME/<camera>.mp4): " + String.join(", ", r.videosNotTaken()));
+            }
             out.printf(Locale.ROOT, "ingested %d recording(s): %d episode(s), %d frame(s); %d skipped as already"
                             + " in the lake; %d failed; %.1f s%n", r.recordings().size() - r.skipped(), r.episodes(),
                     r.frames(), r.skipped(), r.failed().size(), secs);

@@ -237,14 +237,70 @@ public final class IngestJob {
      * @param skipped recordings already in the lake (also those a concurrent writer committed first)
      * @param failed inputs that could not be read
      * @param commits the lake commit of each recording written, in order
+     * @param videosNotTaken MP4 files in the folders read that no recording takes as a sidecar video
+     *     ({@link Sidecars}: {@code NAME.<camera>.mp4} or {@code NAME/<camera>.mp4} beside a recording {@code NAME}),
+     *     absolute paths, sorted: said, not ignored silently
      */
     public record Result(List<RecordingResult> recordings, long episodes, long frames, long skipped,
-                         List<Failure> failed, List<Long> commits) {
+                         List<Failure> failed, List<Long> commits, List<String> videosNotTaken) {
         public Result {
             recordings = List.copyOf(recordings);
             failed = List.copyOf(failed);
             commits = List.copyOf(commits);
+            videosNotTaken = List.copyOf(videosNotTaken);
         }
+    }
+
+    /**
+     * The MP4 files of the inputs' folders (an input folder and the folders under it, the folder of an input file)
+     * that no recording takes as a sidecar; the folders of rosbag2 and LeRobot recordings are theirs and not looked in.
+     */
+    static List<String> videosNotTaken(List<Path> inputs, List<Sources.Source> sources) {
+        java.util.Set<Path> claimed = new java.util.HashSet<>();
+        java.util.Set<Path> owned = new java.util.HashSet<>(); // folders that are a recording
+        for (Sources.Source src : sources) {
+            if (src.root() != null && Files.isDirectory(src.root())) {
+                owned.add(src.root().toAbsolutePath().normalize());
+            }
+            try {
+                for (Sidecars.Sidecar sc : Sidecars.find(src)) {
+                    claimed.add(sc.video().toAbsolutePath().normalize());
+                }
+            } catch (IOException | RuntimeException e) {
+                // the recording's read reports it
+            }
+        }
+        java.util.Set<Path> folders = new java.util.TreeSet<>();
+        for (Path in : inputs) {
+            Path a = in.toAbsolutePath().normalize();
+            if (Files.isDirectory(a)) {
+                try (java.util.stream.Stream<Path> w = Files.walk(a)) {
+                    w.filter(Files::isDirectory).forEach(folders::add);
+                } catch (IOException | RuntimeException e) {
+                    // an unreadable folder is reported by discovery
+                }
+            } else if (a.getParent() != null) {
+                folders.add(a.getParent());
+            }
+        }
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        for (Path f : folders) {
+            boolean inRecording = false;
+            for (Path o : owned) {
+                inRecording |= f.startsWith(o);
+            }
+            if (inRecording) {
+                continue;
+            }
+            try (java.util.stream.Stream<Path> l = Files.list(f)) {
+                l.filter(p -> p.getFileName().toString().endsWith(".mp4") && Files.isRegularFile(p))
+                        .map(p -> p.toAbsolutePath().normalize()).filter(p -> !claimed.contains(p))
+                        .forEach(p -> out.add(p.toString()));
+            } catch (IOException | RuntimeException e) {
+                // as above
+            }
+        }
+        return List.copyOf(out);
     }
 
     private IngestJob() {}
@@ -293,6 +349,11 @@ public final class IngestJob {
                 failed.add(new Failure(in.toString(), "no recordings found in " + in,
                         io.flywheel.error.ErrorKind.BAD_INPUT.id(), false));
             }
+        }
+        List<String> notTaken = videosNotTaken(inputs, sources);
+        for (String v : notTaken) {
+            progress.accept("note: video " + v + " is no sidecar of a recording read (expected NAME.<camera>.mp4 or"
+                    + " NAME/<camera>.mp4 beside NAME.mcap / NAME.bag / a rosbag2 folder NAME): not taken");
         }
         List<RecordingResult> results = new ArrayList<>();
         java.util.Set<String> streamTopics = new java.util.TreeSet<>(); // of the recordings read and not skipped
@@ -404,7 +465,7 @@ public final class IngestJob {
             checkPolicyTopics(align, streamTopics);
             commit(sink, pending, results, totals, progress);
         }
-        return new Result(results, totals.episodes, totals.frames, totals.skipped, failed, totals.commits);
+        return new Result(results, totals.episodes, totals.frames, totals.skipped, failed, totals.commits, notTaken);
     }
 
     /** Counts of the run's commits. */
