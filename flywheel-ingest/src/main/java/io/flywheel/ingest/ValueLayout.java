@@ -25,7 +25,7 @@ import java.util.Set;
  *
  * <p>Shapes: a stream's width is that of its first message with a value; a message of another width is an
  * {@link IngestException} naming the topic, the episode, the message index and the width expected. Episodes of one
- * recording must agree ({@link #checkSameAs}).
+ * recording must agree: the same topics, each of the same width ({@link #checkSameAs}).
  *
  * @param role {@link StreamRole#STATE} or {@link StreamRole#ACTION}
  * @param streams the streams of the vector, in order
@@ -190,6 +190,14 @@ public record ValueLayout(StreamRole role, List<StreamData> streams, List<Intege
      * @throws IngestException naming the topic, the episode and the width expected, when a topic's width differs
      */
     public void checkSameAs(ValueLayout other, String episodeId, String file) throws IngestException {
+        List<String> mine = streams.stream().map(StreamData::topic).toList();
+        List<String> theirs = other.streams.stream().map(StreamData::topic).toList();
+        if (!mine.equals(theirs) && !mine.isEmpty() && !theirs.isEmpty()) { // an episode without any: null vectors
+            throw new IngestException(file, -1, role.name().toLowerCase(java.util.Locale.ROOT) + " of episode "
+                    + episodeId + " is made of " + (theirs.isEmpty() ? "no topic" : String.join(", ", theirs))
+                    + ", expected " + (mine.isEmpty() ? "no topic" : String.join(", ", mine)) + " (as in the recording's"
+                    + " first episode): its vectors would not line up");
+        }
         for (int k = 0; k < other.streams.size(); k++) {
             String topic = other.streams.get(k).topic();
             for (int j = 0; j < streams.size(); j++) {

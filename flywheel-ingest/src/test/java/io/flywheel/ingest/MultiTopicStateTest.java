@@ -182,6 +182,30 @@ class MultiTopicStateTest {
                 ValueLayout.prefixClashes(List.of(a, b), List.of(a.names(), b.names())));
     }
 
+    @Test
+    void episodesOfOneRecordingMustAgreeOnTopicsAndWidths() throws IOException {
+        StreamData l7 = stream("/left_follow", List.of("a", "b", "c", "d", "e", "f", "g"));
+        StreamData l6 = stream("/left_follow", List.of("a", "b", "c", "d", "e", "f"));
+        StreamData r7 = stream("/right_follow", List.of("a", "b", "c", "d", "e", "f", "g"));
+        ValueLayout first = ValueLayout.of(episode(l7, r7), null, StreamRole.STATE, "rec.tfrecord");
+        assertEquals(14, first.width());
+        first.checkSameAs(ValueLayout.of(episode(l7, r7), null, StreamRole.STATE, null), "e01", "rec.tfrecord");
+        IngestException w = org.junit.jupiter.api.Assertions.assertThrows(IngestException.class, () -> first.checkSameAs(
+                ValueLayout.of(episode(l6, r7), null, StreamRole.STATE, null), "e01", "rec.tfrecord"));
+        assertEquals("rec.tfrecord: state topic /left_follow of episode e01 has 6 values per message, expected 7 (its"
+                + " width in the recording's first episode)", w.getMessage());
+        IngestException t = org.junit.jupiter.api.Assertions.assertThrows(IngestException.class, () -> first.checkSameAs(
+                ValueLayout.of(episode(l7), null, StreamRole.STATE, null), "e02", "rec.tfrecord"));
+        assertTrue(t.getMessage().contains("state of episode e02 is made of /left_follow, expected /left_follow,"
+                + " /right_follow"), t.getMessage());
+        // an episode with no state stream at all has null vectors, no mixed ones: no error
+        first.checkSameAs(ValueLayout.of(episode(), null, StreamRole.STATE, null), "e03", "rec.tfrecord");
+    }
+
+    private static Episode episode(StreamData... streams) {
+        return new Episode("e", 0, "", "unknown", "", "", "", Map.of(), "", List.of(streams), List.of());
+    }
+
     private static StreamData stream(String topic, List<String> names) {
         long[] t = {T0};
         return new StreamData(topic, 1, StreamRole.STATE, "sensor_msgs/msg/JointState", t, t, t,
