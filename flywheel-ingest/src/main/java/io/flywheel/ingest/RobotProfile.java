@@ -36,6 +36,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * master: /camera0/image/compressed      # master clock topic
  * cameras: [/camera0/image/compressed, /camera1/image/compressed]
  * state: /robot/eef_state                # a topic or a list of topics; also action, gripper, task, outcome
+ *                                        # (state: [/left_follow, /right_follow]: the frames' state vector holds
+ *                                        # both, in this order: io.flywheel.ingest.ValueLayout)
  * action: /robot/action
  * task: /task
  * roles:                                 # any topic -> role (camera, state, action, gripper, task, outcome, other)
