@@ -75,6 +75,17 @@ class MultiTopicStateCliTest {
         assertEquals(0, CliRun.of("init", lake).exitCode());
         CliRun ingest = CliRun.of("ingest", lake, mcap.toString(), "--profile", profile.toString(), "--json");
         assertEquals(0, ingest.exitCode(), ingest.err());
+        JsonNode vectors = JSON.readTree(ingest.out()).get("recordings").get(0).get("vectors");
+        assertEquals("{\"/left_follow\":7,\"/right_follow\":7}", vectors.get("state").toString());
+        // the text summary's line, from the same result
+        Map<String, Integer> both = new java.util.LinkedHashMap<>();
+        both.put("/left_follow", 7);
+        both.put("/right_follow", 7);
+        io.flywheel.ingest.IngestJob.RecordingResult rr = new io.flywheel.ingest.IngestJob.RecordingResult("r", "MCAP",
+                List.of(), false, 1, N, null, List.of(), Map.of(), Map.of(), Map.of("state", both,
+                        "action", Map.of("/left_lead", 7)));
+        assertEquals(List.of("state vector: /left_follow (7) + /right_follow (7) = 14 values, 1 recording(s)"),
+                IngestCommand.vectorLines(List.of(rr)), "one line per vector of several topics");
 
         List<String> names = new ArrayList<>();
         for (String arm : List.of("left_follow", "right_follow")) {

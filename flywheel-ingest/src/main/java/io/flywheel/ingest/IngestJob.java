@@ -161,13 +161,25 @@ public final class IngestJob {
      * @param qualityStatus quality status -> episode count
      * @param gripperJoints episode id -> the state joint that gave its frames' gripper value, as {@code topic:joint},
      *     for the episodes without a gripper topic that have one ({@link GripperJoint}); empty otherwise
+     * @param vectors {@code state} and {@code action}: the topics that make the frames' vector and their widths, in
+     *     vector order ({@link ValueLayout}; the same in every episode of the recording); empty when skipped
      */
     public record RecordingResult(String recordingId, String format, List<String> files, boolean skipped,
                                   int episodes, long frames, ProfileSummary profile, List<TimestampIssue> timestampIssues,
-                                  Map<String, Integer> qualityStatus, Map<String, String> gripperJoints) {
+                                  Map<String, Integer> qualityStatus, Map<String, String> gripperJoints,
+                                  Map<String, Map<String, Integer>> vectors) {
         public RecordingResult {
             gripperJoints = gripperJoints == null ? Map.of()
                     : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(gripperJoints));
+            vectors = vectors == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(vectors));
+        }
+
+        /** A result without vector layouts. */
+        public RecordingResult(String recordingId, String format, List<String> files, boolean skipped, int episodes,
+                               long frames, ProfileSummary profile, List<TimestampIssue> timestampIssues,
+                               Map<String, Integer> qualityStatus, Map<String, String> gripperJoints) {
+            this(recordingId, format, files, skipped, episodes, frames, profile, timestampIssues, qualityStatus,
+                    gripperJoints, Map.of());
         }
 
         /** A result without gripper joints. */
@@ -448,9 +460,14 @@ public final class IngestJob {
                 rawFiles.add(new RawFileRow(f.uri(), f.bytes(), f.sha256(), kind,
                         rec.recordingId(), rec.robotId(), startNs, json(topics), "ingested", now));
             }
+            Map<String, Map<String, Integer>> vectors = new LinkedHashMap<>();
+            for (EpisodeOut o : outs) { // the first episode that has the role (the others agree: checkSameAs)
+                if (!vectors.containsKey("state") && !o.state().isEmpty()) vectors.put("state", topics(o.state()));
+                if (!vectors.containsKey("action") && !o.action().isEmpty()) vectors.put("action", topics(o.action()));
+            }
             results.add(new RecordingResult(rec.recordingId(), rec.format().name(), uris(rec), false,
                     rec.episodes().size(), recFrames, rec.profile() == null ? null : ProfileSummary.of(rec.profile()),
-                    List.copyOf(issues), status, gripperJoints));
+                    List.copyOf(issues), status, gripperJoints, vectors));
             String summary = String.format("%d episode(s), %d frame(s) %s", rec.episodes().size(), recFrames, status);
             pending.add(new Pending(new RecordingRows(rec.recordingId(), rawFiles, episodes, frames),
                     results.size() - 1, recFrames, counter, name, summary));
