@@ -134,9 +134,16 @@ final class IngestCommand implements Callable<Integer> {
             for (String line : timestampLines(r.recordings())) {
                 out.println(line);
             }
+            for (String line : vectorLines(r.recordings())) {
+                out.println(line);
+            }
             String grip = gripperLine(r.recordings());
             if (!grip.isEmpty()) {
                 out.println(grip);
+            }
+            if (!r.videosNotTaken().isEmpty()) {
+                out.println(r.videosNotTaken().size() + " video(s) not taken (no recording NAME of theirs: sidecars are"
+                        + " NAME.<camera>.mp4 or NAME/<camera>.mp4): " + String.join(", ", r.videosNotTaken()));
             }
             out.printf(Locale.ROOT, "ingested %d recording(s): %d episode(s), %d frame(s); %d skipped as already"
                             + " in the lake; %d failed; %.1f s%n", r.recordings().size() - r.skipped(), r.episodes(),
@@ -198,6 +205,32 @@ final class IngestCommand implements Callable<Integer> {
      *     ({@code topic:joint}) and its episode count, e.g.
      *     {@code "gripper: no gripper topic; state joint /joint_states:left_gripper in 4 episode(s), ..."}
      */
+    /**
+     * @return one line per state / action vector made of several topics, with the recordings that have it:
+     *     {@code state vector: /left_follow (7) + /right_follow (7) = 14 values, 3 recording(s)}
+     */
+    static List<String> vectorLines(List<IngestJob.RecordingResult> recordings) {
+        Map<String, Integer> count = new java.util.LinkedHashMap<>();
+        for (IngestJob.RecordingResult rr : recordings) {
+            rr.vectors().forEach((role, topics) -> {
+                if (topics.size() > 1) {
+                    StringBuilder b = new StringBuilder(role).append(" vector: ");
+                    int sum = 0;
+                    String sep = "";
+                    for (Map.Entry<String, Integer> e : topics.entrySet()) {
+                        b.append(sep).append(e.getKey()).append(" (").append(e.getValue()).append(')');
+                        sum += e.getValue();
+                        sep = " + ";
+                    }
+                    count.merge(b.append(" = ").append(sum).append(" values").toString(), 1, Integer::sum);
+                }
+            });
+        }
+        List<String> out = new ArrayList<>();
+        count.forEach((line, n) -> out.add(line + ", " + n + " recording(s)"));
+        return out;
+    }
+
     static String gripperLine(List<IngestJob.RecordingResult> recordings) {
         Map<String, Integer> byJoint = new TreeMap<>();
         for (IngestJob.RecordingResult rr : recordings) {

@@ -90,6 +90,7 @@ final class LoadCommand implements Callable<Integer> {
                 return 0;
             }
             Sample first = loader.get(0).get(0);
+            firstNames = loader.valueNames(first.episodeId());
             long n = batches == 0 ? loader.batchesPerEpoch() : Math.min(batches, loader.batchesPerEpoch());
             List<Double> latencyMs = new ArrayList<>();
             long samples = 0;
@@ -125,6 +126,7 @@ final class LoadCommand implements Callable<Integer> {
     }
 
     private TrainsetCache cacheRef;
+    private io.flywheel.curate.trainset.ValueNames firstNames = io.flywheel.curate.trainset.ValueNames.NONE;
 
     private void print(Map<String, Object> out, Sample first) {
         if (cacheRef != null) {
@@ -141,6 +143,8 @@ final class LoadCommand implements Callable<Integer> {
             f.put("timestamp_ns", first.timestampNs());
             f.put("state", first.state());
             f.put("action", first.action());
+            f.put("state_names", firstNames.state());
+            f.put("action_names", firstNames.action());
             f.put("images", first.images().stream().map(c -> Map.of("topic", c.topic(), "source", c.source(),
                     "format", c.format(), "bytes", c.bytes().length)).toList());
             out.put("first_sample", f);
@@ -155,6 +159,11 @@ final class LoadCommand implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "sample 0: %s frame %d, state %s, action %s, %d image(s)%n", first.episodeId(),
                     first.frameIndex(), Arrays.toString(first.state()), Arrays.toString(first.action()),
                     first.images().size());
+            if (!firstNames.state().isEmpty() || !firstNames.action().isEmpty()) {
+                System.out.printf(Locale.ROOT, "  state names: %s%n  action names: %s%n",
+                        firstNames.state().isEmpty() ? "(unknown)" : String.join(", ", firstNames.state()),
+                        firstNames.action().isEmpty() ? "(unknown)" : String.join(", ", firstNames.action()));
+            }
             System.out.printf(Locale.ROOT, "read %d shuffled batches: %.0f samples/s, %.1f MB/s of images, batch wait"
                             + " p50 %.2f ms, p99 %.2f ms%n", out.get("batches_timed"), out.get("samples_per_s"),
                     out.get("image_mb_per_s"), out.get("batch_wait_p50_ms"), out.get("batch_wait_p99_ms"));

@@ -21,7 +21,10 @@ import io.flywheel.testkit.SharedData;
  * BridgeData episodes (50 frames, 3 cameras): the second export has the same episodes, frame counts, tasks and
  * {@code observation.state} / {@code action} values as the first (the import copies the float32 values; the second
  * export's images are decoded by enrich from the first export's MP4 samples the import located, without a decode
- * error).
+ * error). The value names go both ways: the first export's info.json names the state values with the recording's
+ * JointState names ({@code x y z roll pitch yaw gripper}) and the action values with their field paths
+ * ({@code data[0..6]} of a Float32MultiArray), the import reads them back into the episodes' names, and the second
+ * export names them the same.
  */
 class LeRobotRoundTripCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -58,6 +61,14 @@ class LeRobotRoundTripCliTest {
         assertEquals(0, e2.exitCode(), e2.err());
         JsonNode j1 = JSON.readTree(e1.out());
         JsonNode j2 = JSON.readTree(e2.out());
+        JsonNode f1 = JSON.readTree(first.resolve("meta/info.json").toFile()).get("features");
+        JsonNode f2 = JSON.readTree(second.resolve("meta/info.json").toFile()).get("features");
+        assertEquals("[\"x\",\"y\",\"z\",\"roll\",\"pitch\",\"yaw\",\"gripper\"]",
+                f1.get("observation.state").get("names").toString());
+        assertEquals("[\"data[0]\",\"data[1]\",\"data[2]\",\"data[3]\",\"data[4]\",\"data[5]\",\"data[6]\"]",
+                f1.get("action").get("names").toString());
+        assertEquals(f1.get("observation.state").get("names"), f2.get("observation.state").get("names"));
+        assertEquals(f1.get("action").get("names"), f2.get("action").get("names"));
         assertEquals(j1.get("episodes"), j2.get("episodes"));
         assertEquals(j1.get("frames"), j2.get("frames"));
         assertEquals(j1.get("cameras").size(), j2.get("cameras").size());

@@ -85,10 +85,14 @@ class SidecarVideoCliTest {
     void sidecarBecomesACameraAlignedToTheMaster() throws IOException {
         Path lake = tmp.resolve("lake");
         assertEquals(0, CliRun.of("init", lake.toString()).exitCode());
+        // a video beside the recording that is no sidecar of it (no recording front_cam): said, not taken
+        Path stray = Files.copy(mp4, tmp.resolve("front_cam.mp4"));
         CliRun r = CliRun.of("ingest", lake.toString(), mcap.toString(), "--json");
         assertEquals(0, r.exitCode(), r.err());
         JsonNode sum = JSON.readTree(r.out());
         assertEquals(10, sum.get("frames").asLong(), r.out());
+        assertEquals("[\"" + stray.toAbsolutePath().normalize() + "\"]", sum.get("videos_not_taken").toString(), r.out());
+        Files.delete(stray);
         try (io.flywheel.lake.Lake l = io.flywheel.lake.Lake.open(lake);
              io.flywheel.lake.LakeTable t = l.table("frames")) {
             List<io.flywheel.rows.FrameRow> rows = new java.util.ArrayList<>(t.frames(io.flywheel.lake.ScanRequest.all()));

@@ -230,9 +230,19 @@ final class Pages {
         }
         b.append("<tr><th>enrichment</th><td id=\"enrichment\">").append(Boolean.TRUE.equals(e.get("enriched"))
                 ? "enriched" : "not enriched yet").append("</td></tr>");
+        for (String k : List.of(TableSchemas.STATE_NAMES, TableSchemas.ACTION_NAMES)) {
+            // the names of the state / action values, in vector order (the plots' legend)
+            if (e.get(k) instanceof List<?> names && !names.isEmpty()) {
+                b.append("<tr><th>").append(esc(k)).append("</th><td class=\"f-").append(esc(k)).append("\">")
+                        .append(names.size()).append(": ").append(esc(String.join(", ", names.stream()
+                                .map(String::valueOf).toList()))).append("</td></tr>");
+            }
+        }
         b.append("</table>\n");
         b.append("<section><h2>Frames</h2><div id=\"viewer\" data-frames=\"").append(esc(e.get("frame_count")))
-                .append("\" data-cameras=\"").append(esc(json(e.get("cameras")))).append("\">"
+                .append("\" data-cameras=\"").append(esc(json(e.get("cameras"))))
+                .append("\" data-state-names=\"").append(esc(json(e.get(TableSchemas.STATE_NAMES))))
+                .append("\" data-action-names=\"").append(esc(json(e.get(TableSchemas.ACTION_NAMES)))).append("\">"
                 + "<div class=\"camera-picker\" id=\"camera-picker\"></div>"
                 + "<div class=\"frame-view\"><img id=\"frame-image\" alt=\"frame\"><div id=\"frame-label\"></div></div>"
                 + "<input type=\"range\" id=\"scrubber\" min=\"0\" value=\"0\">"

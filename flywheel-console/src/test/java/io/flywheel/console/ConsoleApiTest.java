@@ -233,6 +233,11 @@ class ConsoleApiTest {
         f.get("frames").forEach(x -> idx.add(x.get("frame_index").asInt()));
         assertEquals(List.of(2, 3, 4, 5), idx);
         assertEquals(7, f.get("frames").get(0).get("state").size()); // BridgeData: 7-d end-effector state
+        // the names of those values, as the recording's JointState names them
+        assertEquals("[\"x\",\"y\",\"z\",\"roll\",\"pitch\",\"yaw\",\"gripper\"]", e.get("state_names").toString());
+        assertEquals(7, e.get("action_names").size());
+        String page = get("/episodes/" + id).text();
+        assertTrue(page.contains("<td class=\"f-state_names\">7: x, y, z, roll, pitch, yaw, gripper</td>"), page);
 
         Reply img = get("/api/episodes/" + id + "/frames/3/image?camera=1");
         assertEquals(200, img.status());

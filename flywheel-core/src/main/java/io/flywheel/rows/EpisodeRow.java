@@ -33,15 +33,32 @@ import java.util.TreeMap;
  * @param enrichedAtNs when enrich committed the episode's image metrics and labels, ns since epoch; null = not
  *     enriched
  * @param enrichmentJson JSON object: enrich settings and counts, nullable
+ * @param stateNames one name per value of the frames' {@code state} vectors, in vector order (joint names, field
+ *     paths, prefixed by topic where two topics share one: {@code left_follow.joint_1}); null when unknown (an
+ *     episode ingested before names were stored, or one without state)
+ * @param actionNames the same for {@code action}; null when unknown
  */
 public record EpisodeRow(String episodeId, String recordingId, String robotId, String task, String scene,
         String operator, String outcome, Long startNs, Long endNs, Long durationNs, String masterTopic,
         Long frameCount, String qualityStatus, List<String> qualityFlags, String qualityMetricsJson,
-        String metadataJson, Map<String, EpisodeEmbedding> embeddings, Long enrichedAtNs, String enrichmentJson) {
+        String metadataJson, Map<String, EpisodeEmbedding> embeddings, Long enrichedAtNs, String enrichmentJson,
+        List<String> stateNames, List<String> actionNames) {
     public EpisodeRow {
         Objects.requireNonNull(episodeId, "episodeId");
         qualityFlags = qualityFlags == null ? null : List.copyOf(qualityFlags);
         embeddings = embeddings == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(embeddings));
+        stateNames = stateNames == null ? null : List.copyOf(stateNames);
+        actionNames = actionNames == null ? null : List.copyOf(actionNames);
+    }
+
+    /** An episode without value names (see the canonical constructor). */
+    public EpisodeRow(String episodeId, String recordingId, String robotId, String task, String scene,
+            String operator, String outcome, Long startNs, Long endNs, Long durationNs, String masterTopic,
+            Long frameCount, String qualityStatus, List<String> qualityFlags, String qualityMetricsJson,
+            String metadataJson, Map<String, EpisodeEmbedding> embeddings, Long enrichedAtNs, String enrichmentJson) {
+        this(episodeId, recordingId, robotId, task, scene, operator, outcome, startNs, endNs, durationNs, masterTopic,
+                frameCount, qualityStatus, qualityFlags, qualityMetricsJson, metadataJson, embeddings, enrichedAtNs,
+                enrichmentJson, null, null);
     }
 
     /** An episode before enrichment. */
@@ -50,21 +67,22 @@ public record EpisodeRow(String episodeId, String recordingId, String robotId, S
             Long frameCount, String qualityStatus, List<String> qualityFlags, String qualityMetricsJson,
             String metadataJson) {
         this(episodeId, recordingId, robotId, task, scene, operator, outcome, startNs, endNs, durationNs, masterTopic,
-                frameCount, qualityStatus, qualityFlags, qualityMetricsJson, metadataJson, Map.of(), null, null);
+                frameCount, qualityStatus, qualityFlags, qualityMetricsJson, metadataJson, Map.of(), null, null, null,
+                null);
     }
 
     /** @return this episode with another metadata JSON */
     public EpisodeRow withMetadataJson(String json) {
         return new EpisodeRow(episodeId, recordingId, robotId, task, scene, operator, outcome, startNs, endNs,
                 durationNs, masterTopic, frameCount, qualityStatus, qualityFlags, qualityMetricsJson, json,
-                embeddings, enrichedAtNs, enrichmentJson);
+                embeddings, enrichedAtNs, enrichmentJson, stateNames, actionNames);
     }
 
     /** @return this episode with enrich's image-metrics columns set ({@code enriched_at_ns}, {@code enrichment}) */
     public EpisodeRow withEnrichment(long enrichedAt, String json) {
         return new EpisodeRow(episodeId, recordingId, robotId, task, scene, operator, outcome, startNs, endNs,
                 durationNs, masterTopic, frameCount, qualityStatus, qualityFlags, qualityMetricsJson, metadataJson,
-                embeddings, enrichedAt, json);
+                embeddings, enrichedAt, json, stateNames, actionNames);
     }
 
     /**
@@ -78,7 +96,7 @@ public record EpisodeRow(String episodeId, String recordingId, String robotId, S
         m.put(Objects.requireNonNull(model, "model"), new EpisodeEmbedding(vector, embeddedAt));
         return new EpisodeRow(episodeId, recordingId, robotId, task, scene, operator, outcome, startNs, endNs,
                 durationNs, masterTopic, frameCount, qualityStatus, qualityFlags, qualityMetricsJson, metadataJson,
-                m, enrichedAtNs, enrichmentJson);
+                m, enrichedAtNs, enrichmentJson, stateNames, actionNames);
     }
 
     /** @return the model's episode vector (float32[D], L2-normalised), or null when it has none */

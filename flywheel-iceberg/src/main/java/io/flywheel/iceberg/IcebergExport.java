@@ -75,7 +75,10 @@ import io.flywheel.rows.TrainsetSampleRow;
  * (list&lt;float64&gt;, nullable), gripper (float64), images (list of struct topic, raw_uri, offset, length, format,
  * width, height: where the encoded image lies in the raw file; image bytes are not copied), gripper_state, phase,
  * flags (list&lt;string&gt;). {@code episodes}: trainset_tag, episode_index, episode_id, robot_id, task, scene,
- * object, outcome, in_base, mined_by (list of struct query_episode_id, distance, rank), first_sample, sample_count.
+ * object, outcome, in_base, mined_by (list of struct query_episode_id, distance, rank), first_sample, sample_count,
+ * state_names and action_names (list&lt;string&gt;: one name per value of the episode's samples' state / action, in
+ * vector order, e.g. {@code left_follow.joint_1}; null when the lake does not know them). A table created by an export
+ * before the names columns gets them added (Iceberg schema evolution; its older snapshots keep their schema).
  */
 public final class IcebergExport {
     /** Snapshot summary keys naming what a snapshot holds. */
@@ -123,7 +126,11 @@ public final class IcebergExport {
                     Types.NestedField.required(31, "distance", Types.DoubleType.get()),
                     Types.NestedField.required(32, "rank", Types.IntegerType.get())))),
             Types.NestedField.required(11, "first_sample", Types.LongType.get()),
-            Types.NestedField.required(12, "sample_count", Types.LongType.get()));
+            Types.NestedField.required(12, "sample_count", Types.LongType.get()),
+            Types.NestedField.optional(13, "state_names", Types.ListType.ofOptional(40, Types.StringType.get()),
+                    "one name per value of the samples' state, in vector order"),
+            Types.NestedField.optional(14, "action_names", Types.ListType.ofOptional(41, Types.StringType.get()),
+                    "one name per value of the samples' action, in vector order"));
 
     private IcebergExport() {
     }
@@ -222,7 +229,15 @@ public final class IcebergExport {
             // episodes first: a samples table with the tag means the set is complete
             TableResult episodes = exportTable(catalog, TableIdentifier.of(ns, "episodes"), EPISODES, tag, origin,
                     set.episodesVersion(), set.episodeCount(), progress,
-                    (schema, sink) -> forEachEpisode(lake, set, r -> sink.accept(episodeRecord(schema, tag, r))));
+                    (schema, sink) -> {
+                        List<TrainsetEpisodeRow> rows = new ArrayList<>();
+                        forEachEpisode(lake, set, rows::add);
+                        Map<String, io.flywheel.curate.trainset.ValueNames> names = Trainsets.valueNames(lake,
+                                rows.stream().map(TrainsetEpisodeRow::episodeId).toList());
+                        for (TrainsetEpisodeRow r : rows) {
+                            sink.accept(episodeRecord(schema, tag, r, names.get(r.episodeId())));
+                        }
+                    });
             TableResult samples = exportTable(catalog, TableIdentifier.of(ns, "samples"), SAMPLES, tag, origin,
                     set.samplesVersion(), set.sampleCount(), progress,
                     (schema, sink) -> forEachSample(lake, set, r -> sink.accept(sampleRecord(schema, tag, r))));
@@ -258,7 +273,12 @@ public final class IcebergExport {
                                            RowSource rows) throws IOException {
         Table table;
         if (catalog.tableExists(id)) {
-            table = catalog.loadTable(id);
+            Table loaded = catalog.loadTable(id);
+            if (schema.columns().stream().anyMatch(c -> loaded.schema().findField(c.name()) == null)) {
+                loaded.updateSchema().unionByNameWith(schema).commit(); // columns added since the table was made
+                loaded.refresh();
+            }
+            table = loaded;
         } else {
             try {
                 table = catalog.createTable(id, schema, PartitionSpec.unpartitioned(),
@@ -404,8 +424,13 @@ public final class IcebergExport {
         return r;
     }
 
-    static Record episodeRecord(Schema schema, String tag, TrainsetEpisodeRow e) {
+    static Record episodeRecord(Schema schema, String tag, TrainsetEpisodeRow e,
+                                io.flywheel.curate.trainset.ValueNames names) {
         Record r = GenericRecord.create(schema);
+        if (names != null && schema.findField("state_names") != null) {
+            r.setField("state_names", names.state().isEmpty() ? null : names.state());
+            r.setField("action_names", names.action().isEmpty() ? null : names.action());
+        }
         r.setField("trainset_tag", tag);
         r.setField("episode_index", e.episodeIndex());
         r.setField("episode_id", e.episodeId());

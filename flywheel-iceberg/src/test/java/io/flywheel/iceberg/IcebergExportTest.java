@@ -125,6 +125,9 @@ class IcebergExportTest {
                     for (Record e : eps) {
                         assertEquals(10L, e.getField("sample_count"), e.toString());
                         assertEquals(tag, e.getField("trainset_tag"));
+                        // the names of the state values, as the BridgeData recordings' JointState names them
+                        assertEquals(List.of("x", "y", "z", "roll", "pitch", "yaw", "gripper"),
+                                e.getField("state_names"), e.toString());
                     }
                 }
                 // the current snapshot is the set exported last; the tags keep both

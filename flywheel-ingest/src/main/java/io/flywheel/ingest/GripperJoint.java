@@ -14,7 +14,9 @@ import java.util.Optional;
  * {@code gripper_joints} ({@link RobotProfile#gripperJoints()}, any STATE stream with component names); without
  * that key, the joints of STATE {@code JointState} streams whose names contain {@code gripper} or {@code finger}
  * (case-insensitive), finger joints by name first ({@code *gripper_finger*}, {@code *finger_joint*}: {@link #nameRank})
- * so that ranges in different units (a revolute joint's radians, a finger's metres) are never compared. Among
+ * so that ranges in different units (a revolute joint's radians, a finger's metres) are never compared; when no joint
+ * is named so, the joints the recording declares ({@link #declaredJoints}: an MCAP metadata key {@code gripper_joints}
+ * or {@code end_effector_joints}), in any STATE stream with component names. Among
  * the candidates of the highest rank, the one with the largest range of motion (max - min of its position over
  * the episode's messages) is taken: on a dual-arm robot the active arm's gripper moves and the idle one stays open. Ties go to
  * the first candidate in stream (channel id) then joint order (Franka's two fingers mirror each other).
@@ -75,6 +77,54 @@ public record GripperJoint(String topic, String joint, int index, double rangeOf
             }
         }
         List<String> named = profile == null ? List.of() : profile.gripperJoints();
+        Optional<GripperJoint> g = select(episode, named);
+        if (g.isEmpty() && named.isEmpty()) {
+            List<String> declared = declaredJoints(episode.metadata());
+            if (!declared.isEmpty()) {
+                g = select(episode, declared);
+            }
+        }
+        return g;
+    }
+
+    /**
+     * The gripper joints a recording declares in its metadata: the value of a key {@code gripper_joints} or
+     * {@code end_effector_joints} of any metadata record ({@code robot.gripper_joints}), a JSON list or a comma
+     * separated list of joint names.
+     *
+     * @param metadata the episode's metadata (MCAP metadata records flattened as {@code record.key})
+     * @return the joint names, in the order given; empty when no key declares any
+     */
+    public static List<String> declaredJoints(java.util.Map<String, String> metadata) {
+        for (java.util.Map.Entry<String, String> e : new java.util.TreeMap<>(metadata).entrySet()) {
+            String k = e.getKey();
+            String leaf = k.substring(k.lastIndexOf('.') + 1);
+            if (!leaf.equals("gripper_joints") && !leaf.equals("end_effector_joints")) {
+                continue;
+            }
+            String v = e.getValue().strip();
+            if (v.startsWith("[") && v.endsWith("]")) {
+                v = v.substring(1, v.length() - 1);
+            }
+            List<String> out = new ArrayList<>();
+            for (String part : v.split(",")) {
+                String n = part.strip();
+                if (n.length() >= 2 && n.startsWith("\"") && n.endsWith("\"")) {
+                    n = n.substring(1, n.length() - 1);
+                }
+                if (!n.isEmpty()) {
+                    out.add(n);
+                }
+            }
+            if (!out.isEmpty()) {
+                return out;
+            }
+        }
+        return List.of();
+    }
+
+    /** The rule of {@link #select(Episode, RobotProfile)} with {@code named} joints (empty: the name rule). */
+    private static Optional<GripperJoint> select(Episode episode, List<String> named) {
         List<String> candidates = new ArrayList<>();
         GripperJoint best = null;
         int bestRank = -1;

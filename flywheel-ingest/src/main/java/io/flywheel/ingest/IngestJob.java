@@ -161,13 +161,25 @@ public final class IngestJob {
      * @param qualityStatus quality status -> episode count
      * @param gripperJoints episode id -> the state joint that gave its frames' gripper value, as {@code topic:joint},
      *     for the episodes without a gripper topic that have one ({@link GripperJoint}); empty otherwise
+     * @param vectors {@code state} and {@code action}: the topics that make the frames' vector and their widths, in
+     *     vector order ({@link ValueLayout}; the same in every episode of the recording); empty when skipped
      */
     public record RecordingResult(String recordingId, String format, List<String> files, boolean skipped,
                                   int episodes, long frames, ProfileSummary profile, List<TimestampIssue> timestampIssues,
-                                  Map<String, Integer> qualityStatus, Map<String, String> gripperJoints) {
+                                  Map<String, Integer> qualityStatus, Map<String, String> gripperJoints,
+                                  Map<String, Map<String, Integer>> vectors) {
         public RecordingResult {
             gripperJoints = gripperJoints == null ? Map.of()
                     : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(gripperJoints));
+            vectors = vectors == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(vectors));
+        }
+
+        /** A result without vector layouts. */
+        public RecordingResult(String recordingId, String format, List<String> files, boolean skipped, int episodes,
+                               long frames, ProfileSummary profile, List<TimestampIssue> timestampIssues,
+                               Map<String, Integer> qualityStatus, Map<String, String> gripperJoints) {
+            this(recordingId, format, files, skipped, episodes, frames, profile, timestampIssues, qualityStatus,
+                    gripperJoints, Map.of());
         }
 
         /** A result without gripper joints. */
@@ -237,14 +249,70 @@ public final class IngestJob {
      * @param skipped recordings already in the lake (also those a concurrent writer committed first)
      * @param failed inputs that could not be read
      * @param commits the lake commit of each recording written, in order
+     * @param videosNotTaken MP4 files in the folders read that no recording takes as a sidecar video
+     *     ({@link Sidecars}: {@code NAME.<camera>.mp4} or {@code NAME/<camera>.mp4} beside a recording {@code NAME}),
+     *     absolute paths, sorted: said, not ignored silently
      */
     public record Result(List<RecordingResult> recordings, long episodes, long frames, long skipped,
-                         List<Failure> failed, List<Long> commits) {
+                         List<Failure> failed, List<Long> commits, List<String> videosNotTaken) {
         public Result {
             recordings = List.copyOf(recordings);
             failed = List.copyOf(failed);
             commits = List.copyOf(commits);
+            videosNotTaken = List.copyOf(videosNotTaken);
         }
+    }
+
+    /**
+     * The MP4 files of the inputs' folders (an input folder and the folders under it, the folder of an input file)
+     * that no recording takes as a sidecar; the folders of rosbag2 and LeRobot recordings are theirs and not looked in.
+     */
+    static List<String> videosNotTaken(List<Path> inputs, List<Sources.Source> sources) {
+        java.util.Set<Path> claimed = new java.util.HashSet<>();
+        java.util.Set<Path> owned = new java.util.HashSet<>(); // folders that are a recording
+        for (Sources.Source src : sources) {
+            if (src.root() != null && Files.isDirectory(src.root())) {
+                owned.add(src.root().toAbsolutePath().normalize());
+            }
+            try {
+                for (Sidecars.Sidecar sc : Sidecars.find(src)) {
+                    claimed.add(sc.video().toAbsolutePath().normalize());
+                }
+            } catch (IOException | RuntimeException e) {
+                // the recording's read reports it
+            }
+        }
+        java.util.Set<Path> folders = new java.util.TreeSet<>();
+        for (Path in : inputs) {
+            Path a = in.toAbsolutePath().normalize();
+            if (Files.isDirectory(a)) {
+                try (java.util.stream.Stream<Path> w = Files.walk(a)) {
+                    w.filter(Files::isDirectory).forEach(folders::add);
+                } catch (IOException | RuntimeException e) {
+                    // an unreadable folder is reported by discovery
+                }
+            } else if (a.getParent() != null) {
+                folders.add(a.getParent());
+            }
+        }
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        for (Path f : folders) {
+            boolean inRecording = false;
+            for (Path o : owned) {
+                inRecording |= f.startsWith(o);
+            }
+            if (inRecording) {
+                continue;
+            }
+            try (java.util.stream.Stream<Path> l = Files.list(f)) {
+                l.filter(p -> p.getFileName().toString().endsWith(".mp4") && Files.isRegularFile(p))
+                        .map(p -> p.toAbsolutePath().normalize()).filter(p -> !claimed.contains(p))
+                        .forEach(p -> out.add(p.toString()));
+            } catch (IOException | RuntimeException e) {
+                // as above
+            }
+        }
+        return List.copyOf(out);
     }
 
     private IngestJob() {}
@@ -294,6 +362,11 @@ public final class IngestJob {
                         io.flywheel.error.ErrorKind.BAD_INPUT.id(), false));
             }
         }
+        List<String> notTaken = videosNotTaken(inputs, sources);
+        for (String v : notTaken) {
+            progress.accept("note: video " + v + " is no sidecar of a recording read (expected NAME.<camera>.mp4 or"
+                    + " NAME/<camera>.mp4 beside NAME.mcap / NAME.bag / a rosbag2 folder NAME): not taken");
+        }
         List<RecordingResult> results = new ArrayList<>();
         java.util.Set<String> streamTopics = new java.util.TreeSet<>(); // of the recordings read and not skipped
         java.util.Set<String> unseenPolicyTopics = new java.util.TreeSet<>(align.policies().keySet());
@@ -326,7 +399,13 @@ public final class IngestJob {
                     continue;
                 }
                 for (Episode ep : rec.episodes()) {
-                    outs.add(episode(rec, ep, align, rules));
+                    EpisodeOut out = episode(rec, ep, align, rules);
+                    if (!outs.isEmpty()) { // the episodes of one recording agree on each topic's width
+                        String file = rec.files().isEmpty() ? null : rec.files().get(0).uri();
+                        outs.get(0).state().checkSameAs(out.state(), ep.episodeId(), file);
+                        outs.get(0).action().checkSameAs(out.action(), ep.episodeId(), file);
+                    }
+                    outs.add(out);
                 }
             } catch (IOException | RuntimeException e) {
                 Failure f = failure(name, e);
@@ -381,9 +460,14 @@ public final class IngestJob {
                 rawFiles.add(new RawFileRow(f.uri(), f.bytes(), f.sha256(), kind,
                         rec.recordingId(), rec.robotId(), startNs, json(topics), "ingested", now));
             }
+            Map<String, Map<String, Integer>> vectors = new LinkedHashMap<>();
+            for (EpisodeOut o : outs) { // the first episode that has the role (the others agree: checkSameAs)
+                if (!vectors.containsKey("state") && !o.state().isEmpty()) vectors.put("state", topics(o.state()));
+                if (!vectors.containsKey("action") && !o.action().isEmpty()) vectors.put("action", topics(o.action()));
+            }
             results.add(new RecordingResult(rec.recordingId(), rec.format().name(), uris(rec), false,
                     rec.episodes().size(), recFrames, rec.profile() == null ? null : ProfileSummary.of(rec.profile()),
-                    List.copyOf(issues), status, gripperJoints));
+                    List.copyOf(issues), status, gripperJoints, vectors));
             String summary = String.format("%d episode(s), %d frame(s) %s", rec.episodes().size(), recFrames, status);
             pending.add(new Pending(new RecordingRows(rec.recordingId(), rawFiles, episodes, frames),
                     results.size() - 1, recFrames, counter, name, summary));
@@ -398,7 +482,7 @@ public final class IngestJob {
             checkPolicyTopics(align, streamTopics);
             commit(sink, pending, results, totals, progress);
         }
-        return new Result(results, totals.episodes, totals.frames, totals.skipped, failed, totals.commits);
+        return new Result(results, totals.episodes, totals.frames, totals.skipped, failed, totals.commits, notTaken);
     }
 
     /** Counts of the run's commits. */
@@ -615,10 +699,40 @@ public final class IngestJob {
     }
 
     /** @param gripperJoint the state joint that gave the gripper values, or null */
-    private record EpisodeOut(EpisodeRow row, List<FrameRow> frames, GripperJoint gripperJoint) {}
+    private record EpisodeOut(EpisodeRow row, List<FrameRow> frames, GripperJoint gripperJoint, ValueLayout state,
+                              ValueLayout action) {}
 
-    private static EpisodeOut episode(Recording rec, Episode ep, AlignConfig cfg, RuleSet rules) {
+    /** @return the topics of a layout with their widths, in vector order ({@code {"/left_follow": 7, ...}}) */
+    private static Map<String, Integer> topics(ValueLayout l) {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        for (int k = 0; k < l.streams().size(); k++) {
+            m.put(l.streams().get(k).topic(), l.widths().get(k));
+        }
+        return m;
+    }
+
+    /** @return per aligned stream, the offset of its values in the layout's vector, or -1 when it is not part of it */
+    private static int[] parts(List<StreamData> aligned, ValueLayout layout) {
+        int[] at = new int[aligned.size()];
+        Arrays.fill(at, -1);
+        for (int k = 0; k < aligned.size(); k++) {
+            int offset = 0;
+            for (int j = 0; j < layout.streams().size(); j++) {
+                if (layout.streams().get(j) == aligned.get(k)) {
+                    at[k] = offset;
+                }
+                offset += layout.widths().get(j);
+            }
+        }
+        return at;
+    }
+
+    private static EpisodeOut episode(Recording rec, Episode ep, AlignConfig cfg, RuleSet rules)
+            throws IngestException {
         RobotProfile profile = rec.profile();
+        String file = rec.files().isEmpty() ? null : rec.files().get(0).uri();
+        ValueLayout stateLayout = ValueLayout.of(ep, profile, StreamRole.STATE, file);
+        ValueLayout actionLayout = ValueLayout.of(ep, profile, StreamRole.ACTION, file);
         List<StreamData> aligned = new ArrayList<>();
         List<TopicStream> streams = new ArrayList<>();
         List<StreamPolicy> policies = new ArrayList<>();
@@ -670,8 +784,6 @@ public final class IngestJob {
         Alignment a = streams.isEmpty() ? null : Aligner.align(streams, ob.build());
         GripperJoint gripperJoint = null;
         if (a != null) {
-            StreamData state = stateStream(aligned, ep.masterTopic());
-            StreamData action = first(aligned, StreamRole.ACTION);
             StreamData gripper = first(aligned, StreamRole.GRIPPER);
             StreamData jointStream = null;
             if (gripper == null) {
@@ -691,6 +803,9 @@ public final class IngestJob {
             // per aligned stream, the master-clock times of its skipped frames (sorted) and its tolerance
             long[][] skips = new long[aligned.size()][];
             long[] tolerances = new long[aligned.size()];
+            // per aligned stream, where its values go in the state / action vector (-1: not part of it)
+            int[] stateAt = parts(aligned, stateLayout);
+            int[] actionAt = parts(aligned, actionLayout);
             Map<String, TopicStream> byName = new LinkedHashMap<>();
             streams.forEach(t -> byName.put(t.name(), t));
             for (int k = 0; k < sas.length; k++) {
@@ -705,8 +820,8 @@ public final class IngestJob {
             }
             long[] ft = a.frameTimesNs();
             for (int f = 0; f < ft.length; f++) {
-                rows.add(frame(ep, f, ft[f], aligned, sas, tss, skips, tolerances, state, action, gripper,
-                        jointStream, jointIndex));
+                rows.add(frame(ep, f, ft[f], aligned, sas, tss, skips, tolerances, stateAt, stateLayout, actionAt,
+                        actionLayout, gripper, jointStream, jointIndex));
             }
             Map<String, Long> p99 = new LinkedHashMap<>();
             for (ResidualStats rs : a.stats()) {
@@ -740,11 +855,24 @@ public final class IngestJob {
                 limits = limits.with(e.getKey(), e.getValue()[0], e.getValue()[1]);
             }
         }
-        StreamData state = stateStream(ep.streams(), ep.masterTopic());
-        if (limits.size() > 0 && state != null && state.values() != null) {
-            String[] names = state.names().toArray(String[]::new);
-            double[] flat = Arrays.stream(state.values()).filter(Objects::nonNull).flatMapToDouble(Arrays::stream).toArray();
-            em = em.withJointLimits(limits.check(names, flat));
+        if (limits.size() > 0 && !stateLayout.isEmpty()) {
+            // each state stream against the limits of its own joint names (as recorded, before any topic prefix)
+            long samples = 0;
+            long violations = 0;
+            Map<String, Long> perJoint = new LinkedHashMap<>();
+            for (StreamData state : stateLayout.streams()) {
+                if (state.names().isEmpty()) {
+                    continue;
+                }
+                String[] names = state.names().toArray(String[]::new);
+                double[] flat = Arrays.stream(state.values()).filter(Objects::nonNull).flatMapToDouble(Arrays::stream)
+                        .toArray();
+                JointLimits.Result r = limits.check(names, flat);
+                samples += r.samples();
+                violations += r.violations();
+                r.perJoint().forEach((k, v) -> perJoint.merge(k, v, Long::sum));
+            }
+            em = em.withJointLimits(new JointLimits.Result(samples, violations, perJoint));
         }
         QualityReport q = rules.evaluate(em);
         Map<String, Object> meta = new LinkedHashMap<>(ep.metadata());
@@ -772,11 +900,25 @@ public final class IngestJob {
             gj.put("candidates", gripperJoint.candidates());
             meta.put("gripper_joint", gj);
         }
+        if (!stateLayout.isEmpty() || !actionLayout.isEmpty()) {
+            Map<String, Object> vt = new LinkedHashMap<>();
+            vt.put("state", topics(stateLayout));
+            vt.put("action", topics(actionLayout));
+            if (!stateLayout.leftOut().isEmpty() || !actionLayout.leftOut().isEmpty()) {
+                // streams of the role kept as streams but not in the frames' vectors (guessed roles)
+                Map<String, List<String>> out = new LinkedHashMap<>();
+                out.put("state", stateLayout.leftOut());
+                out.put("action", actionLayout.leftOut());
+                vt.put("not_in_vector", out);
+            }
+            meta.put("value_topics", vt);
+        }
         EpisodeRow row = new EpisodeRow(ep.episodeId(), rec.recordingId(), ep.robotId(), ep.task(), ep.scene(),
                 ep.operator(), ep.outcome(), ep.startNs(), ep.endNs(), ep.endNs() - ep.startNs(), master,
                 (long) rows.size(), q.status().name().toLowerCase(), q.flags(), json(Map.of("metrics", em,
-                        "results", q.results())), json(meta));
-        return new EpisodeOut(row, rows, gripperJoint);
+                        "results", q.results())), json(meta), Map.of(), null, null,
+                stateLayout.isEmpty() ? null : stateLayout.names(), actionLayout.isEmpty() ? null : actionLayout.names());
+        return new EpisodeOut(row, rows, gripperJoint, stateLayout, actionLayout);
     }
 
     /**
@@ -805,13 +947,17 @@ public final class IngestJob {
      * huge one: on one core its compile time was taken from the ingest itself).
      */
     private static FrameRow frame(Episode ep, int f, long timeNs, List<StreamData> aligned, StreamAlignment[] sas,
-                                  TopicStream[] tss, long[][] skips, long[] tolerances, StreamData state,
-                                  StreamData action, StreamData gripper, StreamData jointStream, int jointIndex) {
+                                  TopicStream[] tss, long[][] skips, long[] tolerances, int[] stateAt,
+                                  ValueLayout stateLayout, int[] actionAt, ValueLayout actionLayout, StreamData gripper,
+                                  StreamData jointStream, int jointIndex) {
         List<ImageLocator> images = new ArrayList<>(aligned.size());
         List<StreamMatch> matches = new ArrayList<>(aligned.size());
         List<String> flags = new ArrayList<>(0);
-        double[] st = null;
-        double[] ac = null;
+        // the state / action vector: every stream of its layout, each at its offset; null unless all of them matched
+        double[] st = stateLayout.isEmpty() ? null : new double[stateLayout.width()];
+        double[] ac = actionLayout.isEmpty() ? null : new double[actionLayout.width()];
+        int stParts = 0;
+        int acParts = 0;
         Double gr = null;
         for (int k = 0; k < sas.length; k++) {
             StreamData s = aligned.get(k);
@@ -836,11 +982,16 @@ public final class IngestJob {
                         l.width() > 0 ? l.width() : null, l.height() > 0 ? l.height() : null));
             }
             double[] jv = null;
-            if (s == state) {
-                st = value(s, sa, f, msg);
-                jv = st;
-            } else if (s == action) {
-                ac = value(s, sa, f, msg);
+            if (stateAt[k] >= 0 || actionAt[k] >= 0) {
+                jv = value(s, sa, f, msg);
+                if (jv != null && stateAt[k] >= 0) {
+                    System.arraycopy(jv, 0, st, stateAt[k], jv.length);
+                    stParts++;
+                }
+                if (jv != null && actionAt[k] >= 0) {
+                    System.arraycopy(jv, 0, ac, actionAt[k], jv.length);
+                    acParts++;
+                }
             } else if (s == gripper) {
                 double[] v = value(s, sa, f, msg);
                 if (v.length > 0) {
@@ -853,6 +1004,12 @@ public final class IngestJob {
                     gr = v[jointIndex];
                 }
             }
+        }
+        if (st != null && stParts < stateLayout.streams().size()) {
+            st = null; // a part unmatched (flagged above): no vector of mixed moments or a hole
+        }
+        if (ac != null && acParts < actionLayout.streams().size()) {
+            ac = null;
         }
         return new FrameRow(ep.episodeId(), f, timeNs, st, ac, gr, images, matches, flags);
     }
@@ -902,14 +1059,6 @@ public final class IngestJob {
     /** @return the stream's vector for frame {@code f}: the interpolated one when there is one, else message {@code msg}'s */
     private static double[] value(StreamData s, StreamAlignment sa, int f, int msg) {
         return sa.values() == null ? s.values()[msg] : Arrays.copyOfRange(sa.values(), f * sa.dim(), (f + 1) * sa.dim());
-    }
-
-    /** The state vector of a frame: the master stream when it is a state stream, else a JointState, else the first. */
-    private static StreamData stateStream(List<StreamData> streams, String master) {
-        List<StreamData> states = streams.stream().filter(s -> s.role() == StreamRole.STATE && s.values() != null).toList();
-        return states.stream().filter(s -> s.topic().equals(master)).findFirst()
-                .or(() -> states.stream().filter(s -> s.messageType().contains("JointState")).findFirst())
-                .orElse(states.isEmpty() ? null : states.get(0));
     }
 
     private static StreamData first(List<StreamData> streams, StreamRole role) {

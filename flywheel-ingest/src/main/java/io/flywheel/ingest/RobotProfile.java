@@ -36,6 +36,8 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * master: /camera0/image/compressed      # master clock topic
  * cameras: [/camera0/image/compressed, /camera1/image/compressed]
  * state: /robot/eef_state                # a topic or a list of topics; also action, gripper, task, outcome
+ *                                        # (state: [/left_follow, /right_follow]: the frames' state vector holds
+ *                                        # both, in this order: io.flywheel.ingest.ValueLayout)
  * action: /robot/action
  * task: /task
  * roles:                                 # any topic -> role (camera, state, action, gripper, task, outcome, other)
@@ -249,6 +251,14 @@ public final class RobotProfile {
         Builder b = toBuilder();
         b.roles.clear();
         b.reasons.clear();
+        if (namesRoles()) { // the declared order first (a state: [left, right] list is the state vector's order)
+            List<Channel> ordered = new ArrayList<>();
+            for (String topic : roles.keySet()) {
+                channels.stream().filter(c -> c.topic().equals(topic)).findFirst().ifPresent(ordered::add);
+            }
+            channels.stream().filter(c -> !roles.containsKey(c.topic())).forEach(ordered::add);
+            channels = ordered;
+        }
         for (Channel c : channels) {
             if (namesRoles()) {
                 b.role(c.topic(), role(c.topic()), roles.containsKey(c.topic()) ? "profile" : "not in profile");

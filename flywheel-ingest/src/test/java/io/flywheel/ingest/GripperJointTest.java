@@ -43,6 +43,33 @@ class GripperJointTest {
         assertEquals(List.of("/joint_states:fr3_finger_joint1", "/joint_states:fr3_finger_joint2"), g.candidates());
     }
 
+    /**
+     * A recording whose joints are not named like grippers (j1, j7, j8) but whose metadata declares its end-effector
+     * joint: j8 is taken (range 0.04 m) although j1 moves more (1.5 rad); without the declaration nothing is taken;
+     * a profile's list wins over the declaration.
+     */
+    @Test
+    void jointsTheRecordingDeclaresAreTakenWhenNoNameSaysGripper() {
+        double[][] v = {{0.0, 0.1, 0.00}, {1.5, 0.1, 0.04}, {0.7, 0.1, 0.02}};
+        long[] t = {1_000_000_000L, 1_100_000_000L, 1_200_000_000L};
+        StreamData js = new StreamData("/joint_states", 1, StreamRole.STATE, "sensor_msgs/msg/JointState", t, t, t, v,
+                List.of("j1", "j7", "j8"), null, null, new TimestampReport("/joint_states",
+                        io.flywheel.align.TimestampRule.defaults().resolve(t, t, null, false)));
+        assertEquals(List.of("j8"), GripperJoint.declaredJoints(java.util.Map.of("robot.end_effector_joints", "[\"j8\"]")));
+        assertEquals(List.of("a", "b"), GripperJoint.declaredJoints(java.util.Map.of("gripper_joints", "a, b")));
+        Episode declared = new Episode("e", 0, "", "unknown", "", "", "", java.util.Map.of("robot.end_effector_joints",
+                "[\"j8\"]"), "/joint_states", List.of(js), List.of());
+        GripperJoint g = GripperJoint.select(declared, null).orElseThrow();
+        assertEquals("j8", g.joint());
+        assertEquals(2, g.index());
+        assertEquals(0.04, g.rangeOfMotion(), 1e-12);
+        Episode plain = new Episode("e", 0, "", "unknown", "", "", "", java.util.Map.of(), "/joint_states", List.of(js),
+                List.of());
+        assertTrue(GripperJoint.select(plain, null).isEmpty(), "no name, no declaration: no gripper joint");
+        RobotProfile p = RobotProfile.builder().gripperJoints(List.of("j7")).build();
+        assertEquals("j7", GripperJoint.select(declared, p).orElseThrow().joint(), "the profile wins");
+    }
+
     @Test
     void profileGripperJointsReplaceTheNameRule() throws IOException {
         RobotProfile p = RobotProfile.parse(new StringReader("gripper_joints: [fr3_finger_joint2]\n"), "franka.yaml");

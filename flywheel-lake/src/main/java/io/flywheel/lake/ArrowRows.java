@@ -114,6 +114,8 @@ final class ArrowRows {
                 str(root, "metadata", i, r.metadataJson());
                 i64(root, "enriched_at_ns", i, r.enrichedAtNs());
                 str(root, "enrichment", i, r.enrichmentJson());
+                strList((ListVector) root.getVector(TableSchemas.STATE_NAMES), i, r.stateNames());
+                strList((ListVector) root.getVector(TableSchemas.ACTION_NAMES), i, r.actionNames());
             }
             episodeModels(root, rows, models);
             root.setRowCount(rows.size());
@@ -556,7 +558,8 @@ final class ArrowRows {
                 c.str("scene"), c.str("operator"), c.str("outcome"), c.i64("start_ns"), c.i64("end_ns"),
                 c.i64("duration_ns"), c.str("master_topic"), c.i64("frame_count"), c.str("quality_status"),
                 c.strList("quality_flags"), c.str("quality_metrics"), c.str("metadata"), episodeEmbeddings(c),
-                c.i64("enriched_at_ns"), c.str("enrichment"));
+                c.i64("enriched_at_ns"), c.str("enrichment"), c.strListOrNull(TableSchemas.STATE_NAMES),
+                c.strListOrNull(TableSchemas.ACTION_NAMES));
     }
 
     /** The episode's vectors: each model column of the batch, and a schema version 3 {@code embedding}. */
@@ -759,6 +762,11 @@ final class ArrowRows {
         /** @return the bool value of a not-null column */
         boolean bool(String name) {
             return ((BitVector) root.getVector(name)).get(row) == 1;
+        }
+
+        /** @return the list column's value, or null when the batch has no such column (an older table version) */
+        List<String> strListOrNull(String name) {
+            return root.getVector(name) == null ? null : strList(name);
         }
 
         List<String> strList(String name) {

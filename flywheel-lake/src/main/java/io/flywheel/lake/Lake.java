@@ -724,6 +724,9 @@ public final class Lake implements AutoCloseable, RowSink {
         List<String> episodeIds = r.episodes().stream().map(EpisodeRow::episodeId).toList();
         List<String> shas = r.rawFiles().stream().map(RawFileRow::sha256).distinct().toList();
         refresh();
+        if (r.episodes().stream().anyMatch(e -> e.stateNames() != null || e.actionNames() != null)) {
+            addValueNameColumns();
+        }
         Set<String> filesPresent = shas.isEmpty() ? Set.of() : rawFileSha256s(Sql.in("sha256", shas));
         if (!shas.isEmpty() && filesPresent.containsAll(shas)) {
             return java.util.OptionalLong.empty();
@@ -749,6 +752,38 @@ public final class Lake implements AutoCloseable, RowSink {
                 return java.util.OptionalLong.empty(); // a concurrent ingest of the same content committed first
             }
             throw e;
+        }
+    }
+
+    /**
+     * Adds the episodes columns of per-value names ({@code state_names}, {@code action_names}) when the table lacks
+     * them (a lake created before them), in a commit of its own ({@code schema}): null in every row already there,
+     * no data rewritten. A concurrent writer adding them first is no error.
+     */
+    private void addValueNameColumns() {
+        for (int attempt = 1; ; attempt++) {
+            List<org.apache.arrow.vector.types.pojo.Field> missing = new ArrayList<>();
+            try (LakeTable t = table(TableSchemas.EPISODES)) {
+                for (org.apache.arrow.vector.types.pojo.Field f : TableSchemas.VALUE_NAME_COLUMNS) {
+                    if (!t.hasColumn(f.getName())) {
+                        missing.add(f);
+                    }
+                }
+            }
+            if (missing.isEmpty()) {
+                return;
+            }
+            try {
+                begin("schema").summary("columns", TableSchemas.EPISODES + ": " + missing.stream()
+                        .map(org.apache.arrow.vector.types.pojo.Field::getName).toList())
+                        .addColumns(TableSchemas.EPISODES, missing).commit();
+                return;
+            } catch (CommitConflictException e) {
+                refresh();
+                if (attempt >= 5) {
+                    throw e;
+                }
+            }
         }
     }
 

@@ -45,7 +45,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * enrich first runs the model: {@code emb_<key>} fixed_size_list&lt;float32, D&gt; (the L2-normalised mean of the
  * master camera's keyframe embeddings; what LanceDB and {@link LakeTable#nearest} search, with an IVF-PQ index
  * {@code emb_<key>_ivf_pq} from 50,000 rows) and {@code emb_<key>_at_ns} int64 (when enrich committed that model's
- * embedding of the episode; null = not yet: the enrichment state per model).
+ * embedding of the episode; null = not yet: the enrichment state per model). state_names, action_names:
+ * list&lt;utf8&gt;, one name per value of the episode's frames' state / action vectors, in vector order (joint names,
+ * field paths, {@code <topic>.<joint>} where two topics share a name); null when unknown. Added to a lake created
+ * before them at its next ingest ({@link #VALUE_NAME_COLUMNS}: an additive change, no row rewritten).
  *
  * <h2>frames</h2> One row per master-clock tick of an episode. Key: {@code (episode_id,
  * frame_index)}; replaced as a whole episode.
@@ -143,6 +146,8 @@ public final class TableSchemas {
     public static final String METADATA = "metadata";
     public static final String ENRICHED_AT_NS = "enriched_at_ns";
     public static final String ENRICHMENT = "enrichment";
+    public static final String STATE_NAMES = "state_names";
+    public static final String ACTION_NAMES = "action_names";
     // columns of frames:
     public static final String FRAME_INDEX = "frame_index";
     public static final String TIMESTAMP_NS = "timestamp_ns";
@@ -330,7 +335,24 @@ public final class TableSchemas {
             field(METADATA, UTF8, true, "JSON object: anything else"),
             field(ENRICHED_AT_NS, I64, true, "when enrich committed this episode's image metrics and frame labels,"
                     + " int64 ns since Unix epoch; null = not enriched yet"),
-            field(ENRICHMENT, UTF8, true, "JSON object: enrich settings (thresholds, stride) and per-episode counts")));
+            field(ENRICHMENT, UTF8, true, "JSON object: enrich settings (thresholds, stride) and per-episode counts"),
+            stateNamesField(), actionNamesField()));
+
+    private static Field stateNamesField() {
+        return list(STATE_NAMES, field("item", UTF8, true, "name"), "one name per value of frames.state, in vector"
+                + " order (joint names, field paths; <topic>.<name> where two topics share a name); null when unknown");
+    }
+
+    private static Field actionNamesField() {
+        return list(ACTION_NAMES, field("item", UTF8, true, "name"), "one name per value of frames.action, in vector"
+                + " order; null when unknown");
+    }
+
+    /**
+     * The episodes columns of per-value names, added to a lake whose episodes table predates them
+     * ({@link Lake#commit(io.flywheel.rows.RecordingRows)}): nullable, null in the rows already there.
+     */
+    static final List<Field> VALUE_NAME_COLUMNS = List.of(stateNamesField(), actionNamesField());
 
     /** Struct fields of one camera image locator inside {@code frames.images}. */
     static final List<Field> IMAGE_FIELDS = List.of(

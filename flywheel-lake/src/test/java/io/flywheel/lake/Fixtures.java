@@ -39,7 +39,8 @@ final class Fixtures {
     static EpisodeRow episode(int i, int k) {
         return new EpisodeRow(episodeId(i), "rec-" + i, "robot-1", "pick 'cube'", "lab", "op", "success", t0(i),
                 t0(i) + (k - 1) * 100_000_000L, (k - 1) * 100_000_000L, "/cam0", (long) k, null, null, null,
-                "{\"i\":" + i + "}");
+                "{\"i\":" + i + "}", java.util.Map.of(), null, null, List.of("x", "left.y", "right.y"),
+                List.of("gripper_cmd"));
     }
 
     static List<FrameRow> frames(int i, int k) {

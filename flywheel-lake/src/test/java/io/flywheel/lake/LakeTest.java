@@ -169,7 +169,8 @@ class LakeTest {
             assertEquals(1, r.table("episodes").rowsWritten());
             EpisodeRow expected = new EpisodeRow(e0.episodeId(), e0.recordingId(), e0.robotId(), e0.task(), e0.scene(),
                     e0.operator(), e0.outcome(), e0.startNs(), e0.endNs(), e0.durationNs(), e0.masterTopic(),
-                    e0.frameCount(), "fail", List.of("min_duration"), "{\"duration_s\":0.2}", e0.metadataJson());
+                    e0.frameCount(), "fail", List.of("min_duration"), "{\"duration_s\":0.2}", e0.metadataJson(),
+                    e0.embeddings(), null, null, e0.stateNames(), e0.actionNames());
             try (LakeTable eps = lake.table("episodes")) {
                 assertEquals(2, eps.countRows());
                 assertEquals(List.of(expected), eps.episodes(ScanRequest.builder().filter("quality_status = 'fail'").build()));
@@ -241,6 +242,32 @@ class LakeTest {
             try (LakeTable frames = lake.table("frames"); LakeTable raw = lake.table("raw_files")) {
                 assertEquals(3, frames.countRows());
                 assertEquals(1, raw.countRows());
+            }
+        }
+    }
+
+    @Test
+    void aLakeWhoseEpisodesPredateValueNamesGetsTheirColumnsAtItsNextIngest() {
+        try (Lake lake = Lake.init(dir.resolve("lake"));
+             org.apache.arrow.memory.BufferAllocator alloc = new org.apache.arrow.memory.RootAllocator()) {
+            // the episodes table as a lake created before the names columns has it
+            List<org.apache.arrow.vector.types.pojo.Field> old = TableSchemas.episodes().getFields().stream()
+                    .filter(f -> !f.getName().endsWith("_names")).toList();
+            try (org.apache.arrow.vector.VectorSchemaRoot root = org.apache.arrow.vector.VectorSchemaRoot.create(
+                    new org.apache.arrow.vector.types.pojo.Schema(old), alloc)) {
+                root.setRowCount(0);
+                lake.begin("migrate").rewrite(TableSchemas.EPISODES, new RootReader(root, alloc)).commit();
+            }
+            try (LakeTable eps = lake.table(TableSchemas.EPISODES)) {
+                assertFalse(eps.hasColumn(TableSchemas.STATE_NAMES));
+            }
+            long before = lake.snapshot().seq();
+            lake.commit(new io.flywheel.rows.RecordingRows("rec-0", List.of(Fixtures.rawFile(0)),
+                    List.of(Fixtures.episode(0, 3)), Fixtures.frames(0, 3)));
+            assertEquals(before + 2, lake.snapshot().seq(), "one schema commit, then the ingest");
+            try (LakeTable eps = lake.table(TableSchemas.EPISODES)) {
+                assertEquals(List.of(Fixtures.episode(0, 3)), eps.episodes(ScanRequest.all()));
+                assertEquals(List.of("x", "left.y", "right.y"), eps.episodes(ScanRequest.all()).get(0).stateNames());
             }
         }
     }

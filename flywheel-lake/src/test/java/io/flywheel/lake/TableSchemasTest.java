@@ -20,7 +20,7 @@ class TableSchemasTest {
                 INGESTED_AT_NS), names(rawFiles().getFields()));
         assertEquals(List.of(EPISODE_ID, RECORDING_ID, ROBOT_ID, TASK, SCENE, OPERATOR, OUTCOME, START_NS, END_NS,
                 DURATION_NS, MASTER_TOPIC, FRAME_COUNT, QUALITY_STATUS, QUALITY_FLAGS, QUALITY_METRICS, METADATA,
-                ENRICHED_AT_NS, ENRICHMENT), names(episodes().getFields()));
+                ENRICHED_AT_NS, ENRICHMENT, STATE_NAMES, ACTION_NAMES), names(episodes().getFields()));
         assertEquals(List.of(EPISODE_ID, FRAME_INDEX, TIMESTAMP_NS, STATE, ACTION, GRIPPER, IMAGES, STREAMS, FLAGS,
                 GRIPPER_STATE, PHASE), names(frames().getFields()));
         assertEquals(List.of(IMAGE_TOPIC, IMAGE_RAW_URI, IMAGE_CHUNK_OFFSET, IMAGE_OFFSET, IMAGE_LENGTH,

@@ -113,6 +113,9 @@ async function episodePage() {
   // plots sharing the time axis
   const plots = document.getElementById('plots');
   const series = [['state', f => f.state], ['action', f => f.action], ['gripper', f => f.gripper === null ? null : [f.gripper]]];
+  // the names of the state / action values (episodes.state_names, action_names), shown as each line's title
+  const valueNames = {state: JSON.parse(viewer.dataset.stateNames || 'null') || [],
+    action: JSON.parse(viewer.dataset.actionNames || 'null') || []};
   const colours = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948', '#9c755f', '#ff9da7', '#86bcb6', '#e15759'];
   for (const [name, get] of series) {
     const dims = frames.reduce((m, f) => Math.max(m, (get(f) || []).length), 0);
@@ -129,8 +132,10 @@ async function episodePage() {
     for (let d = 0; d < dims; d++) {
       const pts = [];
       frames.forEach(f => { const v = (get(f) || [])[d]; if (v !== null && v !== undefined && isFinite(v)) pts.push(`${x(secs(f)).toFixed(1)},${y(v).toFixed(1)}`); });
-      el('polyline', {points: pts.join(' '), fill: 'none', stroke: colours[d % colours.length], 'stroke-width': 1.3,
+      const line = el('polyline', {points: pts.join(' '), fill: 'none', stroke: colours[d % colours.length], 'stroke-width': 1.3,
         class: 'series', 'data-dim': d}, svg);
+      const names = valueNames[name] || [];
+      if (names.length === dims) el('title', {}, line, names[d]);
     }
     cursors.push(cursor(svg, H));
   }

@@ -84,6 +84,34 @@ public final class Trainsets {
     }
 
     /**
+     * The value names of episodes ({@code episodes.state_names}, {@code action_names}, at the lake's current
+     * snapshot: an episode's names are fixed at its ingest).
+     *
+     * @param lake an open lake
+     * @param episodeIds the episodes
+     * @return episode id to its names; an episode absent from the table, or ingested before names were stored, maps
+     *     to {@link ValueNames#NONE}
+     */
+    public static Map<String, ValueNames> valueNames(Lake lake, java.util.Collection<String> episodeIds) {
+        Map<String, ValueNames> out = new LinkedHashMap<>();
+        List<String> ids = new ArrayList<>(new java.util.LinkedHashSet<>(episodeIds));
+        ids.forEach(id -> out.put(id, ValueNames.NONE));
+        try (LakeTable t = lake.table(io.flywheel.lake.TableSchemas.EPISODES)) {
+            if (!t.hasColumn(io.flywheel.lake.TableSchemas.STATE_NAMES)) {
+                return out;
+            }
+            for (int from = 0; from < ids.size(); from += 500) {
+                List<String> part = ids.subList(from, Math.min(ids.size(), from + 500));
+                for (io.flywheel.rows.EpisodeRow r : t.episodes(ScanRequest.builder()
+                        .filter(Sql.in("episode_id", part)).build())) {
+                    out.put(r.episodeId(), new ValueNames(r.stateNames(), r.actionNames()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
      * Reads the descriptive fields of every episode of an episodes table (the object comes from
      * the metadata JSON key {@code object}); duplicate_of comes from the lake's
      * {@code episode_groups} table when a dedup ran.

@@ -51,7 +51,10 @@ import io.flywheel.serve.loader.TrainsetLoader;
  *
  * <p>Data rows: {@code observation.state} and {@code action} (float32 lists, fixed length),
  * {@code timestamp} float32 = frame_index / fps, {@code frame_index} (0-based in the episode),
- * {@code episode_index}, {@code index} (0-based in the dataset), {@code task_index}: int64. Episode
+ * {@code episode_index}, {@code index} (0-based in the dataset), {@code task_index}: int64. The {@code names} of
+ * {@code observation.state} and {@code action} in info.json are the episodes' value names ({@code episodes.state_names},
+ * {@code action_names}: joint names, field paths, {@code left_follow.joint_1} where two topics share a joint name),
+ * {@code state_0..N} where they are unknown. Episode
  * rows: {@code episode_index}, {@code tasks} (list of strings), {@code length},
  * {@code data/chunk_index}, {@code data/file_index}, {@code dataset_from_index},
  * {@code dataset_to_index} (exclusive), per camera {@code videos/KEY/chunk_index},
@@ -557,6 +560,9 @@ public final class LeRobotExporter {
         private int fps;
         private int stateDim;
         private int actionDim;
+        /** The {@code names} of observation.state and action in info.json: the episodes' value names. */
+        private List<String> stateNames = List.of();
+        private List<String> actionNames = List.of();
         private final List<String> topics = new ArrayList<>();
         /** Camera images repeated from the camera's previous frame because alignment left the frame without one. */
         private long filledImages;
@@ -617,6 +623,7 @@ public final class LeRobotExporter {
             fps = fps(set, first, o.fps(), tag);
             stateDim = s0.state().length;
             actionDim = s0.action().length;
+            valueNames();
             // the cameras chosen for the set (a frame may lack one where alignment found no image of it: its video
             // repeats the camera's previous image there)
             Set<String> seen = new HashSet<>();
@@ -1060,8 +1067,8 @@ public final class LeRobotExporter {
 
         private void writeInfo(long frames) throws IOException {
             Map<String, Object> features = new LinkedHashMap<>();
-            features.put("observation.state", vectorFeature("float32", stateDim, "state"));
-            features.put("action", vectorFeature("float32", actionDim, "action"));
+            features.put("observation.state", vectorFeature("float32", stateDim, stateNames));
+            features.put("action", vectorFeature("float32", actionDim, actionNames));
             for (int c = 0; c < keys.size(); c++) {
                 Map<String, Object> vinfo = new LinkedHashMap<>();
                 vinfo.put("video.height", height[c]);
@@ -1111,11 +1118,38 @@ public final class LeRobotExporter {
             JSON.writeValue(root.resolve("meta/info.json").toFile(), info);
         }
 
-        private static Map<String, Object> vectorFeature(String dtype, int dims, String prefix) {
-            List<String> names = new ArrayList<>();
-            for (int i = 0; i < dims; i++) {
-                names.add(prefix + "_" + i);
+        /**
+         * The feature names: the value names of the set's first episode that has them (one per value), else
+         * {@code state_0..}, {@code action_0..}; episodes whose names differ are named in a note.
+         */
+        private void valueNames() {
+            io.flywheel.curate.trainset.ValueNames chosen = null;
+            String from = null;
+            List<String> differ = new ArrayList<>();
+            for (TrainsetEpisode ep : episodes) {
+                io.flywheel.curate.trainset.ValueNames n = loader.valueNames(ep.info().episodeId());
+                if (n.state().size() != stateDim && n.action().size() != actionDim) {
+                    continue;
+                }
+                if (chosen == null) {
+                    chosen = n;
+                    from = ep.info().episodeId();
+                } else if (!chosen.equals(n)) {
+                    differ.add(ep.info().episodeId());
+                }
             }
+            if (chosen == null) {
+                chosen = io.flywheel.curate.trainset.ValueNames.NONE;
+            }
+            stateNames = io.flywheel.curate.trainset.ValueNames.orPositional(chosen.state(), stateDim, "state");
+            actionNames = io.flywheel.curate.trainset.ValueNames.orPositional(chosen.action(), actionDim, "action");
+            if (!differ.isEmpty()) {
+                progress.accept("export: note: " + differ.size() + " episode(s) name their state/action values other"
+                        + " than " + from + ", whose names info.json gives: " + String.join(", ", differ));
+            }
+        }
+
+        private static Map<String, Object> vectorFeature(String dtype, int dims, List<String> names) {
             Map<String, Object> f = new LinkedHashMap<>();
             f.put("dtype", dtype);
             f.put("shape", List.of(dims));

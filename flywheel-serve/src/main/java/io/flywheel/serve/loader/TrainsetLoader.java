@@ -122,6 +122,28 @@ public final class TrainsetLoader implements AutoCloseable {
         return set;
     }
 
+    private volatile Map<String, io.flywheel.curate.trainset.ValueNames> valueNames;
+
+    /**
+     * The names of a sample's {@link Sample#state()} and {@link Sample#action()} values (its episode's, read from
+     * {@code episodes} once, at the first call).
+     *
+     * @param episodeId an episode of the set ({@link Sample#episodeId()})
+     * @return its names, {@link io.flywheel.curate.trainset.ValueNames#NONE} when unknown
+     */
+    public io.flywheel.curate.trainset.ValueNames valueNames(String episodeId) {
+        Map<String, io.flywheel.curate.trainset.ValueNames> m = valueNames;
+        if (m == null) {
+            List<String> ids = new ArrayList<>();
+            for (io.flywheel.curate.trainset.TrainsetEpisode e : Trainsets.episodes(lake, set)) {
+                ids.add(e.info().episodeId());
+            }
+            m = Trainsets.valueNames(lake, ids);
+            valueNames = m;
+        }
+        return m.getOrDefault(episodeId, io.flywheel.curate.trainset.ValueNames.NONE);
+    }
+
     /** @return number of samples */
     public long size() {
         return size;
