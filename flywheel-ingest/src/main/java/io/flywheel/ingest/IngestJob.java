@@ -283,6 +283,33 @@ public final class IngestJob {
      */
     public static Result run(RowSink sink, List<Path> inputs, IngestOptions options, AlignConfig align, RuleSet rules,
                              Consumer<String> progress) throws IOException {
+        return run(sink, discover(inputs), options, align, rules, progress);
+    }
+
+    /**
+     * The recordings of a run's inputs, found before any is read.
+     *
+     * @param sources one entry per recording, in input order (a folder's in sorted order)
+     * @param failed inputs that could not be scanned, folders without any recording, and files named as recordings
+     *     that are empty or not a recording
+     */
+    public record Discovery(List<Sources.Source> sources, List<Failure> failed) {
+        public Discovery {
+            sources = List.copyOf(sources);
+            failed = List.copyOf(failed);
+        }
+    }
+
+    /**
+     * Finds the recordings of the inputs as {@link #run(RowSink, List, IngestOptions, AlignConfig, RuleSet, Consumer)}
+     * does: a file or a rosbag2 / LeRobot folder is one recording; any other folder is scanned recursively. A scheduler
+     * that reads recordings apart (one task per recording) calls this, then {@link #run(RowSink, Discovery,
+     * IngestOptions, AlignConfig, RuleSet, Consumer)} with one source per task.
+     *
+     * @param inputs files or folders
+     * @return the recordings and the inputs that failed
+     */
+    public static Discovery discover(List<Path> inputs) {
         List<Failure> failed = new ArrayList<>();
         List<Sources.Source> sources = new ArrayList<>();
         for (Path in : inputs) {
@@ -294,6 +321,20 @@ public final class IngestJob {
                         io.flywheel.error.ErrorKind.BAD_INPUT.id(), false));
             }
         }
+        return new Discovery(sources, failed);
+    }
+
+    /**
+     * {@link #run(RowSink, List, IngestOptions, AlignConfig, RuleSet, Consumer)} on recordings found already.
+     *
+     * @param found the recordings, and the inputs that already failed (reported in {@link Result#failed()} first)
+     * @return what was done
+     * @throws IOException when a commit fails (the recordings committed before it stay)
+     */
+    public static Result run(RowSink sink, Discovery found, IngestOptions options, AlignConfig align, RuleSet rules,
+                             Consumer<String> progress) throws IOException {
+        List<Failure> failed = new ArrayList<>(found.failed());
+        List<Sources.Source> sources = found.sources();
         List<RecordingResult> results = new ArrayList<>();
         java.util.Set<String> streamTopics = new java.util.TreeSet<>(); // of the recordings read and not skipped
         java.util.Set<String> unseenPolicyTopics = new java.util.TreeSet<>(align.policies().keySet());
