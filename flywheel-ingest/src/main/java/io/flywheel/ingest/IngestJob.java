@@ -604,6 +604,17 @@ public final class IngestJob {
         return n == 0 ? "" : MASTER_GAPS + ": " + n + " at [" + at + "]";
     }
 
+    /**
+     * The episode's {@code quality_metrics} document, its keys in a fixed order ({@code Map.of} iterates in an order
+     * that changes from JVM to JVM, which made the same recording's row differ between runs).
+     */
+    private static Map<String, Object> qualityJson(Object metrics, QualityReport q) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("metrics", metrics);
+        m.put("results", q.results());
+        return m;
+    }
+
     /** @param gripperJoint the state joint that gave the gripper values, or null */
     private record EpisodeOut(EpisodeRow row, List<FrameRow> frames, GripperJoint gripperJoint) {}
 
@@ -755,8 +766,7 @@ public final class IngestJob {
         }
         EpisodeRow row = new EpisodeRow(ep.episodeId(), rec.recordingId(), ep.robotId(), ep.task(), ep.scene(),
                 ep.operator(), ep.outcome(), ep.startNs(), ep.endNs(), ep.endNs() - ep.startNs(), master,
-                (long) rows.size(), q.status().name().toLowerCase(), q.flags(), json(Map.of("metrics", em,
-                        "results", q.results())), json(meta));
+                (long) rows.size(), q.status().name().toLowerCase(), q.flags(), json(qualityJson(em, q)), json(meta));
         return new EpisodeOut(row, rows, gripperJoint);
     }
 

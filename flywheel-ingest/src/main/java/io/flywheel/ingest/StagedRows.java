@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.flywheel.rows.EpisodeRow;
 import io.flywheel.rows.FrameRow;
 import io.flywheel.rows.RawFileRow;
+import io.flywheel.rows.RecordingRows;
 
 /**
  * The ingest rows as one JSON document each, the way they cross from a job that ran elsewhere (a Spark task) to the
@@ -66,6 +67,41 @@ public final class StagedRows {
      */
     public static FrameRow frame(String json) {
         return read(json, FrameRow.class);
+    }
+
+    /**
+     * Groups staged rows back into recordings.
+     *
+     * @param rawFiles {@code {recording_id, row}} per raw file
+     * @param episodes {@code {recording_id, row}} per episode
+     * @param frames {@code {recording_id, row}} per frame
+     * @return one entry per recording, in the order of their first raw file (then of their first episode, frame);
+     *     each recording's rows in the order given
+     * @throws io.flywheel.error.BadInputException when a row is not a document of this build
+     */
+    public static java.util.List<RecordingRows> assemble(java.util.List<Object[]> rawFiles,
+                                                         java.util.List<Object[]> episodes,
+                                                         java.util.List<Object[]> frames) {
+        java.util.Map<String, java.util.List<RawFileRow>> raw = new java.util.LinkedHashMap<>();
+        java.util.Map<String, java.util.List<EpisodeRow>> eps = new java.util.LinkedHashMap<>();
+        java.util.Map<String, java.util.List<FrameRow>> frs = new java.util.LinkedHashMap<>();
+        for (Object[] r : rawFiles) {
+            raw.computeIfAbsent((String) r[0], k -> new java.util.ArrayList<>()).add(rawFile((String) r[1]));
+        }
+        for (Object[] r : episodes) {
+            raw.computeIfAbsent((String) r[0], k -> new java.util.ArrayList<>());
+            eps.computeIfAbsent((String) r[0], k -> new java.util.ArrayList<>()).add(episode((String) r[1]));
+        }
+        for (Object[] r : frames) {
+            raw.computeIfAbsent((String) r[0], k -> new java.util.ArrayList<>());
+            frs.computeIfAbsent((String) r[0], k -> new java.util.ArrayList<>()).add(frame((String) r[1]));
+        }
+        java.util.List<RecordingRows> out = new java.util.ArrayList<>();
+        for (java.util.Map.Entry<String, java.util.List<RawFileRow>> e : raw.entrySet()) {
+            out.add(new RecordingRows(e.getKey(), e.getValue(), eps.getOrDefault(e.getKey(), java.util.List.of()),
+                    frs.getOrDefault(e.getKey(), java.util.List.of())));
+        }
+        return out;
     }
 
     private static String write(Object row) {
