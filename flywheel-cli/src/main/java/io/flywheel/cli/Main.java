@@ -50,6 +50,7 @@ import picocli.CommandLine.Command;
                 SqlCommand.class,
                 TelemetryCommand.class,
                 StreamCommand.class,
+                SparkCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

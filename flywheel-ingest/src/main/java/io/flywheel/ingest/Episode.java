@@ -26,7 +26,10 @@ public record Episode(String episodeId, int index, String task, String outcome, 
                       String operator, Map<String, String> metadata, String masterTopic, List<StreamData> streams,
                       List<FrameSkips.Skip> frameSkips) {
     public Episode {
-        metadata = Map.copyOf(metadata);
+        // in the recording's order: Map.copyOf iterates in an order that changes from JVM to JVM, and this map
+        // becomes JSON in the lake rows
+        Map.copyOf(metadata); // refuses null keys and values
+        metadata = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metadata));
         streams = List.copyOf(streams);
         frameSkips = List.copyOf(frameSkips);
     }

@@ -351,6 +351,40 @@ public final class IngestJob {
      */
     public static Result run(RowSink sink, List<Path> inputs, IngestOptions options, AlignConfig align, RuleSet rules,
                              Consumer<String> progress) throws IOException {
+        return run(sink, discover(inputs), options, align, rules, progress);
+    }
+
+    /**
+     * The recordings of a run's inputs, found before any is read.
+     *
+     * @param sources one entry per recording, in input order (a folder's in sorted order)
+     * @param failed inputs that could not be scanned, folders without any recording, and files named as recordings
+     *     that are empty or not a recording
+     * @param videosNotTaken MP4 files in the inputs that are no recording's sidecar
+     */
+    public record Discovery(List<Sources.Source> sources, List<Failure> failed, List<String> videosNotTaken) {
+        public Discovery {
+            sources = List.copyOf(sources);
+            failed = List.copyOf(failed);
+            videosNotTaken = List.copyOf(videosNotTaken);
+        }
+
+        /** @return one recording found already, for a task that reads it on its own */
+        public static Discovery of(Sources.Source source) {
+            return new Discovery(List.of(source), List.of(), List.of());
+        }
+    }
+
+    /**
+     * Finds the recordings of the inputs as {@link #run(RowSink, List, IngestOptions, AlignConfig, RuleSet, Consumer)}
+     * does: a file or a rosbag2 / LeRobot folder is one recording; any other folder is scanned recursively. A scheduler
+     * that reads recordings apart (one task per recording) calls this, then {@link #run(RowSink, Discovery,
+     * IngestOptions, AlignConfig, RuleSet, Consumer)} with one source per task.
+     *
+     * @param inputs files or folders
+     * @return the recordings and the inputs that failed
+     */
+    public static Discovery discover(List<Path> inputs) {
         List<Failure> failed = new ArrayList<>();
         List<Sources.Source> sources = new ArrayList<>();
         for (Path in : inputs) {
@@ -362,7 +396,21 @@ public final class IngestJob {
                         io.flywheel.error.ErrorKind.BAD_INPUT.id(), false));
             }
         }
-        List<String> notTaken = videosNotTaken(inputs, sources);
+        return new Discovery(sources, failed, videosNotTaken(inputs, sources));
+    }
+
+    /**
+     * {@link #run(RowSink, List, IngestOptions, AlignConfig, RuleSet, Consumer)} on recordings found already.
+     *
+     * @param found the recordings, and the inputs that already failed (reported in {@link Result#failed()} first)
+     * @return what was done
+     * @throws IOException when a commit fails (the recordings committed before it stay)
+     */
+    public static Result run(RowSink sink, Discovery found, IngestOptions options, AlignConfig align, RuleSet rules,
+                             Consumer<String> progress) throws IOException {
+        List<Failure> failed = new ArrayList<>(found.failed());
+        List<Sources.Source> sources = found.sources();
+        List<String> notTaken = found.videosNotTaken();
         for (String v : notTaken) {
             progress.accept("note: video " + v + " is no sidecar of a recording read (expected NAME.<camera>.mp4 or"
                     + " NAME/<camera>.mp4 beside NAME.mcap / NAME.bag / a rosbag2 folder NAME): not taken");
@@ -648,6 +696,17 @@ public final class IngestJob {
         return n == 0 ? "" : MASTER_GAPS + ": " + n + " at [" + at + "]";
     }
 
+    /**
+     * The episode's {@code quality_metrics} document, its keys in a fixed order ({@code Map.of} iterates in an order
+     * that changes from JVM to JVM, which made the same recording's row differ between runs).
+     */
+    private static Map<String, Object> qualityJson(Object metrics, QualityReport q) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("metrics", metrics);
+        m.put("results", q.results());
+        return m;
+    }
+
     /** The episode metadata key of the stamp discontinuities ({@link #stampDiscontinuities}). */
     public static final String STAMP_DISCONTINUITIES = "stamp_discontinuities";
 
@@ -915,8 +974,8 @@ public final class IngestJob {
         }
         EpisodeRow row = new EpisodeRow(ep.episodeId(), rec.recordingId(), ep.robotId(), ep.task(), ep.scene(),
                 ep.operator(), ep.outcome(), ep.startNs(), ep.endNs(), ep.endNs() - ep.startNs(), master,
-                (long) rows.size(), q.status().name().toLowerCase(), q.flags(), json(Map.of("metrics", em,
-                        "results", q.results())), json(meta), Map.of(), null, null,
+                (long) rows.size(), q.status().name().toLowerCase(), q.flags(), json(qualityJson(em, q)), json(meta),
+                Map.of(), null, null,
                 stateLayout.isEmpty() ? null : stateLayout.names(), actionLayout.isEmpty() ? null : actionLayout.names());
         return new EpisodeOut(row, rows, gripperJoint, stateLayout, actionLayout);
     }

@@ -20,7 +20,10 @@ public record Recording(String recordingId, SourceFormat format, List<SourceFile
                         Map<String, String> metadata, RobotProfile profile, List<Episode> episodes) {
     public Recording {
         files = List.copyOf(files);
-        metadata = Map.copyOf(metadata);
+        // in the recording's order: Map.copyOf iterates in an order that changes from JVM to JVM, and this map
+        // becomes JSON in the lake rows
+        Map.copyOf(metadata); // refuses null keys and values
+        metadata = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metadata));
         episodes = List.copyOf(episodes);
     }
 

@@ -53,7 +53,10 @@ public record Rosbag2Metadata(int version, String storageIdentifier, List<String
     public Rosbag2Metadata {
         files = List.copyOf(files);
         topics = List.copyOf(topics);
-        customData = Map.copyOf(customData);
+        // in the recording's order: Map.copyOf iterates in an order that changes from JVM to JVM, and this map
+        // becomes JSON in the lake rows
+        Map.copyOf(customData); // refuses null keys and values
+        customData = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(customData));
     }
 
     /**

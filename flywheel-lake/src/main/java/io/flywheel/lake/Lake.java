@@ -26,6 +26,7 @@ import io.flywheel.error.NotFoundException;
 import io.flywheel.error.StorageUnavailableException;
 import io.flywheel.raw.RawStorage;
 import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.FrameRow;
 import io.flywheel.rows.RawFileRow;
 import io.flywheel.rows.RecordingRows;
 import io.flywheel.rows.RowSink;
@@ -781,6 +782,90 @@ public final class Lake implements AutoCloseable, RowSink {
             } catch (CommitConflictException e) {
                 refresh();
                 if (attempt >= 5) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * What {@link #commitRecordings} did.
+     *
+     * @param seq the commit's sequence number; empty when nothing was new (every recording was in the lake already)
+     * @param committed ids of the recordings written, in the order given
+     * @param skipped ids of the recordings whose raw files were all in the lake already (nothing of them written)
+     */
+    public record RecordingsCommit(java.util.OptionalLong seq, List<String> committed, List<String> skipped) {
+        public RecordingsCommit {
+            committed = List.copyOf(committed);
+            skipped = List.copyOf(skipped);
+        }
+    }
+
+    /**
+     * Commits many recordings as ONE transaction ({@code ingest}): the raw_files, episodes and frames rows of every
+     * recording that is not in the lake yet; readers see all of them or none. A recording whose raw files are all in
+     * the lake already is skipped (idempotent by content hash, as {@link #commit(RecordingRows)}); when some episode or
+     * file of the others is present, their rows replace the present ones. When a concurrent writer commits first and
+     * the commit conflicts, the recordings are checked again and the commit is tried once more without the ones that
+     * writer committed.
+     *
+     * @param recordings the recordings' rows (for example those a Spark job staged)
+     * @return the commit and which recordings it wrote or skipped
+     * @throws CommitConflictException when the second try conflicts as well (nothing of this call is visible)
+     */
+    public RecordingsCommit commitRecordings(List<RecordingRows> recordings) {
+        refresh();
+        if (recordings.stream().flatMap(r -> r.episodes().stream())
+                .anyMatch(e -> e.stateNames() != null || e.actionNames() != null)) {
+            addValueNameColumns();
+        }
+        for (int attempt = 0; ; attempt++) {
+            refresh();
+            List<String> shas = recordings.stream().flatMap(r -> r.rawFiles().stream()).map(RawFileRow::sha256)
+                    .distinct().toList();
+            Set<String> filesPresent = shas.isEmpty() ? Set.of() : rawFileSha256s(Sql.in("sha256", shas));
+            List<RecordingRows> fresh = new ArrayList<>();
+            List<String> skipped = new ArrayList<>();
+            for (RecordingRows r : recordings) {
+                List<String> own = r.rawFiles().stream().map(RawFileRow::sha256).toList();
+                if (!own.isEmpty() && filesPresent.containsAll(own)) {
+                    skipped.add(r.recordingId());
+                } else {
+                    fresh.add(r);
+                }
+            }
+            if (fresh.isEmpty()) {
+                return new RecordingsCommit(java.util.OptionalLong.empty(), List.of(), skipped);
+            }
+            List<String> episodeIds = fresh.stream().flatMap(r -> r.episodes().stream()).map(EpisodeRow::episodeId)
+                    .toList();
+            boolean present = !filesPresent.isEmpty();
+            if (!present && !episodeIds.isEmpty()) {
+                try (LakeTable e = table(TableSchemas.EPISODES)) {
+                    present = e.countRows(Sql.in("episode_id", episodeIds)) > 0;
+                }
+            }
+            List<FrameRow> frames = new ArrayList<>();
+            List<EpisodeRow> episodes = new ArrayList<>();
+            List<RawFileRow> raw = new ArrayList<>();
+            for (RecordingRows r : fresh) {
+                frames.addAll(r.frames());
+                episodes.addAll(r.episodes());
+                raw.addAll(r.rawFiles());
+            }
+            LakeTransaction tx = begin("ingest").summary("recordings", Integer.toString(fresh.size()));
+            if (present) {
+                tx.putFrames(frames).putEpisodes(episodes).putRawFiles(raw);
+            } else {
+                tx.appendFrames(frames).appendEpisodes(episodes).appendRawFiles(raw);
+            }
+            try {
+                long seq = tx.commit().snapshot().seq();
+                return new RecordingsCommit(java.util.OptionalLong.of(seq),
+                        fresh.stream().map(RecordingRows::recordingId).toList(), skipped);
+            } catch (CommitConflictException e) {
+                if (attempt > 0) {
                     throw e;
                 }
             }
