@@ -111,6 +111,21 @@ public final class StreamLabelLinks {
         }
     }
 
+    /**
+     * @return each stream episode's current label (its {@code label_history} row with the highest
+     *     {@code labelled_at_ns}, the later row on a tie), sorted by robot then stream episode id; empty when the lake
+     *     has no {@code label_history}
+     */
+    public static List<LabelHistoryRow> currentLabels(Lake lake) {
+        lake.refresh();
+        if (!lake.hasTable(StreamTables.LABEL_HISTORY)) {
+            return List.of();
+        }
+        List<LabelHistoryRow> out = new ArrayList<>(current(lake).values());
+        out.sort(java.util.Comparator.comparing(LabelHistoryRow::robotId).thenComparing(LabelHistoryRow::episodeId));
+        return out;
+    }
+
     private static String key(String robot, String streamEpisodeId) {
         return robot + "\u0000" + streamEpisodeId;
     }
