@@ -36,7 +36,7 @@ public record LiveFleetOptions(SimOptions fleet, String gateway, String mqtt, Ma
         Objects.requireNonNull(ingestTimeout, "ingestTimeout");
         hostPort(gateway);
         if (streamEvents && mqtt == null) {
-            throw new IllegalArgumentException("the fleet stream is published over MQTT: give an MQTT broker too");
+            throw new IllegalArgumentException("the fleet stream is published over MQTT: it needs an MQTT broker (--mqtt)");
         }
         if (mqtt != null) {
             try {
