@@ -44,4 +44,57 @@ class GatewayKafkaCliTest {
         assertTrue(noMqtt.err().contains("the fleet stream is published over MQTT: it needs an MQTT broker (--mqtt)"),
                 noMqtt.err());
     }
+
+    /**
+     * The gateway with an embedded MQTT broker and an embedded Kafka broker: a robot's episode event published over
+     * MQTT is on fleet.episodes, keyed by the robot; the stopped line counts it.
+     */
+    @Test
+    void theGatewayRelaysTheFleetStreamToItsEmbeddedKafka(@TempDir Path dir) throws Exception {
+        String lake = dir.resolve("lake").toString();
+        assertEquals(0, CliRun.of("init", lake).exitCode());
+        GatewayProcess gw = GatewayProcess.start(dir.resolve("gw"), null, "gateway", lake, "--grpc-port", "0",
+                "--host", "127.0.0.1", "--embedded-mqtt", "--mqtt-port", "0", "--embedded-kafka", "--json",
+                "--stats-every", "0");
+        try {
+            com.fasterxml.jackson.databind.JsonNode up = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+                    gw.await(l -> l.contains("\"event\":\"listening\"")));
+            assertTrue(up.get("kafka_embedded").asBoolean(), up.toString());
+            String bootstrap = up.get("kafka").asText();
+            java.net.URI mqtt = java.net.URI.create(up.get("mqtt").asText());
+            var robot = com.hivemq.client.mqtt.MqttClient.builder().useMqttVersion3().identifier("arm-7")
+                    .serverHost(mqtt.getHost()).serverPort(mqtt.getPort()).buildBlocking();
+            robot.connect();
+            robot.publishWith().topic("fleet/arm-7/stream/episode")
+                    .qos(com.hivemq.client.mqtt.datatypes.MqttQos.AT_LEAST_ONCE)
+                    .payload(io.flywheel.fleet.v1.EpisodeEvent.newBuilder().setRobotId("arm-7").setEpisodeId("e-1")
+                            .setKind(io.flywheel.fleet.v1.EpisodeEvent.Kind.STARTED).setTimeNs(1_767_225_600_000_000_000L)
+                            .build().toByteArray()).send();
+            robot.disconnect();
+            java.util.Properties p = new java.util.Properties();
+            p.put("bootstrap.servers", bootstrap);
+            p.put("group.id", "cli-test");
+            p.put("auto.offset.reset", "earliest");
+            p.put("key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+            p.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+            java.util.List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> got = new java.util.ArrayList<>();
+            try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(p)) {
+                c.subscribe(java.util.List.of("fleet.episodes"));
+                long until = System.nanoTime() + 30_000_000_000L;
+                while (got.isEmpty() && System.nanoTime() < until) {
+                    c.poll(java.time.Duration.ofMillis(200)).forEach(got::add);
+                }
+            }
+            assertEquals(1, got.size());
+            assertEquals("arm-7", new String(got.get(0).key(), java.nio.charset.StandardCharsets.UTF_8));
+            assertEquals("e-1", io.flywheel.fleet.v1.EpisodeEvent.parseFrom(got.get(0).value()).getEpisodeId());
+            gw.process().destroy(); // SIGTERM: the graceful shutdown
+            assertTrue(gw.process().waitFor(60, java.util.concurrent.TimeUnit.SECONDS), gw.lines().toString());
+            String stopped = gw.await(l -> l.contains("\"event\":\"stopped\""));
+            assertEquals(1, new com.fasterxml.jackson.databind.ObjectMapper().readTree(stopped).get("kafka")
+                    .get("episodes").asInt(), stopped);
+        } finally {
+            gw.process().destroyForcibly();
+        }
+    }
 }
