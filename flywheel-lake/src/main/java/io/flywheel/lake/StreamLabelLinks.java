@@ -68,28 +68,50 @@ public final class StreamLabelLinks {
             boolean hasColumns;
             try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
                 hasColumns = t.hasColumn(TableSchemas.STREAM_OUTCOME);
-                for (EpisodeRow e : t.episodes(ScanRequest.all())) {
-                    if (e.robotId() == null) {
-                        continue;
-                    }
-                    LabelHistoryRow l = byRobotAndId.get(key(e.robotId(), e.episodeId()));
-                    if (l == null) {
-                        String source = sourceEpisodeId(e.metadataJson());
-                        if (source != null) {
-                            l = byRobotAndId.get(key(e.robotId(), source));
+                List<String> columns = new ArrayList<>(List.of(TableSchemas.EPISODE_ID, TableSchemas.ROBOT_ID,
+                        TableSchemas.METADATA));
+                if (hasColumns) {
+                    columns.addAll(TableSchemas.STREAM_LABEL_COLUMNS);
+                }
+                int[] m = {0};
+                t.scan(ScanRequest.builder().columns(columns).build(), b -> {
+                    ColumnView id = b.column(TableSchemas.EPISODE_ID);
+                    ColumnView robot = b.column(TableSchemas.ROBOT_ID);
+                    ColumnView meta = b.column(TableSchemas.METADATA);
+                    for (int i = 0; i < b.rowCount(); i++) {
+                        String r = robot.getString(i);
+                        if (r == null) {
+                            continue;
+                        }
+                        LabelHistoryRow l = byRobotAndId.get(key(r, id.getString(i)));
+                        if (l == null) {
+                            String source = sourceEpisodeId(meta.getString(i));
+                            if (source != null) {
+                                l = byRobotAndId.get(key(r, source));
+                            }
+                        }
+                        if (l == null) {
+                            continue;
+                        }
+                        m[0]++;
+                        StreamLabel want = new StreamLabel(l.label(), l.rule(), l.rulesVersion(), l.labelledAtNs(),
+                                l.episodeId());
+                        StreamLabel have = null;
+                        if (hasColumns && !b.column(TableSchemas.STREAM_OUTCOME).isNull(i)) {
+                            ColumnView at = b.column(TableSchemas.STREAM_LABELLED_AT_NS);
+                            have = new StreamLabel(b.column(TableSchemas.STREAM_OUTCOME).getString(i),
+                                    orEmpty(b.column(TableSchemas.STREAM_RULE).getString(i)),
+                                    orEmpty(b.column(TableSchemas.STREAM_RULES_VERSION).getString(i)),
+                                    at.isNull(i) ? 0 : at.getLong(i),
+                                    orEmpty(b.column(TableSchemas.STREAM_EPISODE_ID).getString(i)));
+                        }
+                        if (!Objects.equals(want, have)) {
+                            updates.add(new EpisodeRow(id.getString(i), null, null, null, null, null, null, null, null,
+                                    null, null, null, null, null, null, null).withStreamLabel(want));
                         }
                     }
-                    if (l == null) {
-                        continue;
-                    }
-                    matched++;
-                    StreamLabel want = new StreamLabel(l.label(), l.rule(), l.rulesVersion(), l.labelledAtNs(),
-                            l.episodeId());
-                    if (!Objects.equals(want, e.streamLabel())) {
-                        updates.add(new EpisodeRow(e.episodeId(), null, null, null, null, null, null, null, null, null,
-                                null, null, null, null, null, null).withStreamLabel(want));
-                    }
-                }
+                });
+                matched = m[0];
             }
             if (updates.isEmpty()) {
                 return new Result(byRobotAndId.size(), matched, 0, -1);
@@ -142,6 +164,10 @@ public final class StreamLabelLinks {
             }
         }
         return out;
+    }
+
+    private static String orEmpty(String s) {
+        return s == null ? "" : s;
     }
 
     /** @return the metadata's {@value #SOURCE_EPISODE_ID}, or null when absent or the metadata is not JSON */
