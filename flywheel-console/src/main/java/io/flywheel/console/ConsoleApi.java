@@ -352,6 +352,12 @@ public final class ConsoleApi {
                 m.put("embedding_model", embeddedBy.contains(dflt) ? dflt : null);
             }
             m.put("enriched", m.get(TableSchemas.ENRICHED_AT_NS) != null);
+            Object stream = m.get(TableSchemas.STREAM_OUTCOME);
+            Object recorded = m.get(TableSchemas.OUTCOME);
+            m.put("effective_outcome", io.flywheel.rows.EpisodeRow.effectiveOutcome(
+                    recorded == null ? null : recorded.toString(), stream == null ? null : stream.toString()));
+            m.put("outcome_source", stream != null ? io.flywheel.rows.EpisodeRow.SOURCE_STREAM
+                    : io.flywheel.rows.EpisodeRow.SOURCE_RECORDING);
             m.put("enrichment_columns", hasEmb || m.containsKey(TableSchemas.ENRICHED_AT_NS));
         }
         Object qm = m.remove(TableSchemas.QUALITY_METRICS);

@@ -218,7 +218,9 @@ final class Pages {
                 .append("\">JSON</a></p>\n");
         b.append("<table class=\"facts\" id=\"facts\">");
         for (String k : List.of(TableSchemas.ROBOT_ID, TableSchemas.TASK, TableSchemas.SCENE, TableSchemas.OPERATOR,
-                TableSchemas.OUTCOME, TableSchemas.FRAME_COUNT, TableSchemas.MASTER_TOPIC, TableSchemas.QUALITY_STATUS,
+                "effective_outcome", "outcome_source", TableSchemas.OUTCOME, TableSchemas.STREAM_OUTCOME,
+                TableSchemas.STREAM_RULE, TableSchemas.STREAM_RULES_VERSION, TableSchemas.FRAME_COUNT,
+                TableSchemas.MASTER_TOPIC, TableSchemas.QUALITY_STATUS,
                 TableSchemas.RECORDING_ID, DedupTables.DUPLICATE_OF, "embedding_model")) {
             if (e.containsKey(k)) {
                 b.append("<tr><th>").append(esc(k)).append("</th><td class=\"f-").append(esc(k)).append("\">")

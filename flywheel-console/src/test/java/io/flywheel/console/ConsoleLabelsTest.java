@@ -85,6 +85,12 @@ class ConsoleLabelsTest {
             JsonNode eps = json(http, server, "/api/episodes");
             assertEquals("failure", eps.get("rows").get(0).get("stream_outcome").asText());
             assertEquals("success", eps.get("rows").get(0).get("outcome").asText());
+            JsonNode ep = json(http, server, "/api/episodes/ep-a");
+            assertEquals("failure", ep.get("effective_outcome").asText(), "the stream's label over the recording's");
+            assertEquals("stream", ep.get("outcome_source").asText());
+            assertEquals("empty_grasp", ep.get("stream_rule").asText());
+            String epPage = get(http, server, "/episodes/ep-a");
+            assertTrue(epPage.contains("<td class=\"f-effective_outcome\">failure</td>"), epPage);
         }
     }
 
