@@ -151,7 +151,7 @@ final class SimCommand implements Callable<Integer> {
 
         @Option(names = "--stream-events", description = "--live: the robots also publish the fleet stream over --mqtt"
                 + " (episode events, per-second gripper opening and force, the success signal, operator interventions in"
-                + " 10% of the episodes) for a gateway started with --kafka; its ground truth goes to stream_truth.json"
+                + " 10%% of the episodes) for a gateway started with --kafka; its ground truth goes to stream_truth.json"
                 + " beside ground_truth.json")
         boolean streamEvents;
 
