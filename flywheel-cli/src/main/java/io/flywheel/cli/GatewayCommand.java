@@ -17,7 +17,9 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 import io.flywheel.fleet.auth.RobotTokens;
 import io.flywheel.fleet.client.TlsFiles;
+import io.flywheel.fleet.relay.KafkaRelay;
 import io.flywheel.fleet.telemetry.EmbeddedBroker;
+import io.flywheel.stream.topics.EmbeddedKafka;
 import io.flywheel.fleet.telemetry.TelemetryOptions;
 import io.flywheel.fleet.telemetry.TelemetryStats;
 import io.flywheel.fleet.telemetry.TelemetrySubscriber;
@@ -137,6 +139,20 @@ final class GatewayCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "0..1")
     Broker broker;
 
+    /** Where the fleet stream is relayed to: an external Kafka cluster or a broker in this process. */
+    static final class Kafka {
+        @Option(names = "--kafka", paramLabel = "HOST:PORT", description = "relay the fleet stream (episode events,"
+                + " observation summaries and alerts the robots publish over MQTT) to this Kafka cluster's fleet.episodes,"
+                + " fleet.observations and fleet.alerts topics")
+        String bootstrap;
+
+        @Option(names = "--embedded-kafka", description = "as --kafka, to a Kafka broker (KRaft) started in this process")
+        boolean embedded;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "0..1")
+    Kafka kafka;
+
     @Option(names = "--mqtt-port", paramLabel = "P", description = "port of the embedded broker; 0 picks a free one"
             + " (default: ${DEFAULT-VALUE})")
     int mqttPort = 1883;
@@ -211,6 +227,11 @@ final class GatewayCommand implements Callable<Integer> {
             password = System.getenv(mqttPasswordEnv != null ? mqttPasswordEnv : "FLYWHEEL_MQTT_PASSWORD");
         }
         final String mqttPassword = password;
+        Usage.require(spec, kafka == null || broker != null, (kafka != null && kafka.embedded ? "--embedded-kafka" : "--kafka")
+                + " relays what the robots publish over MQTT: give --mqtt URL or --embedded-mqtt too");
+        Usage.require(spec, kafka == null || kafka.embedded
+                || kafka.bootstrap.matches("[^\\s:,]+:\\d{1,5}(,[^\\s:,]+:\\d{1,5})*"),
+                "--kafka must be HOST:PORT[,HOST:PORT...], got '" + (kafka == null ? "" : kafka.bootstrap) + "'");
         TelemetryOptions.Builder telemetry = broker == null ? null : Usage.check(spec, "--mqtt", () -> {
             TelemetryOptions.Builder b = TelemetryOptions.builder(embedded ? "tcp://" + host + ":1" : broker.url)
                     .mqtt5(!embedded && mqttVersion.equals("5")).clientId(mqttClientId)
@@ -228,6 +249,8 @@ final class GatewayCommand implements Callable<Integer> {
             FleetGateway gw = FleetGateway.start(l, options);
             EmbeddedBroker mqttBroker = null;
             TelemetrySubscriber sub = null;
+            EmbeddedKafka embeddedKafka = null;
+            KafkaRelay relay = null;
             try {
                 if (telemetry != null) {
                     if (embedded) {
@@ -239,7 +262,22 @@ final class GatewayCommand implements Callable<Integer> {
                     sub = TelemetrySubscriber.start(l, telemetry.build(),
                             line -> System.err.println("flywheel gateway: " + line));
                 }
+                if (kafka != null) {
+                    if (kafka.embedded) {
+                        embeddedKafka = EmbeddedKafka.start(null, 2);
+                    }
+                    String id = mqttClientId.length() > 17 ? mqttClientId.substring(0, 17) : mqttClientId;
+                    relay = KafkaRelay.start(mqttBroker != null ? mqttBroker.url() : broker.url, id + "-kafka",
+                            embeddedKafka != null ? embeddedKafka.bootstrap() : kafka.bootstrap,
+                            line -> System.err.println("flywheel gateway: " + line));
+                }
             } catch (RuntimeException e) {
+                if (sub != null) {
+                    sub.close();
+                }
+                if (embeddedKafka != null) {
+                    embeddedKafka.close();
+                }
                 gw.close();
                 if (mqttBroker != null) {
                     mqttBroker.close();
@@ -248,6 +286,8 @@ final class GatewayCommand implements Callable<Integer> {
             }
             final TelemetrySubscriber telemetrySub = sub;
             final EmbeddedBroker embeddedBroker = mqttBroker;
+            final KafkaRelay kafkaRelay = relay;
+            final EmbeddedKafka kafkaBroker = embeddedKafka;
             Thread hook = new Thread(() -> {
                 stop.countDown();
                 try {
@@ -277,6 +317,10 @@ final class GatewayCommand implements Callable<Integer> {
                     m.put("mqtt", telemetrySub.broker());
                     m.put("mqtt_embedded", embeddedBroker != null);
                 }
+                if (kafkaRelay != null) {
+                    m.put("kafka", kafkaBroker != null ? kafkaBroker.bootstrap() : kafka.bootstrap);
+                    m.put("kafka_embedded", kafkaBroker != null);
+                }
                 if (json) {
                     line(out, m);
                 } else {
@@ -287,6 +331,10 @@ final class GatewayCommand implements Callable<Integer> {
                     if (telemetrySub != null) {
                         out.println("telemetry from " + (embeddedBroker != null ? "the embedded MQTT broker on "
                                 : "") + telemetrySub.broker() + " (fleet/<robot>/telemetry|alert|audit/<kind>)");
+                    }
+                    if (kafkaRelay != null) {
+                        out.println("fleet stream (fleet/<robot>/stream/episode|observation, alerts) relayed to Kafka at "
+                                + (kafkaBroker != null ? kafkaBroker.bootstrap() + " (embedded)" : kafka.bootstrap));
                     }
                     if (tokens == 0) {
                         out.println("no robot can upload yet: flywheel gateway token add ROBOT " + lake);
@@ -311,15 +359,26 @@ final class GatewayCommand implements Callable<Integer> {
                             if (ts != null) {
                                 j.put("telemetry", telemetryJson(ts));
                             }
+                            if (kafkaRelay != null) {
+                                j.put("kafka", relayJson(kafkaRelay.stats()));
+                            }
                             line(out, j);
                         } else {
                             out.println(statsLine(s, mbps) + "; " + liveLine(gw.liveStats())
-                                    + (ts == null ? "" : "; " + telemetryLine(ts)));
+                                    + (ts == null ? "" : "; " + telemetryLine(ts))
+                                    + (kafkaRelay == null ? "" : "; " + relayLine(kafkaRelay.stats())));
                         }
                         out.flush();
                     }
                 }
             } finally {
+                if (kafkaRelay != null) {
+                    kafkaRelay.flush();
+                    kafkaRelay.close();
+                }
+                if (kafkaBroker != null) {
+                    kafkaBroker.close();
+                }
                 if (telemetrySub != null) {
                     telemetrySub.close();
                 }
@@ -336,6 +395,9 @@ final class GatewayCommand implements Callable<Integer> {
                     if (telemetrySub != null) {
                         j.put("telemetry", telemetryJson(telemetrySub.stats()));
                     }
+                    if (kafkaRelay != null) {
+                        j.put("kafka", relayJson(kafkaRelay.stats()));
+                    }
                     line(out, j);
                 } else {
                     out.printf(Locale.ROOT, "gateway stopped after %.1f s: %d file(s) landed (%s received), %d"
@@ -344,6 +406,9 @@ final class GatewayCommand implements Callable<Integer> {
                             s.refused(), s.ingested(), s.ingestFailed(), s.staged(), s.ingestWaiting());
                     if (telemetrySub != null) {
                         out.println(telemetryLine(telemetrySub.stats()));
+                    }
+                    if (kafkaRelay != null) {
+                        out.println(relayLine(kafkaRelay.stats()));
                     }
                 }
                 out.flush();
@@ -364,6 +429,20 @@ final class GatewayCommand implements Callable<Integer> {
                         + " ingest: %d waiting%s, %d ingested, %d failed", s.receiving(), s.staged(), s.landed(),
                 s.refused(), mbps, s.ingestWaiting(), s.ingesting() > 0 ? " + 1 running" : "", s.ingested(),
                 s.ingestFailed());
+    }
+
+    static String relayLine(KafkaRelay.Stats r) {
+        return String.format(Locale.ROOT, "kafka: %d episode event(s), %d observation second(s), %d alert(s) relayed,"
+                + " %d refused", r.episodes(), r.observations(), r.alerts(), r.refused());
+    }
+
+    static Map<String, Object> relayJson(KafkaRelay.Stats r) {
+        Map<String, Object> j = new LinkedHashMap<>();
+        j.put("episodes", r.episodes());
+        j.put("observations", r.observations());
+        j.put("alerts", r.alerts());
+        j.put("refused", r.refused());
+        return j;
     }
 
     static String liveLine(LiveStreamService.Stats l) {

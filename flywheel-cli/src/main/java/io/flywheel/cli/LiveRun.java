@@ -134,7 +134,8 @@ final class LiveRun {
 
     private LiveFleetOptions.Builder builder(SimOptions fleet, double speed, Faults faults) {
         LiveFleetOptions.Builder b = LiveFleetOptions.builder(fleet, live.gateway).mqtt(live.mqtt).speed(speed)
-                .faults(faults).waitForIngest(!live.noWait, Duration.ofSeconds(live.waitTimeout));
+                .faults(faults).waitForIngest(!live.noWait, Duration.ofSeconds(live.waitTimeout))
+                .streamEvents(live.streamEvents);
         if (live.chunkSize != null) {
             b.chunkBytes(live.chunkSize.intValue());
         }
@@ -191,8 +192,9 @@ final class LiveRun {
                     live.lake, c.episodesOnce(), c.episodes(), c.messagesOnce(), c.messages(), c.alertsLinked(),
                     c.alerts(), c.ok() ? "ok" : "FAILED");
         }
-        o.println(keepsFiles ? "ground truth: " + r.groundTruth() : "the recordings were on a temporary disk,"
-                + " removed now (--out DIR keeps them, with ground_truth.json)");
+        o.println(keepsFiles ? "ground truth: " + r.groundTruth() + (opt.streamEvents() ? ", stream labels' truth: "
+                + r.groundTruth().resolveSibling(io.flywheel.fleet.sim.LiveFleet.STREAM_TRUTH) : "")
+                : "the recordings were on a temporary disk, removed now (--out DIR keeps them, with ground_truth.json)");
     }
 
     private Map<String, Object> json(LiveFleetReport r, LiveCheck.Result c, LiveFleetOptions o) {

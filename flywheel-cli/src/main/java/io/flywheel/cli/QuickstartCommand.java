@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "quickstart", mixinStandardHelpOptions = true,
         description = "Run the whole loop into a local lake: ingest real recordings, then a small simulated fleet with"
-                + " field failures uploads live into a gateway in this process (gRPC, MQTT telemetry), align and check"
+                + " field failures uploads live into a gateway in this process (gRPC, MQTT telemetry), label simulated live"
+                + " episodes through Kafka (label precision and recall), align and check"
                 + " quality, enrich (MAC model), deduplicate, mine the failures' neighbours, build train-v1 (uniform)"
                 + " and train-v2 (uniform + mined) and diff them, warm a cache, read batches through the loader, export"
                 + " LeRobot; ends with a one-screen summary.")
@@ -74,6 +75,9 @@ final class QuickstartCommand implements Callable<Integer> {
         plan.add(new String[] {"sim", "--live", "--gateway", GATEWAY, "--mqtt", MQTT, "--lake", l, "--speed", "max",
             "--faults", "cut=0.3,duplicate=0.2", "--preset", "tiny", "--episodes", "24", "--hard-objects", "4",
             "--glass-failures", "2", "--out", fleet, "--force"});
+        // realtime labelling: simulated live episodes through a Kafka broker in this process, labelled into the lake's
+        // label_history exactly once, scored against their ground truth (label precision and recall per class)
+        plan.add(new String[] {"stream", "run", l, "--episodes", "20", "--seed", "19"});
         plan.add(new String[] {"qc", "report", l, "--status", "fail"});
         plan.add(new String[] {"enrich", l, "--model", model, "--stride", "keyframes"});
         plan.add(new String[] {"dedup", l, "--episode-threshold", "0.0005"});
@@ -114,6 +118,7 @@ final class QuickstartCommand implements Callable<Integer> {
             int exit = args[0].equals("sim") ? live(args) : Main.commandLine().execute(args);
             double secs = (System.nanoTime() - t0) / 1e9;
             stages.add(new Stage(args[0] + (args[0].equals("trainset") || args[0].equals("qc") || args[0].equals("export")
+                    || args[0].equals("stream")
                     ? " " + args[1] : ""), args, exit, secs));
             if (exit != 0) {
                 summary(stages, v1, v2);

@@ -149,6 +149,12 @@ final class SimCommand implements Callable<Integer> {
         @Option(names = "--no-wait", description = "--live: do not wait for the gateway to ingest the uploads")
         boolean noWait;
 
+        @Option(names = "--stream-events", description = "--live: the robots also publish the fleet stream over --mqtt"
+                + " (episode events, per-second gripper opening and force, the success signal, operator interventions in"
+                + " 10%% of the episodes) for a gateway started with --kafka; its ground truth goes to stream_truth.json"
+                + " beside ground_truth.json")
+        boolean streamEvents;
+
         @Option(names = "--wait-timeout", paramLabel = "SECONDS", description = "--live: how long each robot waits for"
                 + " the ingest of its uploads (default: ${DEFAULT-VALUE})")
         int waitTimeout = 600;
@@ -156,7 +162,7 @@ final class SimCommand implements Callable<Integer> {
         /** @return the first --live option given without --live, or null */
         String givenWithoutLive(picocli.CommandLine.ParseResult pr) {
             for (String o : List.of("--gateway", "--mqtt", "--tokens", "--lake", "--no-check", "--speed", "--faults",
-                    "--chunk-size", "--no-wait", "--wait-timeout")) {
+                    "--chunk-size", "--no-wait", "--wait-timeout", "--stream-events")) {
                 if (pr.hasMatchedOption(o)) {
                     return o;
                 }

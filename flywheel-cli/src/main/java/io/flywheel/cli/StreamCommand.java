@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code flywheel stream ...}: realtime labelling from the fleet's Kafka topics into the lake. */
 @Command(name = "stream", mixinStandardHelpOptions = true, description = "Realtime labelling: the fleet's Kafka"
-        + " topics labelled into the lake, exactly once.", subcommands = {StreamCommand.Run.class})
+        + " topics labelled into the lake, exactly once.", subcommands = {StreamCommand.Run.class, StreamCommand.Report.class})
 final class StreamCommand implements Runnable {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -117,8 +117,90 @@ final class StreamCommand implements Runnable {
             return 0;
         }
 
-        private static String pct(double d) {
+        static String pct(double d) {
             return Double.isNaN(d) ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * d);
+        }
+    }
+
+    /** {@code flywheel stream report LAKE --truth FILE}. */
+    @Command(name = "report", mixinStandardHelpOptions = true, description = "Scores the lake's stream labels (each"
+            + " stream episode's current label in label_history) against a ground truth: precision and recall per"
+            + " class and the confusion counts.")
+    static final class Report implements Callable<Integer> {
+        @Mixin
+        LakeLocation at;
+
+        @Option(names = "--truth", paramLabel = "FILE", required = true, description = "ground truth JSON: {\"episodes\":"
+                + " [{robot_id, episode_id, stream_outcome | outcome}]} (the simulator's ground_truth.json is one)")
+        Path truth;
+
+        @Mixin
+        JsonOutput json;
+
+        @Override
+        public Integer call() throws Exception {
+            Map<String, io.flywheel.stream.rules.Outcome> t = io.flywheel.stream.accuracy.LabelTruth.read(truth);
+            io.flywheel.stream.accuracy.LabelReport rep;
+            try (Lake lake = at.open()) {
+                rep = io.flywheel.stream.accuracy.LabelReport.of(lake, t);
+            }
+            var a = rep.accuracy();
+            if (json.enabled()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("labels", rep.labels());
+                m.put("truth", t.size());
+                m.put("compared", a.compared());
+                m.put("unlabelled", a.unlabelled());
+                m.put("without_truth", a.withoutTruth());
+                m.put("invalid_labels", rep.invalidLabels());
+                m.put("rules_versions", rep.rulesVersions());
+                m.put("accuracy", Double.isNaN(a.accuracy()) ? null : a.accuracy());
+                List<Map<String, Object>> cls = new ArrayList<>();
+                for (var s : a.classes()) {
+                    Map<String, Object> c = new LinkedHashMap<>();
+                    c.put("label", s.outcome().label());
+                    c.put("true_positives", s.truePositives());
+                    c.put("labelled", s.labelled());
+                    c.put("actual", s.actual());
+                    c.put("precision", Double.isNaN(s.precision()) ? null : s.precision());
+                    c.put("recall", Double.isNaN(s.recall()) ? null : s.recall());
+                    cls.add(c);
+                }
+                m.put("classes", cls);
+                Map<String, Object> conf = new LinkedHashMap<>();
+                a.confusionMap().forEach((truthClass, row) -> {
+                    Map<String, Object> r = new LinkedHashMap<>();
+                    row.forEach((label, n) -> r.put(label.label(), n));
+                    conf.put(truthClass.label(), r);
+                });
+                m.put("confusion", conf);
+                Json.print(System.out, m);
+                return 0;
+            }
+            List<List<String>> rows = new ArrayList<>();
+            for (var s : a.classes()) {
+                rows.add(List.of(s.outcome().label(), Integer.toString(s.actual()), Integer.toString(s.labelled()),
+                        Integer.toString(s.truePositives()), Run.pct(s.precision()), Run.pct(s.recall())));
+            }
+            TextTable.print(System.out, List.of("label", "truth", "labelled", "correct", "precision", "recall"), rows);
+            List<String> head = new ArrayList<>(List.of("truth \\ label"));
+            io.flywheel.stream.rules.Outcome[] classes = io.flywheel.stream.rules.Outcome.values();
+            for (var o : classes) {
+                head.add(o.label());
+            }
+            List<List<String>> conf = new ArrayList<>();
+            for (var tr : classes) {
+                List<String> r = new ArrayList<>(List.of(tr.label()));
+                for (var l : classes) {
+                    r.add(Integer.toString(a.count(tr, l)));
+                }
+                conf.add(r);
+            }
+            TextTable.print(System.out, head, conf);
+            System.out.printf(Locale.ROOT, "%d of %d truth episodes compared (accuracy %s), %d without a label, %d labels"
+                    + " without a truth; rules %s%n", a.compared(), t.size(), Run.pct(a.accuracy()), a.unlabelled(),
+                    a.withoutTruth(), rep.rulesVersions().isEmpty() ? "-" : String.join(", ", rep.rulesVersions()));
+            return 0;
         }
     }
 }

@@ -27,10 +27,13 @@ class QuickstartCliTest {
             "--work", tmp.resolve("work").toString(), "--model", model};
         CliRun r = CliRun.of(args);
         assertEquals(0, r.exitCode(), r.err() + r.out());
-        for (String stage : new String[] {"ingest", "sim", "enrich", "dedup", "mine", "trainset build", "trainset diff",
-            "warm", "load", "export lerobot", "total"}) {
+        for (String stage : new String[] {"ingest", "sim", "stream run", "enrich", "dedup", "mine", "trainset build",
+            "trainset diff", "warm", "load", "export lerobot", "total"}) {
             assertTrue(r.out().contains("  " + stage + " "), "summary lists " + stage + ":\n" + r.out());
         }
+        // the stream stage scores its labels: every one of the 20 simulated live episodes labelled as its truth
+        assertTrue(r.out().contains("labelled 20/20 episodes (rules label-rules-1)"), r.out());
+        assertTrue(r.out().contains("precision") && r.out().contains("100.0%"), r.out());
         // the simulated fleet came through the gateway: uploads landed in raw/<robot>/, telemetry in its table
         assertTrue(r.out().contains("check against " + tmp.resolve("lake") + ": 24/24 episode(s) in raw_files once"),
                 r.out());

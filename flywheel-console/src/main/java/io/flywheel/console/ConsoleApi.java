@@ -83,10 +83,11 @@ public final class ConsoleApi {
             TableSchemas.QUALITY_STATUS);
     /** Columns the episodes table can be sorted by (when present). */
     public static final List<String> SORTABLE = List.of(TableSchemas.EPISODE_ID, TableSchemas.ROBOT_ID, TableSchemas.TASK,
-            TableSchemas.SCENE, TableSchemas.OUTCOME, TableSchemas.DURATION_NS, TableSchemas.FRAME_COUNT,
-            TableSchemas.QUALITY_STATUS, TableSchemas.START_NS, DedupTables.DUPLICATE_OF);
+            TableSchemas.SCENE, TableSchemas.OUTCOME, TableSchemas.STREAM_OUTCOME, TableSchemas.DURATION_NS,
+            TableSchemas.FRAME_COUNT, TableSchemas.QUALITY_STATUS, TableSchemas.START_NS, DedupTables.DUPLICATE_OF);
     private static final List<String> LIST_COLUMNS = List.of(TableSchemas.EPISODE_ID, TableSchemas.ROBOT_ID,
-            TableSchemas.TASK, TableSchemas.SCENE, TableSchemas.OPERATOR, TableSchemas.OUTCOME, TableSchemas.START_NS,
+            TableSchemas.TASK, TableSchemas.SCENE, TableSchemas.OPERATOR, TableSchemas.OUTCOME,
+            TableSchemas.STREAM_OUTCOME, TableSchemas.START_NS,
             TableSchemas.DURATION_NS, TableSchemas.FRAME_COUNT, TableSchemas.QUALITY_STATUS, TableSchemas.QUALITY_FLAGS,
             DedupTables.DUPLICATE_OF, TableSchemas.ENRICHED_AT_NS);
 
@@ -164,6 +165,83 @@ public final class ConsoleApi {
      */
     public Map<String, Object> fleet() {
         return FleetStatus.of(lake);
+    }
+
+    // ------------------------------------------------------------------ stream labels
+
+    /**
+     * The stream's labels as they arrive: the newest rows of {@code label_history} (by {@code labelled_at_ns}), each
+     * with the lake episode it was applied to (the episode whose {@code stream_episode_id} and robot are the label's;
+     * null while that episode is not ingested yet), and counts over every stream episode's current label.
+     *
+     * @param limit most rows listed, 1..{@value #MAX_PAGE}
+     * @return {@code label_history} (false before the first label), {@code version} (the table's, -1 before),
+     *     {@code total} (rows), {@code episodes} (stream episodes labelled), {@code applied} (lake episodes with a
+     *     stream label), {@code by_label} (current labels per class), {@code rules_versions}, {@code newest_ns}
+     *     (the newest labelled_at_ns, null before), {@code labels} (newest first: episode_id, robot_id, label, rule,
+     *     rules_version, labelled_at_ns, consumer_group, checkpoint_id, lake_episode_id)
+     */
+    public Map<String, Object> labels(int limit) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        boolean has = lake.hasTable(io.flywheel.lake.StreamTables.LABEL_HISTORY);
+        m.put("label_history", has);
+        List<io.flywheel.rows.LabelHistoryRow> rows = new ArrayList<>();
+        long version = -1;
+        if (has) {
+            try (LakeTable t = lake.table(io.flywheel.lake.StreamTables.LABEL_HISTORY)) {
+                version = t.version();
+                rows.addAll(t.rows(io.flywheel.lake.StreamTables.LABEL_HISTORY_TABLE, io.flywheel.lake.ScanRequest.all()));
+            }
+        }
+        Map<String, String> applied = new java.util.HashMap<>();
+        try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
+            if (t.hasColumn(TableSchemas.STREAM_EPISODE_ID)) {
+                t.scan(io.flywheel.lake.ScanRequest.builder().columns(TableSchemas.EPISODE_ID, TableSchemas.ROBOT_ID,
+                        TableSchemas.STREAM_EPISODE_ID).filter(TableSchemas.STREAM_EPISODE_ID + " IS NOT NULL").build(), b -> {
+                            for (int i = 0; i < b.rowCount(); i++) {
+                                applied.put(b.column(TableSchemas.ROBOT_ID).getString(i) + "\u0000"
+                                        + b.column(TableSchemas.STREAM_EPISODE_ID).getString(i),
+                                        b.column(TableSchemas.EPISODE_ID).getString(i));
+                            }
+                        });
+            }
+        }
+        Map<String, io.flywheel.rows.LabelHistoryRow> current = new LinkedHashMap<>();
+        for (io.flywheel.rows.LabelHistoryRow r : rows) {
+            current.merge(r.robotId() + "\u0000" + r.episodeId(), r, (a, b) -> b.labelledAtNs() >= a.labelledAtNs() ? b : a);
+        }
+        Map<String, Integer> byLabel = new TreeMap<>();
+        Set<String> versions = new TreeSet<>();
+        current.values().forEach(r -> {
+            byLabel.merge(r.label(), 1, Integer::sum);
+            versions.add(r.rulesVersion());
+        });
+        List<io.flywheel.rows.LabelHistoryRow> newest = new ArrayList<>(rows);
+        newest.sort(java.util.Comparator.comparingLong(io.flywheel.rows.LabelHistoryRow::labelledAtNs).reversed()
+                .thenComparing(io.flywheel.rows.LabelHistoryRow::episodeId));
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (io.flywheel.rows.LabelHistoryRow r : newest.subList(0, Math.min(limit, newest.size()))) {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("episode_id", r.episodeId());
+            x.put("robot_id", r.robotId());
+            x.put("label", r.label());
+            x.put("rule", r.rule());
+            x.put("rules_version", r.rulesVersion());
+            x.put("labelled_at_ns", r.labelledAtNs());
+            x.put("consumer_group", r.consumerGroup());
+            x.put("checkpoint_id", r.checkpointId());
+            x.put("lake_episode_id", applied.get(r.robotId() + "\u0000" + r.episodeId()));
+            out.add(x);
+        }
+        m.put("version", version);
+        m.put("total", rows.size());
+        m.put("episodes", current.size());
+        m.put("applied", applied.size());
+        m.put("by_label", byLabel);
+        m.put("rules_versions", List.copyOf(versions));
+        m.put("newest_ns", newest.isEmpty() ? null : newest.get(0).labelledAtNs());
+        m.put("labels", out);
+        return m;
     }
 
     // ------------------------------------------------------------------ episodes
@@ -274,6 +352,12 @@ public final class ConsoleApi {
                 m.put("embedding_model", embeddedBy.contains(dflt) ? dflt : null);
             }
             m.put("enriched", m.get(TableSchemas.ENRICHED_AT_NS) != null);
+            Object stream = m.get(TableSchemas.STREAM_OUTCOME);
+            Object recorded = m.get(TableSchemas.OUTCOME);
+            m.put("effective_outcome", io.flywheel.rows.EpisodeRow.effectiveOutcome(
+                    recorded == null ? null : recorded.toString(), stream == null ? null : stream.toString()));
+            m.put("outcome_source", stream != null ? io.flywheel.rows.EpisodeRow.SOURCE_STREAM
+                    : io.flywheel.rows.EpisodeRow.SOURCE_RECORDING);
             m.put("enrichment_columns", hasEmb || m.containsKey(TableSchemas.ENRICHED_AT_NS));
         }
         Object qm = m.remove(TableSchemas.QUALITY_METRICS);

@@ -260,6 +260,8 @@ public final class ConsoleServer implements AutoCloseable {
             json(api.trainsets(), response, cb);
         } else if (n == 1 && s.get(0).equals("fleet")) {
             json(api.fleet(), response, cb);
+        } else if (n == 1 && s.get(0).equals("labels")) {
+            json(api.labels((int) longParam(p, "limit", 100, 1, ConsoleApi.MAX_PAGE)), response, cb);
         } else if (n == 2 && s.get(0).equals("trainsets")) {
             json(api.trainset(id(s.get(1), "training-set tag"), (int) longParam(p, "limit", 200, 1, 100_000)),
                     response, cb);
@@ -308,6 +310,8 @@ public final class ConsoleServer implements AutoCloseable {
             html = pages.trainsets();
         } else if (n == 1 && first.equals("fleet")) {
             html = pages.fleet();
+        } else if (n == 1 && first.equals("labels")) {
+            html = pages.labels();
         } else if (n == 1 && first.equals("eval")) {
             html = pages.eval(evalPages.body(optionalId(p, "run"), p.getValue("by"), optionalId(p, "against")));
         } else {

@@ -27,12 +27,15 @@ final class Pages {
     private static final List<String[]> EPISODE_COLUMNS = List.of(
             new String[] {TableSchemas.EPISODE_ID, "episode"}, new String[] {TableSchemas.ROBOT_ID, "robot"},
             new String[] {TableSchemas.TASK, "task"}, new String[] {TableSchemas.SCENE, "scene"},
-            new String[] {TableSchemas.OUTCOME, "outcome"}, new String[] {TableSchemas.DURATION_NS, "duration s"},
+            new String[] {TableSchemas.OUTCOME, "outcome"}, new String[] {TableSchemas.STREAM_OUTCOME, "stream label"},
+            new String[] {TableSchemas.DURATION_NS, "duration s"},
             new String[] {TableSchemas.FRAME_COUNT, "frames"}, new String[] {TableSchemas.QUALITY_STATUS, "QC"},
             new String[] {TableSchemas.QUALITY_FLAGS, "QC flags"}, new String[] {DedupTables.DUPLICATE_OF, "duplicate group"});
 
     /** Seconds between reloads of the fleet page. */
     static final int FLEET_REFRESH_S = 5;
+    /** Seconds between reloads of the stream labels page. */
+    static final int LABELS_REFRESH_S = 2;
 
     private final ConsoleApi api;
 
@@ -70,13 +73,15 @@ final class Pages {
         return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                 + (page.equals("fleet") ? "<meta http-equiv=\"refresh\" content=\"" + FLEET_REFRESH_S + "\">" : "")
+                + (page.equals("labels") ? "<meta http-equiv=\"refresh\" content=\"" + LABELS_REFRESH_S + "\">" : "")
                 + "<title>" + esc(title) + " - Flywheel</title><link rel=\"stylesheet\" href=\"/static/console.css\"></head>\n"
                 + "<body data-page=\"" + page + "\"" + attrs + ">\n<header><a class=\"brand\" href=\"/episodes\">Flywheel</a>"
                 + "<nav><a href=\"/episodes\"" + (page.startsWith("episode") || page.equals("align") ? " class=\"on\"" : "")
                 + ">Episodes</a><a href=\"/map\"" + (page.equals("map") ? " class=\"on\"" : "") + ">Embedding map</a>"
                 + "<a href=\"/trainsets\"" + (page.equals("trainsets") ? " class=\"on\"" : "") + ">Training sets</a>"
                 + "<a href=\"/eval\"" + (page.equals("eval") ? " class=\"on\"" : "") + ">Evaluation</a>"
-                + "<a href=\"/fleet\"" + (page.equals("fleet") ? " class=\"on\"" : "") + ">Fleet</a></nav>"
+                + "<a href=\"/fleet\"" + (page.equals("fleet") ? " class=\"on\"" : "") + ">Fleet</a>"
+                + "<a href=\"/labels\"" + (page.equals("labels") ? " class=\"on\"" : "") + ">Labels</a></nav>"
                 + "<span class=\"lake\" title=\"lake\">" + esc(api.lake().location()) + "</span></header>\n<main>\n"
                 + body + "\n</main>\n<script src=\"/static/console.js\"></script>\n</body></html>\n";
     }
@@ -213,7 +218,9 @@ final class Pages {
                 .append("\">JSON</a></p>\n");
         b.append("<table class=\"facts\" id=\"facts\">");
         for (String k : List.of(TableSchemas.ROBOT_ID, TableSchemas.TASK, TableSchemas.SCENE, TableSchemas.OPERATOR,
-                TableSchemas.OUTCOME, TableSchemas.FRAME_COUNT, TableSchemas.MASTER_TOPIC, TableSchemas.QUALITY_STATUS,
+                "effective_outcome", "outcome_source", TableSchemas.OUTCOME, TableSchemas.STREAM_OUTCOME,
+                TableSchemas.STREAM_RULE, TableSchemas.STREAM_RULES_VERSION, TableSchemas.FRAME_COUNT,
+                TableSchemas.MASTER_TOPIC, TableSchemas.QUALITY_STATUS,
                 TableSchemas.RECORDING_ID, DedupTables.DUPLICATE_OF, "embedding_model")) {
             if (e.containsKey(k)) {
                 b.append("<tr><th>").append(esc(k)).append("</th><td class=\"f-").append(esc(k)).append("\">")
@@ -386,6 +393,44 @@ final class Pages {
                 + "<div class=\"cols\"><div><h3>added</h3><ul id=\"diff-added\"></ul></div><div><h3>removed</h3>"
                 + "<ul id=\"diff-removed\"></ul></div></div><p><a id=\"diff-png\" href=\"#\">chart as PNG</a></p></section>");
         return layout("Training sets", "trainsets", Map.of(), b.toString());
+    }
+
+    // ------------------------------------------------------------------ stream labels
+
+    @SuppressWarnings("unchecked")
+    String labels() {
+        Map<String, Object> l = api.labels(100);
+        List<Map<String, Object>> rows = (List<Map<String, Object>>) l.get("labels");
+        StringBuilder b = new StringBuilder("<h1>Stream labels</h1>\n");
+        if (!(Boolean) l.get("label_history")) {
+            b.append("<p id=\"no-labels\">No stream label yet: run the labeller (flywheel stream run LAKE). Reloads every ")
+                    .append(LABELS_REFRESH_S).append(" s.</p>\n");
+            return layout("Stream labels", "labels", Map.of(), b.toString());
+        }
+        StringBuilder counts = new StringBuilder();
+        ((Map<String, Integer>) l.get("by_label")).forEach((k, v) -> counts.append(counts.length() == 0 ? "" : ", ")
+                .append("<span class=\"n-label\" data-label=\"").append(esc(k)).append("\">").append(v).append(' ')
+                .append(esc(k)).append("</span>"));
+        b.append("<p class=\"summary\" id=\"labels-summary\"><b id=\"n-episodes\">").append(l.get("episodes"))
+                .append("</b> stream episode(s) labelled (").append(counts).append("), <b id=\"n-applied\">")
+                .append(l.get("applied")).append("</b> applied to lake episodes; label_history version <b id=\"version\">")
+                .append(l.get("version")).append("</b>, rules ").append(esc(String.join(", ", (List<String>) l.get("rules_versions"))))
+                .append(". Newest first; reloads every ").append(LABELS_REFRESH_S)
+                .append(" s. <a href=\"/api/labels\">JSON</a></p>\n");
+        b.append("<table class=\"grid\" id=\"labels-table\"><thead><tr><th>labelled at</th><th>robot</th>"
+                + "<th>stream episode</th><th>label</th><th>rule</th><th>rules</th><th>lake episode</th></tr></thead><tbody>\n");
+        for (Map<String, Object> r : rows) {
+            String ep = (String) r.get("lake_episode_id");
+            b.append("<tr data-episode=\"").append(esc(r.get("episode_id"))).append("\"><td>")
+                    .append(esc(time(r.get("labelled_at_ns")))).append("</td><td>").append(esc(r.get("robot_id")))
+                    .append("</td><td>").append(esc(r.get("episode_id"))).append("</td><td class=\"c-label\">")
+                    .append(esc(r.get("label"))).append("</td><td class=\"c-rule\">").append(esc(r.get("rule")))
+                    .append("</td><td>").append(esc(r.get("rules_version"))).append("</td><td class=\"c-lake\">")
+                    .append(ep == null ? "not ingested yet" : "<a href=\"/episodes/" + esc(url(ep)) + "\">" + esc(ep) + "</a>")
+                    .append("</td></tr>\n");
+        }
+        b.append("</tbody></table>\n");
+        return layout("Stream labels", "labels", Map.of(), b.toString());
     }
 
     // ------------------------------------------------------------------ fleet

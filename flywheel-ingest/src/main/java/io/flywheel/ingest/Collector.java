@@ -140,6 +140,7 @@ final class Collector {
             case "success", "succeeded", "successful", "true", "1" -> "success";
             case "failure", "failed", "fail", "false", "0" -> "failure";
             case "intervention", "intervened" -> "intervention";
+            case "needs_review", "needs review", "review" -> "needs_review";
             default -> "unknown";
         };
     }

@@ -951,6 +951,12 @@ public final class IngestJob {
         if (!timelines.isEmpty()) {
             meta.put(TIMELINES, timelines);
         }
+        // the recording's own name of the episode (the simulator's and a live stream's episode_id metadata): what the
+        // fleet stream calls it, so that its stream label finds it
+        String sourceEpisodeId = Collector.metadataField(ep.metadata(), Map.of(), "episode_id", "episode_id");
+        if (!sourceEpisodeId.isEmpty()) {
+            meta.put(io.flywheel.rows.StreamLabel.SOURCE_EPISODE_ID, sourceEpisodeId);
+        }
         if (gripperJoint != null) {
             Map<String, Object> gj = new LinkedHashMap<>();
             gj.put("topic", gripperJoint.topic());

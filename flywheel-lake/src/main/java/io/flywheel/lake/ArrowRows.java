@@ -2,6 +2,7 @@ package io.flywheel.lake;
 
 import io.flywheel.rows.EpisodeEmbedding;
 import io.flywheel.rows.EpisodeRow;
+import io.flywheel.rows.StreamLabel;
 import io.flywheel.rows.FrameRow;
 import io.flywheel.rows.ImageEnrichment;
 import io.flywheel.rows.ImageLocator;
@@ -116,6 +117,12 @@ final class ArrowRows {
                 str(root, "enrichment", i, r.enrichmentJson());
                 strList((ListVector) root.getVector(TableSchemas.STATE_NAMES), i, r.stateNames());
                 strList((ListVector) root.getVector(TableSchemas.ACTION_NAMES), i, r.actionNames());
+                StreamLabel sl = r.streamLabel();
+                str(root, TableSchemas.STREAM_OUTCOME, i, sl == null ? null : sl.outcome());
+                str(root, TableSchemas.STREAM_RULE, i, sl == null ? null : sl.rule());
+                str(root, TableSchemas.STREAM_RULES_VERSION, i, sl == null ? null : sl.rulesVersion());
+                i64(root, TableSchemas.STREAM_LABELLED_AT_NS, i, sl == null ? null : sl.labelledAtNs());
+                str(root, TableSchemas.STREAM_EPISODE_ID, i, sl == null ? null : sl.streamEpisodeId());
             }
             episodeModels(root, rows, models);
             root.setRowCount(rows.size());
@@ -559,7 +566,26 @@ final class ArrowRows {
                 c.i64("duration_ns"), c.str("master_topic"), c.i64("frame_count"), c.str("quality_status"),
                 c.strList("quality_flags"), c.str("quality_metrics"), c.str("metadata"), episodeEmbeddings(c),
                 c.i64("enriched_at_ns"), c.str("enrichment"), c.strListOrNull(TableSchemas.STATE_NAMES),
-                c.strListOrNull(TableSchemas.ACTION_NAMES));
+                c.strListOrNull(TableSchemas.ACTION_NAMES), streamLabel(c));
+    }
+
+    /** The episode's stream label, or null when the batch has no stream columns or the episode no label. */
+    private static StreamLabel streamLabel(Cursor c) {
+        FieldVector o = c.root.getVector(TableSchemas.STREAM_OUTCOME);
+        if (o == null || o.isNull(c.row)) {
+            return null;
+        }
+        FieldVector at = c.root.getVector(TableSchemas.STREAM_LABELLED_AT_NS);
+        Long when = at == null ? null : i64(at, c.row);
+        return new StreamLabel(str(o, c.row), strOrEmpty(c, TableSchemas.STREAM_RULE),
+                strOrEmpty(c, TableSchemas.STREAM_RULES_VERSION), when == null ? 0 : when,
+                strOrEmpty(c, TableSchemas.STREAM_EPISODE_ID));
+    }
+
+    private static String strOrEmpty(Cursor c, String column) {
+        FieldVector v = c.root.getVector(column);
+        String s = v == null ? null : str(v, c.row);
+        return s == null ? "" : s;
     }
 
     /** The episode's vectors: each model column of the batch, and a schema version 3 {@code embedding}. */

@@ -259,8 +259,9 @@ abstract class PendingChange {
             this.codec = codec;
             Schema schema = TableSchemas.of(codec.table());
             for (String c : columns) {
-                // a model's column is checked against the table's schema when the update is staged
+                // a model's column and a stream label's are checked against the table's schema when the update is staged
                 if (!c.startsWith(TableSchemas.MODEL_COLUMN_PREFIX)
+                        && !(codec.table().equals(TableSchemas.EPISODES) && TableSchemas.STREAM_LABEL_COLUMNS.contains(c))
                         && schema.getFields().stream().noneMatch(f -> f.getName().equals(c))) {
                     throw new IllegalArgumentException("table " + codec.table() + " has no column '" + c + "'");
                 }

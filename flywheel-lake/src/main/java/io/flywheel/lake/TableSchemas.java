@@ -33,8 +33,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * </ul>
  *
  * <h2>episodes</h2> One row per episode. Key: {@code episode_id}.
- * episode_id, recording_id, robot_id, task, scene, operator, outcome (success / failure /
- * intervention / unknown): utf8; start_ns, end_ns (ns since epoch), duration_ns (ns): int64;
+ * episode_id, recording_id, robot_id, task, scene, operator, outcome (what the recording states, one of
+ * {@link #OUTCOMES}): utf8; start_ns, end_ns (ns since epoch), duration_ns (ns): int64;
  * master_topic: utf8 (the master clock's topic, or {@code rate:<hz>} for a fixed rate);
  * frame_count: int64; quality_status: utf8 ({@code pass}, {@code warn}, {@code fail}, or null before
  * quality rules ran); quality_flags: list&lt;utf8&gt;; quality_metrics: utf8 JSON object;
@@ -148,6 +148,23 @@ public final class TableSchemas {
     public static final String ENRICHMENT = "enrichment";
     public static final String STATE_NAMES = "state_names";
     public static final String ACTION_NAMES = "action_names";
+    public static final String STREAM_OUTCOME = "stream_outcome";
+    public static final String STREAM_RULE = "stream_rule";
+    public static final String STREAM_RULES_VERSION = "stream_rules_version";
+    public static final String STREAM_LABELLED_AT_NS = "stream_labelled_at_ns";
+    public static final String STREAM_EPISODE_ID = "stream_episode_id";
+
+    /**
+     * The outcome vocabulary of {@code episodes.outcome} and {@code stream_outcome}: {@code success}, {@code failure}
+     * (a recording may say {@code failure: <cause>}), {@code intervention} (the recording says an operator took
+     * over), {@code needs_review} (a human should look: the stream's label for an operator intervention) and
+     * {@code unknown}.
+     */
+    public static final List<String> OUTCOMES = List.of("success", "failure", "intervention", "needs_review", "unknown");
+
+    /** The stream label's columns of {@code episodes} (nullable; present once a stream label was applied). */
+    public static final List<String> STREAM_LABEL_COLUMNS = List.of(STREAM_OUTCOME, STREAM_RULE, STREAM_RULES_VERSION,
+            STREAM_LABELLED_AT_NS, STREAM_EPISODE_ID);
     // columns of frames:
     public static final String FRAME_INDEX = "frame_index";
     public static final String TIMESTAMP_NS = "timestamp_ns";
@@ -235,6 +252,15 @@ public final class TableSchemas {
     static List<Field> episodeModelFields(EmbeddingModel m) {
         return List.of(episodeVectorField(m.column(), m.dimension(), m.id()), embeddedAtField(m.embeddedAtColumn(),
                 m.id()));
+    }
+
+    /** @return the stream label's columns of episodes, as nullable fields */
+    static List<Field> streamLabelFields() {
+        return List.of(field(STREAM_OUTCOME, UTF8, true, "the stream label: success | failure | needs_review"),
+                field(STREAM_RULE, UTF8, true, "the labelling rule that decided the stream label"),
+                field(STREAM_RULES_VERSION, UTF8, true, "the labelling rules' version"),
+                field(STREAM_LABELLED_AT_NS, I64, true, "when the stream label was committed, int64 ns since Unix epoch"),
+                field(STREAM_EPISODE_ID, UTF8, true, "the episode's id in the fleet stream (the robot's name of it)"));
     }
 
     /** @return the frames column of a model, as a field */

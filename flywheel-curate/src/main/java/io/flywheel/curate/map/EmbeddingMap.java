@@ -256,12 +256,18 @@ public record EmbeddingMap(List<Point> points, String model, int dimension, doub
             long with = t.countRows(m.column() + " IS NOT NULL");
             long stride = Math.max(1, (with + options.maxPoints() - 1) / options.maxPoints());
             Map<String, String[]> labels = new HashMap<>();
-            t.scan(ScanRequest.builder().columns("episode_id", "scene", "outcome").build(), b -> {
+            boolean stream = t.hasColumn(io.flywheel.lake.TableSchemas.STREAM_OUTCOME);
+            List<String> cols = stream ? List.of("episode_id", "scene", "outcome", io.flywheel.lake.TableSchemas.STREAM_OUTCOME)
+                    : List.of("episode_id", "scene", "outcome");
+            t.scan(ScanRequest.builder().columns(cols).build(), b -> {
                 ColumnView id = b.column("episode_id");
                 ColumnView scene = b.column("scene");
                 ColumnView outcome = b.column("outcome");
+                ColumnView so = stream ? b.column(io.flywheel.lake.TableSchemas.STREAM_OUTCOME) : null;
                 for (int i = 0; i < b.rowCount(); i++) {
-                    labels.put(str(id, i), new String[] {str(scene, i), str(outcome, i)});
+                    String effective = io.flywheel.rows.EpisodeRow.effectiveOutcome(str(outcome, i),
+                            so == null ? null : so.getString(i));
+                    labels.put(str(id, i), new String[] {str(scene, i), effective == null ? "" : effective});
                 }
             });
             List<Input> inputs = new ArrayList<>();

@@ -255,7 +255,10 @@ public final class MiningJob {
                 : EpisodeVectors.fromCameras(lake, o.cameras(), o.phases(), o.model());
     }
 
-    /** @return queries for every episode of the lake whose outcome is a failure (with an embedding) */
+    /**
+     * @return queries for every episode of the lake whose effective outcome is a failure (with an embedding): the
+     *     stream's label when the episode has one ({@code stream_outcome}), else the recording's
+     */
     public static List<Query> failures(EpisodeVectors ev) {
         List<Query> q = new ArrayList<>();
         for (int i = 0; i < ev.size(); i++) {
@@ -435,6 +438,12 @@ public final class MiningJob {
             sources.put("frames", ev.framesVersion());
         }
         DedupTables.latestVersion(lake).ifPresent(v -> sources.put("episode_groups", v));
+        if (lake.hasTable(io.flywheel.lake.StreamTables.LABEL_HISTORY)) {
+            // the stream labels behind the failure queries' outcomes
+            try (io.flywheel.lake.LakeTable h = lake.table(io.flywheel.lake.StreamTables.LABEL_HISTORY)) {
+                sources.put(io.flywheel.lake.StreamTables.LABEL_HISTORY, h.version());
+            }
+        }
         lineage.put("mining_source_versions", sources);
         DedupTables.latestThreshold(lake).ifPresent(t -> lineage.put("dedup_episode_threshold", t));
         return new Result(List.copyOf(queries), List.copyOf(out), choice, rows, passing, lineage, ev.size(),

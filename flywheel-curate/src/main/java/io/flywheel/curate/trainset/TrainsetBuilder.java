@@ -85,9 +85,11 @@ public final class TrainsetBuilder {
         }
         long episodesVersion;
         Map<String, EpisodeInfo> all;
+        Map<String, Object> labelling;
         try (LakeTable t = lake.table("episodes")) {
             episodesVersion = t.version();
             all = Trainsets.episodeInfos(lake, t);
+            labelling = Trainsets.labelling(lake, t);
         }
         Set<String> pool = new LinkedHashSet<>();
         for (EpisodeInfo e : all.values()) {
@@ -156,6 +158,10 @@ public final class TrainsetBuilder {
         sources.put("episodes", episodesVersion);
         sources.put("frames", framesVersion);
         io.flywheel.curate.pool.DedupTables.latestVersion(lake).ifPresent(v -> sources.put("episode_groups", v));
+        if (labelling != null) {
+            lineage.put("labelling", labelling);
+            sources.put(io.flywheel.lake.StreamTables.LABEL_HISTORY, (Long) labelling.get("label_history_version"));
+        }
         lineage.put("source_versions", sources);
         long minedCount = minedBy.size();
         long createdAt = System.currentTimeMillis() * 1_000_000L;

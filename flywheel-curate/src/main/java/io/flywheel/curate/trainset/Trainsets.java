@@ -18,6 +18,8 @@ import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
 import io.flywheel.lake.Sql;
 import io.flywheel.lake.TableRef;
+import io.flywheel.lake.TableSchemas;
+import io.flywheel.rows.EpisodeRow;
 import io.flywheel.rows.TrainsetEpisodeRow;
 import io.flywheel.rows.TrainsetRow;
 
@@ -114,13 +116,19 @@ public final class Trainsets {
     /**
      * Reads the descriptive fields of every episode of an episodes table (the object comes from
      * the metadata JSON key {@code object}); duplicate_of comes from the lake's
-     * {@code episode_groups} table when a dedup ran.
+     * {@code episode_groups} table when a dedup ran. The outcome is the effective one: the stream's label
+     * ({@code stream_outcome}) when the episode has one, else the recording's ({@code outcome}).
      */
     public static Map<String, EpisodeInfo> episodeInfos(Lake lake, LakeTable episodes) {
         Map<String, String> dup = io.flywheel.curate.pool.DedupTables.representatives(lake);
         Map<String, EpisodeInfo> out = new LinkedHashMap<>();
-        episodes.scan(ScanRequest.builder().columns("episode_id", "robot_id", "task", "scene", "outcome", "quality_status",
-                "metadata").build(), batch -> {
+        boolean stream = episodes.hasColumn(TableSchemas.STREAM_OUTCOME);
+        List<String> columns = new ArrayList<>(List.of("episode_id", "robot_id", "task", "scene", "outcome",
+                "quality_status", "metadata"));
+        if (stream) {
+            columns.add(TableSchemas.STREAM_OUTCOME);
+        }
+        episodes.scan(ScanRequest.builder().columns(columns).build(), batch -> {
             ColumnView episodeId = batch.column("episode_id");
             ColumnView robot = batch.column("robot_id");
             ColumnView task = batch.column("task");
@@ -128,13 +136,57 @@ public final class Trainsets {
             ColumnView outcome = batch.column("outcome");
             ColumnView quality = batch.column("quality_status");
             ColumnView metadata = batch.column("metadata");
+            ColumnView streamOutcome = stream ? batch.column(TableSchemas.STREAM_OUTCOME) : null;
             for (int i = 0; i < batch.rowCount(); i++) {
                 String id = orEmpty(episodeId.getString(i));
                 out.put(id, new EpisodeInfo(id, orEmpty(robot.getString(i)), orEmpty(task.getString(i)),
                         orEmpty(scene.getString(i)), object(orEmpty(metadata.getString(i))),
-                        orEmpty(outcome.getString(i)), orEmpty(quality.getString(i)), dup.get(id)));
+                        orEmpty(EpisodeRow.effectiveOutcome(outcome.getString(i),
+                                streamOutcome == null ? null : streamOutcome.getString(i))),
+                        orEmpty(quality.getString(i)), dup.get(id)));
             }
         });
+        return out;
+    }
+
+    /**
+     * What the stream labelling contributed to the outcomes read from an episodes table, for a training set's lineage.
+     *
+     * @return null when the lake has no {@code label_history}; else {@code rules_versions} (the sorted distinct
+     *     {@code stream_rules_version} of the table's episodes: the labelling rules whose labels the set saw),
+     *     {@code labelled_episodes} (episodes with a stream label), {@code outcomes_from_stream} (of those, by
+     *     outcome) and {@code label_history_version} (the version of {@code label_history} at the build)
+     */
+    public static Map<String, Object> labelling(Lake lake, LakeTable episodes) {
+        if (!lake.hasTable(io.flywheel.lake.StreamTables.LABEL_HISTORY)) {
+            return null;
+        }
+        long historyVersion;
+        try (LakeTable h = lake.table(io.flywheel.lake.StreamTables.LABEL_HISTORY)) {
+            historyVersion = h.version();
+        }
+        java.util.TreeSet<String> versions = new java.util.TreeSet<>();
+        Map<String, Long> byOutcome = new java.util.TreeMap<>();
+        long[] labelled = {0};
+        if (episodes.hasColumn(TableSchemas.STREAM_OUTCOME)) {
+            episodes.scan(ScanRequest.builder().columns(TableSchemas.STREAM_OUTCOME, TableSchemas.STREAM_RULES_VERSION)
+                    .filter(TableSchemas.STREAM_OUTCOME + " IS NOT NULL").build(), b -> {
+                        ColumnView o = b.column(TableSchemas.STREAM_OUTCOME);
+                        ColumnView v = b.column(TableSchemas.STREAM_RULES_VERSION);
+                        for (int i = 0; i < b.rowCount(); i++) {
+                            labelled[0]++;
+                            byOutcome.merge(orEmpty(o.getString(i)), 1L, Long::sum);
+                            if (v.getString(i) != null) {
+                                versions.add(v.getString(i));
+                            }
+                        }
+                    });
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("rules_versions", List.copyOf(versions));
+        out.put("labelled_episodes", labelled[0]);
+        out.put("outcomes_from_stream", byOutcome);
+        out.put("label_history_version", historyVersion);
         return out;
     }
 

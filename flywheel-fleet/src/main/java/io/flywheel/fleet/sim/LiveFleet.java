@@ -35,6 +35,14 @@ import io.flywheel.sim.JpegEncoder;
  * checks a run against the lake afterwards).
  */
 public final class LiveFleet {
+    /**
+     * The stream's ground truth, beside {@code ground_truth.json} when the robots publish the fleet stream: a JSON
+     * object whose {@code episodes} hold per episode robot_id, episode_id (the stream's and the recording's name of
+     * it), stream_outcome and rule (what the default labelling rules must give), e_stop, interventions, empty_grasp
+     * and success_signal (what happened); what {@code flywheel stream report --truth} reads.
+     */
+    public static final String STREAM_TRUTH = "stream_truth.json";
+
     private LiveFleet() {}
 
     /**
@@ -186,10 +194,36 @@ public final class LiveFleet {
         episodes.sort(Comparator.comparing(LiveFleetReport.Episode::episodeId));
         String encoder = JpegEncoder.resolve(o.fleet().jpegEncoder()).name().toLowerCase(Locale.ROOT);
         java.nio.file.Path gt = FleetSimulator.writeGroundTruth(o.fleet(), plan, encoder, List.of(truth));
+        if (o.streamEvents()) {
+            writeStreamTruth(gt.resolveSibling(STREAM_TRUTH), robots);
+        }
         return new LiveFleetReport(robots.size(), plan.episodes().size(), uploaded, already, ingested, ingestFailed,
                 bytes, bytesSent, cuts, resumed, published, dups, mqttCuts, reconnects, inFlight, unacked,
                 recordedNs / 1e9, day / 1e9, recordWall / 1e9, (System.nanoTime() - t0) / 1e9, List.copyOf(episodes),
                 List.copyOf(messages), List.copyOf(failures), gt);
+    }
+
+    private static void writeStreamTruth(java.nio.file.Path file, List<SimRobot> robots) throws IOException {
+        java.util.SortedMap<Integer, SimRobot.StreamTruth> all = new TreeMap<>();
+        robots.forEach(r -> all.putAll(r.streamTruth));
+        List<Map<String, Object>> eps = new ArrayList<>();
+        for (SimRobot.StreamTruth t : all.values()) {
+            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("robot_id", t.robotId());
+            m.put("episode_id", t.episodeId());
+            m.put("stream_outcome", t.streamOutcome());
+            m.put("rule", t.rule());
+            m.put("e_stop", t.eStop());
+            m.put("interventions", t.interventions());
+            m.put("empty_grasp", t.emptyGrasp());
+            m.put("success_signal", t.successSignal());
+            eps.add(m);
+        }
+        java.nio.file.Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter()
+                .writeValue(tmp.toFile(), Map.of("episodes", eps));
+        java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** @return robot {@code index}'s seed for telemetry and faults: the fleet seed mixed with a salt of our own */

@@ -21,9 +21,13 @@ import io.flywheel.sim.SimOptions;
  * @param chunkBytes upload chunk size (default 64 KiB: small enough that a cut lands mid-file with bytes staged)
  * @param waitForIngest whether each robot waits, at the end, until the gateway has ingested its uploads
  * @param ingestTimeout how long that wait may take, all robots together
+ * @param streamEvents whether the robots also publish the fleet stream over MQTT (episode events and per-second
+ *     observation summaries on {@code fleet/<robot>/stream/*}, for the gateway's Kafka relay), with operator
+ *     interventions in 10% of the episodes, and the stream's ground truth is written beside the other
+ *     ({@value LiveFleet#STREAM_TRUTH}); needs {@code mqtt}
  */
 public record LiveFleetOptions(SimOptions fleet, String gateway, String mqtt, Map<String, String> tokens, double speed,
-        Faults faults, int chunkBytes, boolean waitForIngest, Duration ingestTimeout) {
+        Faults faults, int chunkBytes, boolean waitForIngest, Duration ingestTimeout, boolean streamEvents) {
 
     /** @throws IllegalArgumentException when a value is out of range or the gateway or broker is malformed */
     public LiveFleetOptions {
@@ -31,6 +35,9 @@ public record LiveFleetOptions(SimOptions fleet, String gateway, String mqtt, Ma
         Objects.requireNonNull(faults, "faults");
         Objects.requireNonNull(ingestTimeout, "ingestTimeout");
         hostPort(gateway);
+        if (streamEvents && mqtt == null) {
+            throw new IllegalArgumentException("the fleet stream is published over MQTT: it needs an MQTT broker (--mqtt)");
+        }
         if (mqtt != null) {
             try {
                 TelemetryOptions.hostPort(mqtt);
@@ -81,6 +88,7 @@ public record LiveFleetOptions(SimOptions fleet, String gateway, String mqtt, Ma
         private int chunkBytes = 64 * 1024;
         private boolean waitForIngest = true;
         private Duration ingestTimeout = Duration.ofMinutes(10);
+        private boolean streamEvents;
 
         private Builder(SimOptions fleet, String gateway) {
             this.fleet = fleet;
@@ -127,10 +135,16 @@ public record LiveFleetOptions(SimOptions fleet, String gateway, String mqtt, Ma
             return this;
         }
 
+        /** Whether the robots publish the fleet stream too (default false). */
+        public Builder streamEvents(boolean on) {
+            streamEvents = on;
+            return this;
+        }
+
         /** @throws IllegalArgumentException when a value is out of range */
         public LiveFleetOptions build() {
             return new LiveFleetOptions(fleet, gateway, mqtt, tokens, speed, faults, chunkBytes, waitForIngest,
-                    ingestTimeout);
+                    ingestTimeout, streamEvents);
         }
     }
 }

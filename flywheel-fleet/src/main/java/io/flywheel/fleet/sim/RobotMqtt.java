@@ -39,6 +39,7 @@ final class RobotMqtt implements AutoCloseable {
     private final List<CompletableFuture<?>> pending = new ArrayList<>();
     private final AtomicLong connects;
     private final long[] published = new long[3];
+    private long streamPublished;
     private long inFlightAtCuts;
 
     private RobotMqtt(String robotId, Mqtt3AsyncClient client, CuttableLink link, AtomicLong connects) {
@@ -97,6 +98,20 @@ final class RobotMqtt implements AutoCloseable {
         if (qos > 0) {
             pending.add(f);
         }
+    }
+
+    /**
+     * Publishes bytes at QoS 1 without waiting (a fleet stream message); counted apart from the telemetry, waited for
+     * by {@link #awaitAcknowledged}.
+     */
+    void publishStream(String topic, byte[] payload) {
+        pending.add(client.publishWith().topic(topic).qos(MqttQos.AT_LEAST_ONCE).payload(payload).send());
+        streamPublished++;
+    }
+
+    /** @return fleet stream messages published */
+    long streamPublished() {
+        return streamPublished;
     }
 
     /** Cuts the connection now (a reconnect fault); counts the QoS 1 and 2 messages it leaves unacknowledged. */

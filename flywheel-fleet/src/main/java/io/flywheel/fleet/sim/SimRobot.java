@@ -105,6 +105,24 @@ final class SimRobot {
     private double jointTempC;
     private String recording;
     private long duplicatesInjected;
+    /** A fleet stream message planned for a moment of an episode (protobuf bytes at QoS 1). */
+    private record StreamPlanned(long tNs, int order, String topic, byte[] payload) {}
+
+    /**
+     * What really happened in an episode, for the stream's labels: e-stop, operator interventions, an empty grasp
+     * (the failed episodes: the gripper closed on nothing), the task's success signal; and the label the default
+     * labelling rules must give (precedence e-stop &gt; intervention &gt; empty grasp &gt; success signal).
+     */
+    record StreamTruth(String robotId, String episodeId, String streamOutcome, String rule, boolean eStop,
+            int interventions, boolean emptyGrasp, boolean successSignal) {}
+
+    static final double INTERVENTION_RATE = 0.10;
+    private final SplittableRandom streamRng;
+    private final PriorityQueue<StreamPlanned> streamPlanned = new PriorityQueue<>((a, b) -> a.tNs() != b.tNs()
+            ? Long.compare(a.tNs(), b.tNs()) : Integer.compare(a.order(), b.order()));
+    /** the stream's ground truth of each episode recorded, by its index in the fleet (with stream events on) */
+    final Map<Integer, StreamTruth> streamTruth = new java.util.TreeMap<>();
+
     /** the ground truth of each episode recorded, by its index in the fleet */
     final Map<Integer, GroundTruth.Episode> truth = new java.util.TreeMap<>();
     final List<LiveFleetReport.Message> messages = new ArrayList<>();
@@ -137,6 +155,7 @@ final class SimRobot {
         this.telemetryRng = root.split();
         this.faultRng = root.split();
         this.uploadRng = root.split();
+        this.streamRng = root.split(); // split last: the other sources draw as they did before the stream existed
         this.dayStartNs = episodes.get(0).startNs();
         EpisodeSpec last = episodes.get(episodes.size() - 1);
         this.dayEndNs = last.startNs() + last.durationNs();
@@ -293,8 +312,10 @@ final class SimRobot {
                     values("gripper_opening_m", round(0.002 * telemetryRng.nextDouble(), 4)),
                     spec.failureCause() + " (" + spec.object().name().toLowerCase(Locale.ROOT) + ")", false, false));
         }
+        long estopAt = -1;
         if (telemetryRng.nextDouble() < ESTOP_RATE) {
             long t = t0 + (long) (dur * (0.1 + 0.8 * telemetryRng.nextDouble()));
+            estopAt = t;
             qos12.add(new Planned(t, plannedOrder++, TelemetryRow.ALERT, "estop", 1,
                     values("speed_mps", round(0.05 + 0.45 * telemetryRng.nextDouble(), 3)),
                     "e-stop pressed by " + spec.operator(), false, false));
@@ -312,6 +333,70 @@ final class SimRobot {
             qos12.set(i, withFlags(qos12.get(i), qos12.get(i).duplicate(), true));
         }
         planned.addAll(qos12);
+        if (o.streamEvents()) {
+            planStream(spec, estopAt);
+        }
+    }
+
+    /**
+     * Plans an episode's fleet stream: STARTED at its start, one ObservationSummary per second (10 gripper samples,
+     * published when its second is over), ENDED at its end. The gripper opens (0.9) until the grasp at 20-35% of the
+     * episode; a failed episode closes on nothing (opening 0.02, 0.1-0.2 N) for 60-70% of it (at least 0.6 s) and
+     * opens again, any other holds its object (opening 0.03, 4-6 N) to the end and raises the success signal in its
+     * last second; 10% of the episodes have one operator intervention.
+     */
+    private void planStream(EpisodeSpec spec, long estopAt) {
+        long t0 = spec.startNs();
+        long dur = spec.durationNs();
+        String ep = spec.episodeId();
+        String base = "fleet/" + robotId + "/stream/";
+        boolean intervention = streamRng.nextDouble() < INTERVENTION_RATE;
+        long interventionAt = t0 + (long) (dur * (0.2 + 0.6 * streamRng.nextDouble()));
+        long graspAt = t0 + (long) (dur * (0.2 + 0.15 * streamRng.nextDouble()));
+        long missEnd = graspAt + Math.max(600_000_000L, (long) (dur * (0.6 + 0.1 * streamRng.nextDouble())));
+        double hold = 4 + 2 * streamRng.nextDouble();
+        boolean failed = spec.failed();
+        streamPlanned.add(new StreamPlanned(t0, plannedOrder++, base + "episode", io.flywheel.fleet.v1.EpisodeEvent
+                .newBuilder().setRobotId(robotId).setEpisodeId(ep).setKind(io.flywheel.fleet.v1.EpisodeEvent.Kind.STARTED)
+                .setTimeNs(t0).setTask(spec.task() == null ? "" : spec.task()).build().toByteArray()));
+        long period = 100_000_000L;
+        int seconds = (int) Math.max(1, (dur + 999_999_999L) / 1_000_000_000L);
+        for (int sec = 0; sec < seconds; sec++) {
+            long from = t0 + sec * 1_000_000_000L;
+            long to = Math.min(t0 + dur, from + 1_000_000_000L);
+            io.flywheel.fleet.v1.ObservationSummary.Builder b = io.flywheel.fleet.v1.ObservationSummary.newBuilder()
+                    .setRobotId(robotId).setEpisodeId(ep).setTimeNs(from).setSamplePeriodNs(period);
+            for (long t = from; t < to; t += period) {
+                float opening;
+                float force;
+                if (t < graspAt) {
+                    opening = 0.9f;
+                    force = 0f;
+                } else if (failed) {
+                    boolean closed = t < missEnd;
+                    opening = closed ? 0.02f : 0.9f;
+                    force = closed ? (float) (0.1 + 0.1 * streamRng.nextDouble()) : 0f;
+                } else {
+                    opening = 0.03f;
+                    force = (float) (hold + 0.2 * streamRng.nextGaussian());
+                }
+                b.addGripperOpening(opening).addGripperForceN(force);
+            }
+            b.setSuccessSignal(!failed && sec == seconds - 1);
+            b.setInterventions(intervention && interventionAt >= from && interventionAt < to ? 1 : 0);
+            streamPlanned.add(new StreamPlanned(to, plannedOrder++, base + "observation", b.build().toByteArray()));
+        }
+        streamPlanned.add(new StreamPlanned(t0 + dur, plannedOrder++, base + "episode", io.flywheel.fleet.v1.EpisodeEvent
+                .newBuilder().setRobotId(robotId).setEpisodeId(ep).setKind(io.flywheel.fleet.v1.EpisodeEvent.Kind.ENDED)
+                .setTimeNs(t0 + dur).setTask(spec.task() == null ? "" : spec.task()).build().toByteArray()));
+        boolean estop = estopAt >= 0;
+        String outcome = estop || failed ? "failure" : intervention ? "needs_review" : "success";
+        if (intervention && !estop) {
+            outcome = "needs_review";
+        }
+        String rule = estop ? "e_stop" : intervention ? "intervention" : failed ? "empty_grasp" : "success_signal";
+        streamTruth.put(spec.index(), new StreamTruth(robotId, ep, outcome, rule, estop, intervention ? 1 : 0, failed,
+                !failed));
     }
 
     private static Planned withFlags(Planned p, boolean duplicate, boolean cutAfter) {
@@ -324,6 +409,13 @@ final class SimRobot {
         while (mqtt != null) {
             long next = Math.min(Math.min(nextHeartbeatNs, nextJointTempNs), nextBatteryNs);
             Planned p = planned.peek();
+            StreamPlanned sp = streamPlanned.peek();
+            if (sp != null && sp.tNs() <= t && sp.tNs() <= next && (p == null || sp.tNs() <= p.tNs())) {
+                pace(sp.tNs());
+                streamPlanned.poll();
+                mqtt.publishStream(sp.topic(), sp.payload());
+                continue;
+            }
             if (p != null && p.tNs() <= next) {
                 if (p.tNs() > t) {
                     break;

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.flywheel.ingest.IngestJob;
 import io.flywheel.lake.Lake;
+import io.flywheel.lake.StreamLabelLinks;
 import io.flywheel.rows.RawFileRow;
 import io.flywheel.rows.RecordingRows;
 import io.flywheel.rows.RowSink;
@@ -140,9 +141,24 @@ public final class IngestQueue implements AutoCloseable {
             String uri = lake.rawFile(u.sha256()).map(RawFileRow::uri).orElse(file.toUri().toString());
             ingested.incrementAndGet();
             listener.ingested(u, new Outcome(rr.recordingId(), rr.episodes(), rr.frames(), uri));
+            applyStreamLabels();
         } catch (Exception e) { // a storage or lake failure: the file stays landed, the state says why
             failed.incrementAndGet();
             listener.failed(u, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(), false);
+        }
+    }
+
+    /**
+     * Gives the episodes just ingested the stream labels that arrived before them ({@link StreamLabelLinks}; nothing
+     * to do, and no commit, without labels). The labels stay in label_history whatever happens here: a failure leaves
+     * them for the next apply (after the labeller's next batch or the next ingest), so it does not fail the ingest.
+     */
+    private void applyStreamLabels() {
+        try {
+            StreamLabelLinks.apply(lake);
+        } catch (RuntimeException e) {
+            System.err.println("flywheel gateway: stream labels not applied after an ingest (kept in label_history,"
+                    + " applied by the next run): " + e.getMessage());
         }
     }
 

@@ -7,6 +7,7 @@ import java.util.Set;
 
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.ScanRequest;
+import io.flywheel.lake.StreamLabelLinks;
 import io.flywheel.lake.StreamTables;
 import io.flywheel.rows.LabelHistoryRow;
 import io.flywheel.stream.label.Label;
@@ -104,6 +105,11 @@ public final class LakeLabelSink {
         }
         txn.commit();
         labelled.addAll(batch);
+        if (!rows.isEmpty()) {
+            // the episodes' stream_* columns follow label_history (a projection: a crash here is caught up by the next
+            // apply, after the next batch or the next ingest)
+            StreamLabelLinks.apply(lake);
+        }
         return written;
     }
 }
