@@ -117,6 +117,10 @@ class MultiTopicStateCliTest {
         JsonNode first = JSON.readTree(load.out()).get("first_sample");
         assertEquals(14, first.get("state").size());
         assertEquals(JSON.valueToTree(names), first.get("state_names"));
+        // the set keeps the names it was built with: its lineage holds the one layout of its episodes
+        JsonNode kept = JSON.readTree(CliRun.of("trainset", "show", lake, "t", "--json").out()).findValue("value_names");
+        assertEquals(1, kept.size(), kept.toString());
+        assertEquals(JSON.valueToTree(names), kept.get(0).get("state"));
         CliRun text = CliRun.of("load", lake, "t", "--batches", "1", "--images", "none");
         assertTrue(text.out().contains("  state names: left_follow.joint_1, left_follow.joint_2,"), text.out());
 

@@ -154,6 +154,7 @@ public final class TrainsetBuilder {
         lineage.put("pool_size", pool.size());
         lineage.put("mined_requested", spec.mined().size());
         lineage.put("mined_outside_pool", outside);
+        lineage.put(Trainsets.VALUE_NAMES, Trainsets.valueNamesLineage(Trainsets.valueNames(lake, members)));
         Map<String, Long> sources = new LinkedHashMap<>();
         sources.put("episodes", episodesVersion);
         sources.put("frames", framesVersion);

@@ -113,6 +113,61 @@ public final class Trainsets {
         return out;
     }
 
+    /** The lineage key of the set's value names ({@link #valueNamesLineage}). */
+    public static final String VALUE_NAMES = "value_names";
+
+    /**
+     * The value names of a set's episodes as its lineage keeps them, so that a reader of the set finds them in the
+     * set itself (as it was built, and in what {@code warm} fetches): one entry per distinct layout,
+     * {@code {"state": [...], "action": [...], "episode_count": n}}, with {@code "episode_ids"} when the episodes
+     * have more than one layout. Episodes whose names are unknown are left out.
+     *
+     * @param names per episode, as {@link #valueNames(Lake, java.util.Collection)} reads them
+     * @return the lineage value
+     */
+    public static List<Map<String, Object>> valueNamesLineage(Map<String, ValueNames> names) {
+        Map<ValueNames, List<String>> byLayout = new LinkedHashMap<>();
+        names.forEach((id, n) -> {
+            if (!n.equals(ValueNames.NONE)) {
+                byLayout.computeIfAbsent(n, k -> new ArrayList<>()).add(id);
+            }
+        });
+        List<Map<String, Object>> out = new ArrayList<>();
+        byLayout.forEach((n, ids) -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("state", n.state());
+            m.put("action", n.action());
+            m.put("episode_count", ids.size());
+            if (byLayout.size() > 1) {
+                m.put("episode_ids", ids);
+            }
+            out.add(m);
+        });
+        return out;
+    }
+
+    /**
+     * @param set a training set
+     * @param episodeId one of its episodes
+     * @return the episode's value names from the set's lineage ({@link #valueNamesLineage}); {@link ValueNames#NONE}
+     *     when unknown; empty when the set was built before its lineage kept them
+     */
+    @SuppressWarnings("unchecked")
+    public static java.util.Optional<ValueNames> valueNames(Trainset set, String episodeId) {
+        Object v = set.lineage().get(VALUE_NAMES);
+        if (!(v instanceof List<?> layouts)) {
+            return java.util.Optional.empty();
+        }
+        for (Object o : layouts) {
+            Map<String, Object> m = (Map<String, Object>) o;
+            Object ids = m.get("episode_ids");
+            if (ids == null || ((List<Object>) ids).contains(episodeId)) {
+                return java.util.Optional.of(new ValueNames((List<String>) m.get("state"), (List<String>) m.get("action")));
+            }
+        }
+        return java.util.Optional.of(ValueNames.NONE);
+    }
+
     /**
      * Reads the descriptive fields of every episode of an episodes table (the object comes from
      * the metadata JSON key {@code object}); duplicate_of comes from the lake's

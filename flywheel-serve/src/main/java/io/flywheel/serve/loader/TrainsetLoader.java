@@ -125,14 +125,18 @@ public final class TrainsetLoader implements AutoCloseable {
     private volatile Map<String, io.flywheel.curate.trainset.ValueNames> valueNames;
 
     /**
-     * The names of a sample's {@link Sample#state()} and {@link Sample#action()} values (its episode's, read from
-     * {@code episodes} once, at the first call).
+     * The names of a sample's {@link Sample#state()} and {@link Sample#action()} values: its episode's, as the set's
+     * lineage keeps them (for a set built before it kept them, read from {@code episodes} once, at the first call).
      *
      * @param episodeId an episode of the set ({@link Sample#episodeId()})
      * @return its names, {@link io.flywheel.curate.trainset.ValueNames#NONE} when unknown
      */
     public io.flywheel.curate.trainset.ValueNames valueNames(String episodeId) {
-        Map<String, io.flywheel.curate.trainset.ValueNames> m = valueNames;
+        java.util.Optional<io.flywheel.curate.trainset.ValueNames> kept = Trainsets.valueNames(set, episodeId);
+        if (kept.isPresent()) {
+            return kept.get();
+        }
+        Map<String, io.flywheel.curate.trainset.ValueNames> m = valueNames; // a set built before its lineage kept them
         if (m == null) {
             List<String> ids = new ArrayList<>();
             for (io.flywheel.curate.trainset.TrainsetEpisode e : Trainsets.episodes(lake, set)) {
