@@ -40,6 +40,9 @@ import io.flywheel.stream.sink.PartitionOffsets;
  * that commit ({@link LakeLabelSink#committedSeen()}) of an episode the lake has a label for, or malformed, is a
  * replay (counted, not dead-lettered); above it, it is late.
  *
+ * <p>A closed episode's state is one flag, kept for {@link #CLOSED_RETENTION_MS} of event time after it closed (then
+ * dropped: a record of it after that is taken for one of an unknown episode, still dead-lettered).
+ *
  * <p>Emits a {@link Progress} per record (its position, and the episode it keeps open) and per closed window.
  * Accumulators: {@code records}, {@code replayed}, {@code malformed}, {@code late}, {@code unknown_episode},
  * {@code open_episodes}.
@@ -50,6 +53,9 @@ final class EpisodeWindows extends KeyedProcessFunction<String, FleetRecord, Pro
     /** Where dead letters go. */
     static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters", TypeInformation.of(DeadLetter.class));
 
+    /** How long (event time, ms) a closed episode is remembered, to tell its late records. */
+    static final long CLOSED_RETENTION_MS = 3_600_000L;
+
     private final String lakeUri;
     private final String group;
     private final LabelRules rules;
@@ -57,7 +63,8 @@ final class EpisodeWindows extends KeyedProcessFunction<String, FleetRecord, Pro
     private transient Set<String> labelledBefore;
     private transient PartitionOffsets seenBefore;
     private transient ListState<FleetRecord> records;
-    private transient ValueState<Boolean> closed;
+    /** When the window closed (its close time, event ms); null while open. */
+    private transient ValueState<Long> closed;
     private transient ValueState<Long> startNs;
     private transient ValueState<Long> endNs;
     private transient ValueState<Long> lastNs;
@@ -82,7 +89,7 @@ final class EpisodeWindows extends KeyedProcessFunction<String, FleetRecord, Pro
             seenBefore = sink.committedSeen();
         }
         records = getRuntimeContext().getListState(new ListStateDescriptor<>("records", TypeInformation.of(FleetRecord.class)));
-        closed = getRuntimeContext().getState(new ValueStateDescriptor<>("closed", Types.BOOLEAN));
+        closed = getRuntimeContext().getState(new ValueStateDescriptor<>("closed-at-ms", Types.LONG));
         startNs = getRuntimeContext().getState(new ValueStateDescriptor<>("start-ns", Types.LONG));
         endNs = getRuntimeContext().getState(new ValueStateDescriptor<>("end-ns", Types.LONG));
         lastNs = getRuntimeContext().getState(new ValueStateDescriptor<>("last-ns", Types.LONG));
@@ -119,7 +126,7 @@ final class EpisodeWindows extends KeyedProcessFunction<String, FleetRecord, Pro
             out.collect(Progress.seen(part, r.offset, null));
             return;
         }
-        boolean closedHere = Boolean.TRUE.equals(closed.value());
+        boolean closedHere = closed.value() != null;
         if (closedHere || labelledBefore.contains(r.episodeId)) {
             if (!closedHere && replay) {
                 replayed.add(1);
@@ -159,7 +166,11 @@ final class EpisodeWindows extends KeyedProcessFunction<String, FleetRecord, Pro
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<Progress> out) throws Exception {
-        if (Boolean.TRUE.equals(closed.value())) {
+        Long closedAt = closed.value();
+        if (closedAt != null) {
+            if (timestamp >= closedAt + CLOSED_RETENTION_MS) {
+                closed.clear();
+            }
             return;
         }
         long wm = ctx.timerService().currentWatermark();
@@ -168,24 +179,25 @@ final class EpisodeWindows extends KeyedProcessFunction<String, FleetRecord, Pro
         String episode = ctx.getCurrentKey();
         if (start != null && end != null && wm >= closeAtMs(end)) {
             Label label = EpisodeLabeller.label(rules, evidence(episode));
-            closeWindow();
+            closeWindow(ctx, timestamp);
             out.collect(Progress.closed(episode, label));
         } else if (start == null && lastNs.value() != null && wm >= closeAtMs(lastNs.value())) {
             for (FleetRecord r : records.get()) {
                 unknown.add(1);
                 deadLetter(ctx, r, DeadLetter.UNKNOWN_EPISODE, "no start event for episode " + episode);
             }
-            closeWindow();
+            closeWindow(ctx, timestamp);
             out.collect(Progress.closed(episode, null));
         }
     }
 
-    private void closeWindow() throws java.io.IOException {
+    private void closeWindow(OnTimerContext ctx, long atMs) throws java.io.IOException {
         records.clear();
         startNs.clear();
         endNs.clear();
         lastNs.clear();
-        closed.update(true);
+        closed.update(atMs);
+        ctx.timerService().registerEventTimeTimer(atMs + CLOSED_RETENTION_MS);
         open.add(-1);
     }
 

@@ -30,7 +30,10 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.google.protobuf.Message;
@@ -51,8 +54,11 @@ import io.flywheel.stream.topics.FleetTopics;
 /**
  * The Flink labelling job on one in-JVM broker and one Flink MiniCluster shared by the class (jobs are submitted to
  * the MiniCluster's REST endpoint, as {@code --jobmanager} does). The tests share the fleet topics: each asserts on
- * its own episodes (ids carry the seed) and its own lake.
+ * its own episodes (ids carry the seed) and its own lake. Each job reads the earlier tests' records too, so the tests
+ * run in the order of their event times (each later than every earlier test's): records newer than a test's own would
+ * move the watermark past its episodes before they are all read.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LabellingJobTest {
     private static EmbeddedKafka kafka;
     private static MiniCluster flink;
@@ -170,6 +176,7 @@ class LabellingJobTest {
     }
 
     @Test
+    @Order(1) // event times from now - 200 s
     void cancelledMidStreamAndRestartedLabelsEveryEpisodeOnceAsTheTruth(@TempDir Path dir) throws Exception {
         long t0 = System.currentTimeMillis() * 1_000_000L - 200_000_000_000L;
         List<LiveEpisodes.Episode> eps = LiveEpisodes.generate(40, 1, t0, 5, 23);
@@ -234,6 +241,7 @@ class LabellingJobTest {
     }
 
     @Test
+    @Order(3) // event times from now - 60 s
     void badInputIsDeadLetteredAndTheJobKeepsRunning(@TempDir Path dir) throws Exception {
         long t0 = System.currentTimeMillis() * 1_000_000L - 60_000_000_000L;
         List<LiveEpisodes.Episode> eps = LiveEpisodes.generate(3, 1, t0, 4, 31);
@@ -300,6 +308,7 @@ class LabellingJobTest {
     }
 
     @Test
+    @Order(2) // event times from now - 100 s
     void mainRunsABoundedCatchUpOnTheClusterAndARerunLabelsNothingTwice(@TempDir Path dir) throws Exception {
         long t0 = System.currentTimeMillis() * 1_000_000L - 100_000_000_000L;
         List<LiveEpisodes.Episode> eps = LiveEpisodes.generate(12, 3, t0, 4, 37);
