@@ -11,8 +11,9 @@ import org.apache.flink.api.common.eventtime.WatermarkOutput;
  * Event-time watermarks of the fleet topics, one generator per Kafka partition: the newest message time seen minus
  * the out-of-orderness bound; after {@code idleness} without a record the watermark advances with the wall clock from
  * there (by the time the partition has been quiet), so that the last episodes of a quiet fleet close, while a pause in
- * a replay of old events moves it by the pause only, not to the present. A partition that never had a record follows
- * the wall clock (minus the bound), so that it does not hold the others back. Timestamps are ms since the Unix epoch (Flink's unit): a message's {@code time_ns / 10^6}; a malformed
+ * a replay of old events moves it by the pause only, not to the present. A partition that has not had a record yet is marked
+ * idle after the idleness (left out of the minimum, so that it does not hold the others back, and not moved ahead
+ * either: when its first records come, as a sparse topic's, they hold the watermark from their own time). Timestamps are ms since the Unix epoch (Flink's unit): a message's {@code time_ns / 10^6}; a malformed
  * record carries none.
  */
 public final class FleetWatermarks implements WatermarkGenerator<FleetRecord> {
@@ -57,7 +58,8 @@ public final class FleetWatermarks implements WatermarkGenerator<FleetRecord> {
         if (maxTs != Long.MIN_VALUE) {
             wm = Math.max(wm, maxTs - outOfOrdernessMs + (quiet >= idlenessMs ? quiet : 0));
         } else if (quiet >= idlenessMs) {
-            wm = Math.max(wm, now - outOfOrdernessMs);
+            output.markIdle();
+            return;
         }
         if (wm > emitted) {
             emitted = wm;

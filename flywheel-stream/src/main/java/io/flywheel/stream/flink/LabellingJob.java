@@ -62,6 +62,12 @@ public final class LabellingJob {
      */
     public static void build(StreamExecutionEnvironment env, LabellingJobOptions o) {
         env.enableCheckpointing(o.checkpointInterval().toMillis());
+        if (o.checkpointDir() != null) {
+            org.apache.flink.configuration.Configuration c = new org.apache.flink.configuration.Configuration();
+            c.set(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+            c.set(org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTS_DIRECTORY, o.checkpointDir());
+            env.configure(c);
+        }
         env.getConfig().setAutoWatermarkInterval(Math.min(200, Math.max(10, o.checkpointInterval().toMillis() / 5)));
         PartitionOffsets held;
         try (Lake lake = Lake.open(o.lake())) {
@@ -157,6 +163,7 @@ public final class LabellingJob {
                   --idleness-ms N              without records this long the watermark advances with the clock (default 1000)
                   --parallelism N              episode windows' parallelism (default 1)
                   --bounded                    read to the offsets found at start, label, commit, finish
+                  --checkpoint-dir URI         checkpoint folder (file:///..., s3://...); default: the cluster's setting
                   --jobmanager HOST:PORT       submit to this cluster's REST endpoint (default: the environment of
                                                `flink run`, or a MiniCluster in this JVM)""";
     }
@@ -179,7 +186,7 @@ public final class LabellingJob {
             } else if (a.startsWith("--") && i + 1 < args.length
                     && java.util.Set.of("--lake", "--bootstrap", "--rules", "--group", "--allowed-lateness-s",
                             "--checkpoint-interval-ms", "--out-of-orderness-ms", "--idleness-ms", "--parallelism",
-                            "--jobmanager").contains(a)) {
+                            "--jobmanager", "--checkpoint-dir").contains(a)) {
                 m.put(a, args[++i]);
             } else {
                 throw new IllegalArgumentException("unknown or incomplete argument '" + a + "'\n" + usage());
@@ -214,6 +221,9 @@ public final class LabellingJob {
         }
         if (m.containsKey("--idleness-ms")) {
             b.idleness(Duration.ofMillis(number(m, "--idleness-ms", 0, 3_600_000)));
+        }
+        if (m.containsKey("--checkpoint-dir")) {
+            b.checkpointDir(m.get("--checkpoint-dir"));
         }
         if (m.containsKey("--parallelism")) {
             b.parallelism((int) number(m, "--parallelism", 1, 1024));

@@ -21,10 +21,13 @@ import io.flywheel.stream.rules.LabelRules;
  * @param parallelism the episode windows' parallelism (the source's is at most this; the lake committer's is 1)
  * @param bounded read up to the end offsets found at start, label everything, commit and finish (a catch-up run);
  *     otherwise run until cancelled
+ * @param checkpointDir where checkpoints go (a folder URI: {@code file:///...}, {@code s3://...}), or null for the
+ *     environment's setting (Flink's default keeps them in the job manager's memory, at most 5 MB of state: too
+ *     little for a backlog of open episodes)
  */
 public record LabellingJobOptions(String lake, String bootstrap, String group, LabelRules rules,
-        Duration checkpointInterval, Duration outOfOrderness, Duration idleness, int parallelism, boolean bounded)
-        implements java.io.Serializable {
+        Duration checkpointInterval, Duration outOfOrderness, Duration idleness, int parallelism, boolean bounded,
+        String checkpointDir) implements java.io.Serializable {
     /** @throws IllegalArgumentException when a duration or the parallelism is out of range */
     public LabellingJobOptions {
         Objects.requireNonNull(lake, "lake");
@@ -61,6 +64,7 @@ public record LabellingJobOptions(String lake, String bootstrap, String group, L
         private Duration idleness = Duration.ofSeconds(1);
         private int parallelism = 1;
         private boolean bounded;
+        private String checkpointDir;
 
         private Builder(String lake, String bootstrap) {
             this.lake = lake;
@@ -74,10 +78,11 @@ public record LabellingJobOptions(String lake, String bootstrap, String group, L
         public Builder idleness(Duration d) { idleness = d; return this; }
         public Builder parallelism(int p) { parallelism = p; return this; }
         public Builder bounded(boolean b) { bounded = b; return this; }
+        public Builder checkpointDir(String uri) { checkpointDir = uri; return this; }
 
         public LabellingJobOptions build() {
             return new LabellingJobOptions(lake, bootstrap, group, rules, checkpointInterval, outOfOrderness, idleness,
-                    parallelism, bounded);
+                    parallelism, bounded, checkpointDir);
         }
     }
 }

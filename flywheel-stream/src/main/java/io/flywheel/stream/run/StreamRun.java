@@ -192,17 +192,18 @@ public final class StreamRun {
 
     /**
      * The Flink job on a MiniCluster in this JVM (parallelism 2); labels are told as they appear in the lake; at the
-     * end the job is stopped with a savepoint (in a temporary folder, removed) for its final counters.
+     * end the job is stopped with a savepoint for its final counters (checkpoints and savepoint in a temporary folder,
+     * removed).
      */
     private static LabellerStats runFlink(Lake lake, String bootstrap, String group, LabelRules rules,
             Map<String, LiveEpisodes.Episode> byId, Duration timeout, Consumer<Label> onLabel, int[] done, int episodes)
             throws Exception {
+        Path savepoints = Files.createTempDirectory("flywheel-savepoints");
         LabellingJobOptions o = LabellingJobOptions.builder(lake.location(), bootstrap).group(group).rules(rules)
-                .parallelism(2).build();
+                .parallelism(2).checkpointDir(savepoints.resolve("checkpoints").toUri().toString()).build();
         org.apache.flink.configuration.Configuration conf = new org.apache.flink.configuration.Configuration();
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(o.parallelism(), conf);
         JobClient job = LabellingJob.start(env, o);
-        Path savepoints = Files.createTempDirectory("flywheel-savepoints");
         boolean stopped = false;
         try {
             java.util.Set<String> told = new java.util.HashSet<>();

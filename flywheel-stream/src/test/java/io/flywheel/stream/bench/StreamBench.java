@@ -72,7 +72,8 @@ public final class StreamBench {
             long checkpointMs) throws Exception {
         if (engine.equals("flink")) {
             LabellingJobOptions o = LabellingJobOptions.builder(lake.location(), bootstrap).group(group).rules(rules)
-                    .checkpointInterval(Duration.ofMillis(checkpointMs)).parallelism(2).build();
+                    .checkpointInterval(Duration.ofMillis(checkpointMs)).parallelism(2)
+                    .checkpointDir(Path.of(lake.location()).resolveSibling("checkpoints").toUri().toString()).build();
             JobClient job = LabellingJob.start(StreamExecutionEnvironment.createLocalEnvironment(2), o);
             while (job.getJobStatus().get() != org.apache.flink.api.common.JobStatus.RUNNING) {
                 Thread.sleep(20);

@@ -168,6 +168,7 @@ class LabellingJobTest {
 
     private static LabellingJobOptions.Builder options(Path lake, String group) {
         return LabellingJobOptions.builder(lake.toString(), kafka.bootstrap()).group(group).rules(RULES)
+                .checkpointDir(lake.resolveSibling("checkpoints").toUri().toString())
                 .checkpointInterval(Duration.ofMillis(300)).outOfOrderness(Duration.ofSeconds(1)).idleness(Duration.ofMillis(500));
     }
 
@@ -322,7 +323,8 @@ class LabellingJobTest {
             eps.forEach(e -> e.messages().forEach(m -> publish(pub, m)));
             pub.flush();
             String[] args = {"--lake", lakeDir.toString(), "--bootstrap", kafka.bootstrap(), "--rules", rules.toString(),
-                "--group", "main-test", "--checkpoint-interval-ms", "200", "--bounded", "--jobmanager", jobManager};
+                "--group", "main-test", "--checkpoint-interval-ms", "200",
+                "--checkpoint-dir", dir.resolve("checkpoints").toUri().toString(), "--bounded", "--jobmanager", jobManager};
             LabellingJob.main(args);
             List<LabelHistoryRow> hist = own(lake, ids);
             assertEquals(12, hist.size());
