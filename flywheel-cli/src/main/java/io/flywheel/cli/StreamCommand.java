@@ -29,10 +29,11 @@ final class StreamCommand implements Runnable {
         throw Usage.missingSubcommand(spec);
     }
 
-    /** {@code flywheel stream run LAKE [--bootstrap HOST:PORT]}. */
+    /** {@code flywheel stream run LAKE [--bootstrap HOST:PORT] [--engine flink|consumer]}. */
     @Command(name = "run", mixinStandardHelpOptions = true, description = "Publishes simulated live episodes (with"
             + " ground truth) to the fleet topics, labels them into the lake's label_history, and reports label"
-            + " precision and recall per class. Embedded default: a Kafka broker (KRaft) in this process.")
+            + " precision and recall per class. Embedded default: a Kafka broker (KRaft) in this process, the Flink"
+            + " labelling job on a Flink MiniCluster in this process.")
     static final class Run implements Callable<Integer> {
         @Spec
         picocli.CommandLine.Model.CommandSpec spec;
@@ -44,6 +45,10 @@ final class StreamCommand implements Runnable {
                 + " (fleet.episodes, fleet.observations, fleet.alerts, fleet.dead-letters); default: an in-process"
                 + " broker")
         String bootstrap;
+
+        @Option(names = "--engine", paramLabel = "ENGINE", description = "flink (the Flink job on an in-process"
+                + " MiniCluster) or consumer (a plain Kafka consumer); default: ${DEFAULT-VALUE}")
+        String engine = "flink";
 
         @Option(names = "--rules", paramLabel = "FILE", description = "labelling rules (YAML); default: the built-in"
                 + " rules")
@@ -68,11 +73,14 @@ final class StreamCommand implements Runnable {
             Usage.require(spec, timeoutSeconds >= 1, "--timeout must be >= 1, got " + timeoutSeconds);
             Usage.require(spec, bootstrap == null || bootstrap.matches("[^\\s:,]+:\\d{1,5}(,[^\\s:,]+:\\d{1,5})*"),
                     "--bootstrap must be HOST:PORT[,HOST:PORT...], got '" + bootstrap + "'");
+            Usage.require(spec, engine.equals("flink") || engine.equals("consumer"),
+                    "--engine must be flink or consumer, got '" + engine + "'");
+            StreamRun.Engine eng = engine.equals("flink") ? StreamRun.Engine.FLINK : StreamRun.Engine.CONSUMER;
             LabelRules r = rules == null ? LabelRules.defaults() : LabelRules.load(rules);
             StreamRun.Report rep;
             try (Lake lake = at.open()) {
                 rep = StreamRun.run(lake, bootstrap, r, episodes, seed, Duration.ofSeconds(timeoutSeconds),
-                        line -> System.err.println(line));
+                        eng, line -> System.err.println(line));
             }
             if (json.enabled()) {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -81,6 +89,7 @@ final class StreamCommand implements Runnable {
                 m.put("rules_version", rep.rulesVersion());
                 m.put("bootstrap", rep.bootstrap());
                 m.put("embedded", rep.embedded());
+                m.put("engine", rep.engine().label());
                 List<Map<String, Object>> cls = new ArrayList<>();
                 for (StreamRun.ClassScore s : rep.scores()) {
                     Map<String, Object> c = new LinkedHashMap<>();
@@ -96,6 +105,7 @@ final class StreamCommand implements Runnable {
                 var st = rep.stats();
                 m.put("records", st.records());
                 m.put("commits", st.commits());
+                m.put("replayed", st.replayed());
                 m.put("dead_letters", Map.of("malformed", st.malformed(), "unknown_episode", st.unknownEpisode(),
                         "late", st.late()));
                 m.put("seconds", Math.round(rep.seconds() * 1000) / 1000.0);
@@ -110,9 +120,9 @@ final class StreamCommand implements Runnable {
             TextTable.print(System.out, List.of("label", "truth", "labelled", "correct", "precision", "recall"), rows);
             var st = rep.stats();
             System.out.printf(Locale.ROOT, "labelled %d/%d episodes (rules %s) from %d records in %d lake commits;"
-                    + " dead letters: %d malformed, %d unknown episode, %d late; %s broker %s; %.1f s%n",
+                    + " dead letters: %d malformed, %d unknown episode, %d late; %s engine, %s broker %s; %.1f s%n",
                     rep.labelled(), rep.episodes(), rep.rulesVersion(), st.records(), st.commits(), st.malformed(),
-                    st.unknownEpisode(), st.late(), rep.embedded() ? "in-process" : "external", rep.bootstrap(),
+                    st.unknownEpisode(), st.late(), rep.engine().label(), rep.embedded() ? "in-process" : "external", rep.bootstrap(),
                     rep.seconds());
             return 0;
         }

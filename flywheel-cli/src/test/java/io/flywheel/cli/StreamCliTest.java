@@ -24,6 +24,7 @@ class StreamCliTest {
         assertEquals(20, j.get("labelled").asInt());
         assertEquals("label-rules-1", j.get("rules_version").asText());
         assertTrue(j.get("embedded").asBoolean());
+        assertEquals("flink", j.get("engine").asText());
         int actual = 0;
         for (JsonNode c : j.get("classes")) {
             actual += c.get("actual").asInt();
@@ -38,9 +39,13 @@ class StreamCliTest {
 
         // a second run on the same lake: a new embedded broker, whose topics start at offset 0 again, labels its own
         // episodes (the positions the first run left in the lake belong to the first run's group)
-        CliRun again = CliRun.of("stream", "run", lake, "--episodes", "3", "--seed", "5", "--json");
+        // (here with the plain consumer engine, the Flink job's peer)
+        CliRun again = CliRun.of("stream", "run", lake, "--episodes", "3", "--seed", "5", "--engine", "consumer",
+                "--json");
         assertEquals(0, again.exitCode(), again.err());
-        assertEquals(3, new ObjectMapper().readTree(again.out()).get("labelled").asInt());
+        JsonNode a = new ObjectMapper().readTree(again.out());
+        assertEquals(3, a.get("labelled").asInt());
+        assertEquals("consumer", a.get("engine").asText());
     }
 
     @Test
@@ -54,6 +59,9 @@ class StreamCliTest {
         assertTrue(r.err().contains(rules + ":3: rule 'empty_grasp': 'opening_below' must be a number"), r.err());
         CliRun usage = CliRun.of("stream", "run", lake, "--bootstrap", "no-port");
         assertEquals(2, usage.exitCode(), usage.err());
+        CliRun engine = CliRun.of("stream", "run", lake, "--engine", "storm");
+        assertEquals(2, engine.exitCode(), engine.err());
+        assertTrue(engine.err().contains("--engine must be flink or consumer, got 'storm'"), engine.err());
         // nothing listens there: a clear exit 1 after the producer's 15 s wait, not a hang
         CliRun unreachable = CliRun.of("stream", "run", lake, "--bootstrap", "127.0.0.1:1", "--episodes", "1");
         assertEquals(1, unreachable.exitCode(), unreachable.err());

@@ -45,6 +45,15 @@ public final class StreamTables {
         return "stream.seen." + consumerGroup;
     }
 
+    /**
+     * @param consumerGroup a labeller's consumer group
+     * @return the lake property naming the last checkpoint whose labels that group committed, {@code RUN:ID} (the
+     *     Flink job id and checkpoint id); absent for a labeller without checkpoints
+     */
+    public static String checkpointProperty(String consumerGroup) {
+        return "stream.checkpoint." + consumerGroup;
+    }
+
     static final Schema LABEL_HISTORY_SCHEMA = new Schema(List.of(
             TableSchemas.field(TableSchemas.EPISODE_ID, TableSchemas.UTF8, false, "the labelled episode"),
             TableSchemas.field(TableSchemas.ROBOT_ID, TableSchemas.UTF8, false, "the episode's robot"),

@@ -1,5 +1,7 @@
 package io.flywheel.stream.run;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -9,6 +11,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
 import com.google.protobuf.Message;
 
 import io.flywheel.fleet.v1.Alert;
@@ -16,6 +22,8 @@ import io.flywheel.fleet.v1.EpisodeEvent;
 import io.flywheel.fleet.v1.ObservationSummary;
 import io.flywheel.lake.Lake;
 import io.flywheel.rows.LabelHistoryRow;
+import io.flywheel.stream.flink.LabellingJob;
+import io.flywheel.stream.flink.LabellingJobOptions;
 import io.flywheel.stream.job.LabellerOptions;
 import io.flywheel.stream.job.LabellerStats;
 import io.flywheel.stream.job.StreamLabeller;
@@ -35,6 +43,19 @@ import io.flywheel.stream.topics.FleetEventPublisher;
  */
 public final class StreamRun {
     private StreamRun() {}
+
+    /** Which labeller runs. */
+    public enum Engine {
+        /** The Flink job ({@link LabellingJob}) on a Flink MiniCluster in this JVM. */
+        FLINK,
+        /** The plain Kafka consumer ({@link StreamLabeller}). */
+        CONSUMER;
+
+        /** @return the name on the command line */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
 
     /**
      * Precision and recall of one label class against the truth.
@@ -64,10 +85,11 @@ public final class StreamRun {
      * @param rulesVersion the rules' version
      * @param bootstrap the broker used
      * @param embedded whether it was the in-JVM broker
+     * @param engine the labeller that ran
      * @param seconds wall time of the run
      */
     public record Report(int episodes, int labelled, List<ClassScore> scores, LabellerStats stats, String rulesVersion,
-            String bootstrap, boolean embedded, double seconds) {}
+            String bootstrap, boolean embedded, Engine engine, double seconds) {}
 
     /**
      * Runs it.
@@ -78,12 +100,13 @@ public final class StreamRun {
      * @param episodes how many simulated episodes to publish, &ge; 1
      * @param seed the simulation's seed
      * @param timeout the longest the labelling may take after publishing
+     * @param engine the labeller
      * @param progress receives a line per label as it is committed, and per stage
      * @return the report
      * @throws IllegalStateException when the labels did not all arrive within {@code timeout}
      */
     public static Report run(Lake lake, String bootstrap, LabelRules rules, int episodes, long seed, Duration timeout,
-            Consumer<String> progress) throws Exception {
+            Engine engine, Consumer<String> progress) throws Exception {
         long t0 = System.nanoTime();
         EmbeddedKafka kafka = null;
         if (bootstrap == null) {
@@ -113,18 +136,9 @@ public final class StreamRun {
             // the positions an earlier run left in the lake are not taken for this one's
             String group = "flywheel-run-" + Long.toString(seed, 36)
                     + (kafka != null ? "-" + java.util.UUID.randomUUID().toString().substring(0, 8) : "");
-            LabellerOptions opts = LabellerOptions.builder(bootstrap).group(group).rules(rules).build();
-            StreamLabeller labeller = new StreamLabeller(lake, opts, onLabel);
-            Thread t = new Thread(labeller::run, "flywheel-labeller");
-            t.start();
-            long until = System.nanoTime() + timeout.toNanos();
-            while (done[0] < episodes && System.nanoTime() < until && t.isAlive()) {
-                Thread.sleep(100);
-            }
-            labeller.stop();
-            t.join(30_000);
-            LabellerStats stats = labeller.stats();
-            labeller.close();
+            LabellerStats stats = engine == Engine.FLINK
+                    ? runFlink(lake, bootstrap, group, rules, byId, timeout, onLabel, done, episodes)
+                    : runConsumer(lake, bootstrap, group, rules, timeout, onLabel, done, episodes);
             Map<String, LabelHistoryRow> labels = new LinkedHashMap<>();
             for (LabelHistoryRow r : LakeLabelSink.history(lake)) {
                 if (r.consumerGroup().equals(group) && byId.containsKey(r.episodeId())) {
@@ -151,10 +165,76 @@ public final class StreamRun {
             List<ClassScore> scores = new ArrayList<>();
             counts.forEach((o, c) -> scores.add(new ClassScore(o, c[0], c[1], c[2])));
             return new Report(episodes, labels.size(), scores, stats, rules.version(), bootstrap, kafka != null,
-                    (System.nanoTime() - t0) / 1e9);
+                    engine, (System.nanoTime() - t0) / 1e9);
         } finally {
             if (kafka != null) {
                 kafka.close();
+            }
+        }
+    }
+
+    private static LabellerStats runConsumer(Lake lake, String bootstrap, String group, LabelRules rules,
+            Duration timeout, Consumer<Label> onLabel, int[] done, int episodes) throws InterruptedException {
+        LabellerOptions opts = LabellerOptions.builder(bootstrap).group(group).rules(rules).build();
+        StreamLabeller labeller = new StreamLabeller(lake, opts, onLabel);
+        Thread t = new Thread(labeller::run, "flywheel-labeller");
+        t.start();
+        long until = System.nanoTime() + timeout.toNanos();
+        while (done[0] < episodes && System.nanoTime() < until && t.isAlive()) {
+            Thread.sleep(100);
+        }
+        labeller.stop();
+        t.join(30_000);
+        LabellerStats stats = labeller.stats();
+        labeller.close();
+        return stats;
+    }
+
+    /**
+     * The Flink job on a MiniCluster in this JVM (parallelism 2); labels are told as they appear in the lake; at the
+     * end the job is stopped with a savepoint for its final counters (checkpoints and savepoint in a temporary folder,
+     * removed).
+     */
+    private static LabellerStats runFlink(Lake lake, String bootstrap, String group, LabelRules rules,
+            Map<String, LiveEpisodes.Episode> byId, Duration timeout, Consumer<Label> onLabel, int[] done, int episodes)
+            throws Exception {
+        Path savepoints = Files.createTempDirectory("flywheel-savepoints");
+        LabellingJobOptions o = LabellingJobOptions.builder(lake.location(), bootstrap).group(group).rules(rules)
+                .parallelism(2).checkpointDir(savepoints.resolve("checkpoints").toUri().toString()).build();
+        org.apache.flink.configuration.Configuration conf = new org.apache.flink.configuration.Configuration();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(o.parallelism(), conf);
+        JobClient job = LabellingJob.start(env, o);
+        boolean stopped = false;
+        try {
+            java.util.Set<String> told = new java.util.HashSet<>();
+            long until = System.nanoTime() + timeout.toNanos();
+            while (done[0] < episodes && System.nanoTime() < until) {
+                JobStatus st = job.getJobStatus().get();
+                if (st.isGloballyTerminalState()) {
+                    job.getJobExecutionResult().get(); // throws the job's failure
+                    throw new IllegalStateException("the labelling job ended (" + st + ") before every label came");
+                }
+                for (LabelHistoryRow r : LakeLabelSink.history(lake)) {
+                    if (r.consumerGroup().equals(group) && byId.containsKey(r.episodeId()) && told.add(r.episodeId())) {
+                        onLabel.accept(new Label(r.robotId(), r.episodeId(), Outcome.parse(r.label()), r.rule(),
+                                r.rulesVersion()));
+                    }
+                }
+                Thread.sleep(200);
+            }
+            LabellerStats stats = LabellingJob.stop(job, savepoints);
+            stopped = true; // the MiniCluster is gone with the job
+            return stats;
+        } finally {
+            if (!stopped) {
+                try {
+                    job.cancel().get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    // the job ended by itself (its failure is what the caller sees)
+                }
+            }
+            try (var walk = Files.walk(savepoints)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
     }
@@ -175,6 +255,9 @@ public final class StreamRun {
                         sent.add(pub.publish(x));
                     } else {
                         sent.add(pub.publish((Alert) m));
+                    }
+                    if (sent.size() == 1) {
+                        sent.get(0).get(); // an unreachable broker fails here once, not once per message
                     }
                 }
             }

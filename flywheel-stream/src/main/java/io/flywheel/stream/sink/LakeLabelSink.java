@@ -65,6 +65,40 @@ public final class LakeLabelSink {
         return PartitionOffsets.parse(lake.snapshot().properties().get(key), "lake property " + key);
     }
 
+    /** @return the episodes this group has committed a label for (a view) */
+    public Set<String> labelled() {
+        return java.util.Collections.unmodifiableSet(labelled);
+    }
+
+    /**
+     * @return the last checkpoint whose batch this group committed, {@code RUN:ID}, or null when none was (or the group
+     *     commits without checkpoints)
+     */
+    public String committedCheckpoint() {
+        lake.refresh();
+        return lake.snapshot().properties().get(StreamTables.checkpointProperty(group));
+    }
+
+    /**
+     * @param run the job run the checkpoint belongs to (its checkpoint ids count from 1)
+     * @param checkpointId the checkpoint
+     * @return whether this group committed that checkpoint of that run, or a later one of it, already
+     */
+    public boolean isCommitted(String run, long checkpointId) {
+        String last = committedCheckpoint();
+        if (last == null) {
+            return false;
+        }
+        int colon = last.lastIndexOf(':');
+        try {
+            return colon > 0 && last.substring(0, colon).equals(run)
+                    && Long.parseLong(last.substring(colon + 1)) >= checkpointId;
+        } catch (NumberFormatException e) {
+            throw new io.flywheel.error.BadInputException("lake property " + StreamTables.checkpointProperty(group)
+                    + ": bad checkpoint '" + last + "': expected RUN:ID");
+        }
+    }
+
     /** @return whether the group has committed a label for the episode */
     public boolean isLabelled(String episodeId) {
         return labelled.contains(episodeId);
@@ -82,6 +116,18 @@ public final class LakeLabelSink {
      * @throws io.flywheel.lake.CommitConflictException when another writer moved this group's offsets meanwhile
      */
     public List<Label> commit(List<Label> labels, PartitionOffsets covered, PartitionOffsets seen, long checkpointId) {
+        return commit(labels, covered, seen, checkpointId, null);
+    }
+
+    /**
+     * {@link #commit(List, PartitionOffsets, PartitionOffsets, long)} of one checkpoint's batch: the same transaction
+     * also records {@code run:checkpointId} (lake property {@link StreamTables#checkpointProperty}), so that the batch
+     * of a checkpoint committed already is recognised ({@link #isCommitted}) and not committed again.
+     *
+     * @param run the job run the checkpoint belongs to, or null to record none
+     */
+    public List<Label> commit(List<Label> labels, PartitionOffsets covered, PartitionOffsets seen, long checkpointId,
+            String run) {
         PartitionOffsets next = committedOffsets().with(covered);
         PartitionOffsets high = committedSeen().with(seen);
         long now = System.currentTimeMillis() * 1_000_000L;
@@ -100,6 +146,10 @@ public final class LakeLabelSink {
                 .property(StreamTables.seenProperty(group), high.text())
                 .summary("labels", Integer.toString(rows.size()))
                 .summary("offsets", next.text());
+        if (run != null) {
+            txn.property(StreamTables.checkpointProperty(group), run + ":" + checkpointId)
+                    .summary("checkpoint", run + ":" + checkpointId);
+        }
         if (!rows.isEmpty()) {
             txn.append(StreamTables.LABEL_HISTORY_TABLE, rows, batch);
         }
