@@ -222,7 +222,12 @@ class RealBFrameSidecarTest {
             int[] offsets = CompositionTimeToSample.blowupCompositionTimes(ctts.getEntries());
             assertEquals(FRAMES, offsets.length);
             EditListBox elst = org.mp4parser.tools.Path.getPath(trak, "edts/elst");
-            long mediaStart = elst == null ? 0 : elst.getEntries().get(0).getMediaTime();
+            // as the crafted table of BFrameSidecarTest assumes: offsets >= 0 (ctts version 0) and an edit list
+            // that starts the presentation one frame into the media
+            assertTrue(Arrays.stream(offsets).allMatch(o -> o >= 0), Arrays.toString(offsets));
+            assertNotNull(elst, "an edit list");
+            long mediaStart = elst.getEntries().get(0).getMediaTime();
+            assertEquals(d, mediaStart, "the presentation starts one frame into the media");
             int[] presents = new int[FRAMES];
             for (int i = 0; i < FRAMES; i++) {
                 long ct = i * d + offsets[i] - mediaStart;
