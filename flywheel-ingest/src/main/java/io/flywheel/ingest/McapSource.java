@@ -256,6 +256,7 @@ final class McapSource {
                         if (((Record.Attachment) rec).crc() != 0 && !attachmentCrcOk((Record.Attachment) rec, body)) {
                             throw bail(at, "attachment CRC");
                         }
+                        attachment((Record.Attachment) rec);
                     }
                     case Record.OP_DATA_END -> {
                         long want = ((Record.DataEnd) rec).dataSectionCrc();
@@ -449,6 +450,29 @@ final class McapSource {
         if (!schemas.containsKey(s.id())) {
             schemas.put(s.id(), new Record.Schema(s.id(), s.name(), s.encoding(),
                     ByteBuffer.wrap(bytes(s.data())).asReadOnlyBuffer()));
+        }
+    }
+
+    /**
+     * A URDF attachment (a name ending in {@code .urdf}, or an {@code application/xml} / {@code text/xml} one with a
+     * {@code <robot>} root) becomes the episode's {@code robot_description} metadata, with
+     * {@code robot_description.source} = {@code attachment NAME}; one that does not parse leaves a
+     * {@code robot_description.warning} naming the attachment and what is wrong instead, and the file is read on.
+     */
+    private void attachment(Record.Attachment a) {
+        String media = a.mediaType().toLowerCase(java.util.Locale.ROOT);
+        boolean urdfName = a.name().toLowerCase(java.util.Locale.ROOT).endsWith(".urdf");
+        boolean xml = media.equals("application/xml") || media.equals("text/xml");
+        if (!urdfName && !xml) return;
+        byte[] data = bytes(a.data());
+        if (!urdfName && !Urdf.hasRobotRoot(data)) return;
+        String source = "attachment " + a.name();
+        try {
+            Urdf.parse(data, source);
+            out.episodeMetadata.putIfAbsent("robot_description", new String(data, StandardCharsets.UTF_8));
+            out.episodeMetadata.putIfAbsent("robot_description.source", source);
+        } catch (IngestException e) {
+            out.episodeMetadata.putIfAbsent("robot_description.warning", e.getMessage());
         }
     }
 
