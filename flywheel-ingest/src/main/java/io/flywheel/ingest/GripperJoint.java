@@ -95,7 +95,8 @@ public record GripperJoint(String topic, String joint, int index, double rangeOf
                 return Optional.empty();
             }
         }
-        Urdf urdf = urdf(episode).orElse(null);
+        // the profile's URDF wins over the recording's
+        Urdf urdf = profile != null && profile.urdf().isPresent() ? profile.urdf().get() : urdf(episode).orElse(null);
         List<String> named = profile == null ? List.of() : profile.gripperJoints();
         if (!named.isEmpty()) {
             return select(episode, named, urdf, SOURCE_PROFILE);
@@ -114,10 +115,10 @@ public record GripperJoint(String topic, String joint, int index, double rangeOf
     }
 
     /**
-     * The URDF of an episode: the metadata value of a key {@code robot_description} (a URDF attachment of an MCAP,
-     * see {@code McapSource}, or a metadata record's {@code robot_description}, any record: {@code robot.robot_description}),
-     * else the last text of a {@code /robot_description} topic ({@code std_msgs/String}, as ROS 2's
-     * robot_state_publisher latches it).
+     * The URDF of an episode: the metadata value of a key {@code robot_description}: an MCAP's URDF attachment or the
+     * first message of its {@code /robot_description} {@code std_msgs/String} topic (as ROS 2's robot_state_publisher
+     * latches it), which the MCAP reader puts there, or a metadata record's {@code robot_description} (any record:
+     * {@code robot.robot_description}).
      *
      * @param episode the episode
      * @return the URDF; empty when there is none, or when the one found does not parse (the episode's
@@ -132,20 +133,6 @@ public record GripperJoint(String topic, String joint, int index, double rangeOf
                     return Optional.of(Urdf.parse(Urdf.utf8(e.getValue()), src));
                 } catch (IngestException bad) {
                     return Optional.empty();
-                }
-            }
-        }
-        for (StreamData s : episode.streams()) {
-            if (s.topic().endsWith("robot_description") && s.texts() != null) {
-                for (int i = s.texts().size() - 1; i >= 0; i--) {
-                    String t = s.texts().get(i);
-                    if (t != null && !t.isBlank()) {
-                        try {
-                            return Optional.of(Urdf.parse(Urdf.utf8(t), "topic " + s.topic()));
-                        } catch (IngestException bad) {
-                            return Optional.empty();
-                        }
-                    }
                 }
             }
         }

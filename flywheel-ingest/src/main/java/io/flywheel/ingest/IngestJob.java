@@ -936,8 +936,9 @@ public final class IngestJob {
         }
         QualityReport q = rules.evaluate(em);
         Map<String, Object> meta = new LinkedHashMap<>(ep.metadata());
-        if (ep.metadata().getOrDefault("robot_description.source", "").startsWith("attachment ")) {
-            // the attachment stays in the raw file; the row names it (robot_description.source) without a copy
+        String rdSource = ep.metadata().getOrDefault("robot_description.source", "");
+        if (rdSource.startsWith("attachment ") || rdSource.startsWith("topic ")) {
+            // the attachment or message stays in the raw file; the row names it (robot_description.source)
             meta.remove("robot_description");
         }
         meta.put("source_files", rec.files().stream().map(SourceFile::uri).toList());

@@ -207,4 +207,78 @@ class UrdfGripperTest {
                 + "type=\"revolute\"><limit lower=\"x\" upper=\"1\"/></joint></robot>").getBytes(StandardCharsets.UTF_8), "u"));
         assertEquals("u: joint \"a\": <limit lower=\"x\"> is not a number", badLimit.getMessage());
     }
+    @Test
+    void aProfilesUrdfWinsOverTheRecordingsAndItsErrorsNameTheProfile(@TempDir Path tmp) throws IOException {
+        // the recording's URDF says j_slide is the finger; the profile's URDF says it is j_wrist's child, no finger,
+        // and declares no gripper joint: with neutral names nothing is taken
+        java.nio.file.Files.createDirectories(tmp.resolve("robots"));
+        String plain = "<robot name=\"plain\"><joint name=\"j_wrist\" type=\"revolute\"><child link=\"hand\"/></joint>"
+                + "<joint name=\"j_slide\" type=\"prismatic\"><child link=\"tool\"/></joint></robot>";
+        java.nio.file.Files.writeString(tmp.resolve("robots/plain.urdf"), plain);
+        Path yaml = java.nio.file.Files.writeString(tmp.resolve("robots/arm.yaml"), "urdf: plain.urdf\n");
+        RobotProfile p = RobotProfile.load(yaml);
+        assertEquals(tmp.resolve("robots/plain.urdf").toAbsolutePath().toString(), p.urdf().orElseThrow().source());
+        assertTrue(p.describe().contains("urdf: ") && p.describe().contains("(2 joints)"), p.describe());
+        Path file = write(tmp.resolve("with.mcap"), "j_wrist", "j_slide",
+                new String[] {"arm.urdf", "", urdf("j_wrist", "j_slide")});
+        Recording r = Ingest.read(file, IngestOptions.builder().profile(p).build());
+        assertTrue(r.profile().urdf().isPresent(), "kept when roles are detected");
+        assertTrue(GripperJoint.select(r.episodes().get(0), r.profile()).isEmpty());
+        // with gripper_joints the profile's URDF gives the unit
+        RobotProfile named = p.toBuilder().gripperJoints(List.of("j_slide")).build();
+        GripperJoint g = GripperJoint.select(r.episodes().get(0), named).orElseThrow();
+        assertEquals(GripperJoint.SOURCE_PROFILE, g.source());
+        assertEquals("m", g.unit());
+
+        java.nio.file.Files.writeString(tmp.resolve("robots/bad.yaml"), "robot_id: r\nurdf: missing.urdf\n");
+        IngestException missing = assertThrows(IngestException.class, () -> RobotProfile.load(tmp.resolve("robots/bad.yaml")));
+        assertTrue(missing.getMessage().contains("bad.yaml") && missing.getMessage().contains("line 2")
+                && missing.getMessage().contains("missing.urdf"), missing.getMessage());
+        java.nio.file.Files.writeString(tmp.resolve("robots/broken.urdf"), "<robot><joint name=\"a\"></robot>");
+        java.nio.file.Files.writeString(tmp.resolve("robots/b2.yaml"), "urdf: broken.urdf\n");
+        IngestException broken = assertThrows(IngestException.class, () -> RobotProfile.load(tmp.resolve("robots/b2.yaml")));
+        assertTrue(broken.getMessage().contains("b2.yaml: line 1: urdf: ") && broken.getMessage().contains("broken.urdf")
+                && broken.getMessage().contains("not a well-formed URDF"), broken.getMessage());
+    }
+
+    @Test
+    void aRobotDescriptionTopicIsAUrdf(@TempDir Path tmp) throws IOException {
+        String urdf = urdf("j_wrist", "j_slide");
+        for (String enc : List.of("json", "cdr")) {
+            Path file = tmp.resolve("topic-" + enc + ".mcap");
+            try (McapWriter w = McapWriter.builder().build(file)) {
+                int js = w.registerSchema("sensor_msgs/msg/JointState", "jsonschema", "{}".getBytes(StandardCharsets.UTF_8));
+                int ch = w.registerChannel("/joint_states", "json", js, Map.of());
+                byte[] msg;
+                int rd;
+                if (enc.equals("json")) {
+                    int str = w.registerSchema("std_msgs/msg/String", "jsonschema", "{}".getBytes(StandardCharsets.UTF_8));
+                    rd = w.registerChannel("/robot_description", "json", str, Map.of());
+                    String text = urdf.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
+                    msg = ("{\"data\":\"" + text + "\"}").getBytes(StandardCharsets.UTF_8);
+                } else {
+                    int str = w.registerSchema("std_msgs/msg/String", "ros2msg", "string data".getBytes(StandardCharsets.UTF_8));
+                    rd = w.registerChannel("/robot_description", "cdr", str, Map.of());
+                    byte[] b = urdf.getBytes(StandardCharsets.UTF_8);
+                    msg = java.nio.ByteBuffer.allocate(8 + b.length + 1).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                            .put(new byte[] {0, 1, 0, 0}).putInt(b.length + 1).put(b).put((byte) 0).array();
+                }
+                w.writeMessage(rd, 0, T0, T0, msg);
+                for (int k = 0; k < N; k++) {
+                    long t = T0 + k * 100_000_000L;
+                    w.writeMessage(ch, k, t, t, ("{\"header\":{\"stamp\":{\"sec\":" + (t / 1_000_000_000L)
+                            + ",\"nanosec\":" + (t % 1_000_000_000L) + "},\"frame_id\":\"\"},\"name\":[\"j_wrist\","
+                            + "\"j_slide\"],\"position\":[" + (0.5 * k) + "," + (0.01 * k) + "],\"velocity\":[],"
+                            + "\"effort\":[]}").getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            Episode ep = episode(file);
+            assertEquals("topic /robot_description", GripperJoint.urdf(ep).orElseThrow().source(), enc);
+            assertEquals(urdf, ep.metadata().get("robot_description"), enc);
+            GripperJoint g = GripperJoint.select(ep, null).orElseThrow();
+            assertEquals("j_slide", g.joint(), enc);
+            assertEquals(GripperJoint.SOURCE_URDF, g.source(), enc);
+            assertEquals("m", g.unit(), enc);
+        }
+    }
 }
