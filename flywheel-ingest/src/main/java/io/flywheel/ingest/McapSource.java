@@ -295,6 +295,8 @@ final class McapSource {
             message(m, -1, "", dataAbs, dataAbs);
         } else if (rec instanceof Record.Metadata md) {
             metadata(md);
+        } else if (rec instanceof Record.Attachment a) {
+            attachment(a);
         }
     }
 

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.flywheel.mcap.McapWriter;
 import io.flywheel.rows.EpisodeRow;
+import io.flywheel.testkit.SharedData;
 
 /**
  * The gripper joint of a recording that carries its URDF, on MCAPs written here. Ground truth of every recording:
@@ -63,6 +64,32 @@ class UrdfGripperTest {
             }
         }
         return file;
+    }
+
+    /**
+     * The real Franka FR3 recording carries its URDF as an attachment named {@code robot_description}
+     * ({@code application/xml}, 12,768 bytes, 14 joints): fr3_joint1..7 revolute, fr3_finger_joint1/2 prismatic with
+     * limits 0.0..0.04 m, joint2 mimicking joint1. The finger joints are still found by name; the URDF gives their unit.
+     */
+    @Test
+    void theRealFrankaRecordingsUrdfAttachment() throws IOException {
+        Episode ep = episode(SharedData.data("mcap-real/labelbox-franka/trajectory_20250527_003358_00m02s.mcap"));
+        assertEquals("attachment robot_description", ep.metadata().get("robot_description.source"));
+        Urdf u = GripperJoint.urdf(ep).orElseThrow();
+        assertEquals(14, u.joints().size());
+        assertEquals(7, u.joints().stream().filter(j -> j.type().equals("revolute")).count());
+        Urdf.Joint f1 = u.joint("fr3_finger_joint1").orElseThrow();
+        assertEquals("prismatic", f1.type());
+        assertEquals("fr3_leftfinger", f1.child());
+        assertEquals(0.0, f1.lower(), 0.0);
+        assertEquals(0.04, f1.upper(), 0.0);
+        assertEquals("fr3_finger_joint1", u.joint("fr3_finger_joint2").orElseThrow().mimic());
+        assertEquals(List.of("fr3_finger_joint1", "fr3_finger_joint2"), u.gripperJoints());
+        GripperJoint g = GripperJoint.select(ep, null).orElseThrow();
+        assertEquals("fr3_finger_joint1", g.joint());
+        assertEquals(GripperJoint.SOURCE_NAME, g.source());
+        assertEquals("m", g.unit());
+        assertEquals(0.02, g.rangeOfMotion(), 1e-12);
     }
 
     private static Episode episode(Path file) throws IOException {
