@@ -509,6 +509,10 @@ public final class IngestJob {
                 rawFiles.add(new RawFileRow(f.uri(), f.bytes(), f.sha256(), kind,
                         rec.recordingId(), rec.robotId(), startNs, json(topics), "ingested", now));
             }
+            // a URDF the recording carries but that does not parse: said once per recording, the ingest goes on
+            rec.episodes().stream().map(e -> e.metadata().get("robot_description.warning")).filter(Objects::nonNull)
+                    .distinct().forEach(w -> progress.accept(counter + "warning: " + name + ": " + w
+                            + " (the gripper joint is chosen without it)"));
             Map<String, Map<String, Integer>> vectors = new LinkedHashMap<>();
             for (EpisodeOut o : outs) { // the first episode that has the role (the others agree: checkSameAs)
                 if (!vectors.containsKey("state") && !o.state().isEmpty()) vectors.put("state", topics(o.state()));

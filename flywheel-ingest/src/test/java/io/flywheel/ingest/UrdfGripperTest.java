@@ -170,11 +170,15 @@ class UrdfGripperTest {
 
         // the whole ingest goes on and keeps the warning in the episode row
         MultiTopicStateTest.Rows sink = new MultiTopicStateTest.Rows();
-        IngestJob.Result r = MultiTopicStateTest.ingest(sink, file, RobotProfile.builder().build());
+        List<String> lines = new java.util.ArrayList<>();
+        IngestJob.Result r = IngestJob.run(sink, List.of(file), IngestOptions.builder().build(),
+                IngestJob.AlignConfig.defaults(), io.flywheel.quality.RuleSet.defaults(), lines::add);
         assertTrue(r.failed().isEmpty(), r.failed().toString());
         EpisodeRow row = sink.rows.get(0).episodes().get(0);
         assertTrue(row.metadataJson().contains("\"robot_description.warning\":\"attachment arm.urdf: not a well-formed"),
                 row.metadataJson());
+        assertEquals(1, lines.stream().filter(l -> l.contains("warning: ") && l.contains("broken.mcap: attachment arm.urdf:"
+                + " not a well-formed URDF: line 3")).count(), lines.toString());
     }
 
     @Test
