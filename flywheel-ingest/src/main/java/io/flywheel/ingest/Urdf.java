@@ -88,8 +88,8 @@ public record Urdf(String source, String robot, List<Joint> joints) {
         List<String> prismatic = new ArrayList<>();
         List<String> other = new ArrayList<>();
         for (Joint j : joints) {
-            if (j.type().equals("fixed") || j.unit().isEmpty()) {
-                continue;
+            if (j.unit().isEmpty()) {
+                continue; // fixed, floating, planar: no single position to read
             }
             boolean mimicPair = j.type().equals("prismatic") && joints.stream().anyMatch(o ->
                     o.type().equals("prismatic") && (o.mimic().equals(j.name()) || j.mimic().equals(o.name())));
@@ -172,7 +172,16 @@ public record Urdf(String source, String robot, List<Joint> joints) {
         f.setXIncludeAware(false);
         f.setExpandEntityReferences(false);
         DocumentBuilder b = f.newDocumentBuilder();
-        b.setErrorHandler(null);
+        b.setErrorHandler(new org.xml.sax.ErrorHandler() { // thrown, not printed to stderr
+            @Override
+            public void warning(SAXParseException e) { }
+
+            @Override
+            public void error(SAXParseException e) throws SAXParseException { throw e; }
+
+            @Override
+            public void fatalError(SAXParseException e) throws SAXParseException { throw e; }
+        });
         return b.parse(new ByteArrayInputStream(text));
     }
 
