@@ -61,7 +61,8 @@ import io.flywheel.rows.StreamMatch;
  * ({@link GripperJoint#select}: the profile's {@code gripper_joints}, else joints named {@code *gripper*} or
  * {@code *finger*}, the one with the largest range of motion): the joint's position in the frame's aligned message
  * of that state stream (interpolated with it). The joint used is recorded in the episode metadata as
- * {@code gripper_joint} ({@code {"topic", "joint", "range_of_motion", "candidates"}}) and in
+ * {@code gripper_joint} ({@code {"topic", "joint", "range_of_motion", "candidates", "source", "unit"}}: source
+ * {@code profile}, {@code name}, {@code metadata} or {@code urdf}; unit {@code m}, {@code rad} or "" from the URDF) and in
  * {@link RecordingResult#gripperJoints()}.
  *
  * <p>Frames a robot skipped on purpose (a live stream's frame filter, recorded in the frame-skip channel:
@@ -508,6 +509,10 @@ public final class IngestJob {
                 rawFiles.add(new RawFileRow(f.uri(), f.bytes(), f.sha256(), kind,
                         rec.recordingId(), rec.robotId(), startNs, json(topics), "ingested", now));
             }
+            // a URDF the recording carries but that does not parse: said once per recording, the ingest goes on
+            rec.episodes().stream().map(e -> e.metadata().get("robot_description.warning")).filter(Objects::nonNull)
+                    .distinct().forEach(w -> progress.accept(counter + "warning: " + name + ": " + w
+                            + " (the gripper joint is chosen without it)"));
             Map<String, Map<String, Integer>> vectors = new LinkedHashMap<>();
             for (EpisodeOut o : outs) { // the first episode that has the role (the others agree: checkSameAs)
                 if (!vectors.containsKey("state") && !o.state().isEmpty()) vectors.put("state", topics(o.state()));
@@ -935,6 +940,11 @@ public final class IngestJob {
         }
         QualityReport q = rules.evaluate(em);
         Map<String, Object> meta = new LinkedHashMap<>(ep.metadata());
+        String rdSource = ep.metadata().getOrDefault("robot_description.source", "");
+        if (rdSource.startsWith("attachment ") || rdSource.startsWith("topic ")) {
+            // the attachment or message stays in the raw file; the row names it (robot_description.source)
+            meta.remove("robot_description");
+        }
         meta.put("source_files", rec.files().stream().map(SourceFile::uri).toList());
         meta.put("format", rec.format().name());
         meta.put("dropped_frames", a == null ? 0 : a.droppedFrames());
@@ -963,6 +973,8 @@ public final class IngestJob {
             gj.put("joint", gripperJoint.joint());
             gj.put("range_of_motion", gripperJoint.rangeOfMotion());
             gj.put("candidates", gripperJoint.candidates());
+            gj.put("source", gripperJoint.source());
+            gj.put("unit", gripperJoint.unit());
             meta.put("gripper_joint", gj);
         }
         if (!stateLayout.isEmpty() || !actionLayout.isEmpty()) {

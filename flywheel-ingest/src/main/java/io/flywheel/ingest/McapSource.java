@@ -62,6 +62,8 @@ final class McapSource {
     private final Map<Integer, Record.Schema> schemas = new HashMap<>();
     private final Map<Integer, Plan> plans = new HashMap<>();
     private final Map<Integer, Record.Channel> channels = new HashMap<>();
+    /** The channels of {@code /robot_description} String topics, by id. */
+    private final Map<Integer, Record.Channel> robotDescriptions = new HashMap<>();
     /** One zstd context for every chunk of the file (the static form would set one up per chunk). */
     private final ChunkDecompressor decompressor = new ChunkDecompressor();
 
@@ -256,6 +258,7 @@ final class McapSource {
                         if (((Record.Attachment) rec).crc() != 0 && !attachmentCrcOk((Record.Attachment) rec, body)) {
                             throw bail(at, "attachment CRC");
                         }
+                        attachment((Record.Attachment) rec);
                     }
                     case Record.OP_DATA_END -> {
                         long want = ((Record.DataEnd) rec).dataSectionCrc();
@@ -292,6 +295,8 @@ final class McapSource {
             message(m, -1, "", dataAbs, dataAbs);
         } else if (rec instanceof Record.Metadata md) {
             metadata(md);
+        } else if (rec instanceof Record.Attachment a) {
+            attachment(a);
         }
     }
 
@@ -452,6 +457,29 @@ final class McapSource {
         }
     }
 
+    /**
+     * A URDF attachment (a name ending in {@code .urdf}, or an {@code application/xml} / {@code text/xml} one with a
+     * {@code <robot>} root) becomes the episode's {@code robot_description} metadata, with
+     * {@code robot_description.source} = {@code attachment NAME}; one that does not parse leaves a
+     * {@code robot_description.warning} naming the attachment and what is wrong instead, and the file is read on.
+     */
+    private void attachment(Record.Attachment a) {
+        String media = a.mediaType().toLowerCase(java.util.Locale.ROOT);
+        boolean urdfName = a.name().toLowerCase(java.util.Locale.ROOT).endsWith(".urdf");
+        boolean xml = media.equals("application/xml") || media.equals("text/xml");
+        if (!urdfName && !xml) return;
+        byte[] data = bytes(a.data());
+        if (!urdfName && !Urdf.hasRobotRoot(data)) return;
+        String source = "attachment " + a.name();
+        try {
+            Urdf.parse(data, source);
+            out.episodeMetadata.putIfAbsent("robot_description", new String(data, StandardCharsets.UTF_8));
+            out.episodeMetadata.putIfAbsent("robot_description.source", source);
+        } catch (IngestException e) {
+            out.episodeMetadata.putIfAbsent("robot_description.warning", e.getMessage());
+        }
+    }
+
     private void metadata(Record.Metadata md) {
         if (md.name().equals("episode")) {
             md.metadata().forEach(out.episodeMetadata::putIfAbsent);
@@ -518,6 +546,43 @@ final class McapSource {
             sb.hasHeader(true);
         }
         plans.put(c.id(), new Plan(sb, kind, dec, kind == Kind.CDR_IMAGE, dataField));
+        if (c.topic().endsWith("/robot_description") && shortType.equals("String")) {
+            robotDescriptions.put(c.id(), c);
+        }
+    }
+
+    /**
+     * The first message of a {@code /robot_description} {@code std_msgs/String} topic (ROS 2's robot_state_publisher
+     * publishes the URDF there) becomes the episode's {@code robot_description} metadata, with
+     * {@code robot_description.source} = {@code topic TOPIC}, when it parses as a URDF; else a
+     * {@code robot_description.warning} says why.
+     */
+    private void robotDescription(Record.Message m, Record.Channel c) {
+        String source = "topic " + c.topic();
+        String text;
+        try {
+            ByteBuffer d = m.data().duplicate();
+            if (c.messageEncoding().equals("cdr")) {
+                // CDR: 4-byte encapsulation header (byte 1: 0 big-, 1 little-endian), uint32 length incl. the NUL
+                d.order(d.get(d.position() + 1) % 2 == 0 ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+                int len = d.getInt(d.position() + 4);
+                if (len < 1 || len > d.remaining() - 8) throw new DecodeException("string length " + len + " out of range");
+                byte[] b = new byte[len - 1];
+                d.get(d.position() + 8, b);
+                text = new String(b, StandardCharsets.UTF_8);
+            } else {
+                Record.Schema s = schemas.get(c.schemaId());
+                MessageDecoder dec = Decoders.forSchema(c.messageEncoding(), s == null ? "" : s.name(),
+                        s == null ? "" : s.encoding(), s == null ? null : bytes(s.data()));
+                text = Values.text(dec.decode(d));
+            }
+            Urdf.parse(Urdf.utf8(text), source);
+        } catch (DecodeException | IngestException e) {
+            out.episodeMetadata.putIfAbsent("robot_description.warning", source + ": " + e.getMessage());
+            return;
+        }
+        out.episodeMetadata.put("robot_description", text);
+        out.episodeMetadata.put("robot_description.source", source);
     }
 
     /** @return true when a ros2msg schema's first field is a std_msgs/Header */
@@ -557,6 +622,9 @@ final class McapSource {
         if (p.kind == Kind.FRAME_SKIPS) {
             out.frameSkips.add(FrameSkips.decode(data, name, where));
             return;
+        }
+        if (robotDescriptions.containsKey(m.channelId()) && !out.episodeMetadata.containsKey("robot_description")) {
+            robotDescription(m, robotDescriptions.get(m.channelId()));
         }
         StreamBuilder sb = p.stream;
         try {

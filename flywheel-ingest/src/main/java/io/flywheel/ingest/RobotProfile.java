@@ -47,6 +47,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * joint_limits:                          # joint name -> [lower, upper], rad or m
  *   x: [0.1, 0.4]
  * gripper_joints: [left_gripper, right_gripper]   # state joints that are grippers (when no gripper topic)
+ * urdf: arm.urdf                         # the robot's URDF (relative to the profile's folder): joint units
  * metadata_keys:                         # episode field -> MCAP metadata key (record.key) that fills it
  *   task: session.goal                   # fields: task, scene, operator, outcome, robot_id
  * nominal_rates_hz:
@@ -72,6 +73,10 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * {@code finger} (any case) are taken. Used only when an episode has no GRIPPER stream; with several such joints
  * the one with the largest range of motion in the episode (the active arm) gives the frames' gripper value
  * ({@link GripperJoint#select}).
+ *
+ * <p>{@code urdf} names the robot's URDF file, read when the profile is parsed ({@link Urdf#parse}; a relative path is
+ * resolved against the profile's folder): its joint types give the joints' units (revolute / continuous rad,
+ * prismatic m) and it replaces any URDF the recording carries.
  *
  * <p>Without a profile, {@link #detect(List)} guesses: {@code CompressedImage}/{@code Image}/{@code CompressedVideo} -> CAMERA;
  * teleoperation topics first ({@code *_lead}/{@code *_leader} and a last topic segment {@code command}/{@code target} -> ACTION,
@@ -132,6 +137,7 @@ public final class RobotProfile {
     private final Map<String, Double> nominalRatesHz;
     private final Map<String, AlignSetting> align;
     private final List<String> gripperJoints;
+    private final Urdf urdf;
     private final Map<String, String> metadataKeys;
     private final Map<String, io.flywheel.align.StreamTimeline> timelines;
 
@@ -151,6 +157,7 @@ public final class RobotProfile {
         nominalRatesHz = Collections.unmodifiableMap(new LinkedHashMap<>(b.nominalRatesHz));
         align = Collections.unmodifiableMap(new LinkedHashMap<>(b.align));
         gripperJoints = List.copyOf(b.gripperJoints);
+        urdf = b.urdf;
         metadataKeys = Collections.unmodifiableMap(new LinkedHashMap<>(b.metadataKeys));
         timelines = Collections.unmodifiableMap(new LinkedHashMap<>(b.timelines));
     }
@@ -223,6 +230,9 @@ public final class RobotProfile {
      *     {@code finger} are taken, see {@link GripperJoint#select})
      */
     public List<String> gripperJoints() { return gripperJoints; }
+
+    /** @return the URDF the profile's {@code urdf} key names, parsed; empty without the key */
+    public java.util.Optional<Urdf> urdf() { return java.util.Optional.ofNullable(urdf); }
 
     /** @return the role of a topic: the one named, else OTHER */
     public StreamRole role(String topic) {
@@ -425,6 +435,7 @@ public final class RobotProfile {
                 .append(v[1]).append("]\n"));
         metadataKeys.forEach((k, v) -> sb.append("  metadata ").append(k).append(" <- ").append(v).append('\n'));
         if (!gripperJoints.isEmpty()) sb.append("  gripper joints: ").append(String.join(", ", gripperJoints)).append('\n');
+        if (urdf != null) sb.append("  urdf: ").append(urdf.source()).append(" (").append(urdf.joints().size()).append(" joints)\n");
         nominalRatesHz.forEach((k, v) -> sb.append("  nominal rate ").append(k).append(": ").append(v).append(" Hz\n"));
         timelines.forEach((k, v) -> sb.append("  timeline ").append(k).append(": ").append(v.id()).append('\n'));
         align.forEach((k, v) -> sb.append("  align ").append(k).append(":")
@@ -453,6 +464,7 @@ public final class RobotProfile {
         b.nominalRatesHz.putAll(nominalRatesHz);
         b.align.putAll(align);
         b.gripperJoints.addAll(gripperJoints);
+        b.urdf = urdf;
         b.metadataKeys.putAll(metadataKeys);
         b.timelines.putAll(timelines);
         return b;
@@ -562,6 +574,24 @@ public final class RobotProfile {
                     }
                     b.gripperJoints(joints);
                 }
+                case "urdf" -> {
+                    String file = scalar(v, name, key).strip();
+                    if (file.isEmpty()) throw error(name, v, "urdf: a file path must not be empty");
+                    Path at = Path.of(file);
+                    Path dir = Path.of(name).toAbsolutePath().getParent();
+                    if (!at.isAbsolute() && dir != null) at = dir.resolve(at);
+                    byte[] text;
+                    try {
+                        text = Files.readAllBytes(at);
+                    } catch (IOException e) {
+                        throw error(name, v, "urdf: cannot read " + at + ": " + e.getMessage());
+                    }
+                    try {
+                        b.urdf(Urdf.parse(text, at.toString()));
+                    } catch (IngestException e) {
+                        throw error(name, v, "urdf: " + e.getMessage());
+                    }
+                }
                 case "metadata_keys" -> {
                     for (NodeTuple rt : mapping(v, name, key).getValue()) {
                         String field = scalar(rt.getKeyNode(), name, "an episode field under metadata_keys");
@@ -593,7 +623,7 @@ public final class RobotProfile {
                 }
                 default -> throw error(name, t.getKeyNode(), "unknown key '" + key + "'; expected robot_id, master,"
                         + " cameras, state, action, gripper, task, outcome, roles, clock_offsets_ns, joint_limits,"
-                        + " nominal_rates_hz, align, gripper_joints, metadata_keys, timelines");
+                        + " nominal_rates_hz, align, gripper_joints, urdf, metadata_keys, timelines");
             }
         }
         return b.build();
@@ -670,6 +700,7 @@ public final class RobotProfile {
         private final Map<String, Double> nominalRatesHz = new LinkedHashMap<>();
         private final Map<String, AlignSetting> align = new LinkedHashMap<>();
         private final List<String> gripperJoints = new ArrayList<>();
+        private Urdf urdf;
         private final Map<String, String> metadataKeys = new LinkedHashMap<>();
         private final Map<String, io.flywheel.align.StreamTimeline> timelines = new LinkedHashMap<>();
 
@@ -737,6 +768,17 @@ public final class RobotProfile {
         public Builder gripperJoints(List<String> joints) {
             gripperJoints.clear();
             for (String j : joints) gripperJoints.add(java.util.Objects.requireNonNull(j, "joint"));
+            return this;
+        }
+
+        /**
+         * The robot's URDF ({@link RobotProfile#urdf()}); null: none.
+         *
+         * @param urdf the parsed URDF
+         * @return this
+         */
+        public Builder urdf(Urdf urdf) {
+            this.urdf = urdf;
             return this;
         }
 
