@@ -120,6 +120,8 @@ public final class LeRobotExportBench {
                     long packets = remux(mp4, out.resolve("file-000.mp4"));
                     if (packets != total) throw new IllegalStateException("remux copied " + packets + " of " + total);
                     long t1 = System.nanoTime();
+                    int copied = io.flywheel.ingest.Mp4SampleTable.read(out.resolve("file-000.mp4")).samples().size();
+                    if (copied != total) throw new IllegalStateException("the remuxed MP4 holds " + copied + " samples");
                     LocalFiles.deleteTree(out);
                     double[] ex = new double[2];
                     String[] res = {null, "hot"};
