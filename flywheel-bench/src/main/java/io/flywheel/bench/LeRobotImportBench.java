@@ -102,17 +102,20 @@ public final class LeRobotImportBench {
         }
     }
 
-    private static void write(Path root, int episodes, int frames) throws IOException {
-        MessageType schema = Types.buildMessage()
-                .requiredList().requiredElement(PrimitiveTypeName.FLOAT).named("observation.state")
-                .requiredList().requiredElement(PrimitiveTypeName.FLOAT).named("action")
-                .required(PrimitiveTypeName.FLOAT).named("timestamp")
-                .required(PrimitiveTypeName.INT64).named("frame_index")
-                .required(PrimitiveTypeName.INT64).named("episode_index")
-                .required(PrimitiveTypeName.INT64).named("index")
-                .required(PrimitiveTypeName.INT64).named("task_index")
-                .named("schema");
-        SimpleGroupFactory f = new SimpleGroupFactory(schema);
+    /** The data file's schema: state and action as lists of float32, timestamp, the four indices. */
+    static final MessageType DATA_SCHEMA = Types.buildMessage()
+            .requiredList().requiredElement(PrimitiveTypeName.FLOAT).named("observation.state")
+            .requiredList().requiredElement(PrimitiveTypeName.FLOAT).named("action")
+            .required(PrimitiveTypeName.FLOAT).named("timestamp")
+            .required(PrimitiveTypeName.INT64).named("frame_index")
+            .required(PrimitiveTypeName.INT64).named("episode_index")
+            .required(PrimitiveTypeName.INT64).named("index")
+            .required(PrimitiveTypeName.INT64).named("task_index")
+            .named("schema");
+
+    /** The data file's rows: E episodes of F frames, state sin(0.01 k + d), action cos(0.01 k + d). */
+    static List<Group> dataRows(int episodes, int frames) {
+        SimpleGroupFactory f = new SimpleGroupFactory(DATA_SCHEMA);
         List<Group> rows = new ArrayList<>();
         for (int e = 0; e < episodes; e++) {
             for (int k = 0; k < frames; k++) {
@@ -127,6 +130,16 @@ public final class LeRobotImportBench {
                         .append("episode_index", (long) e).append("index", (long) e * frames + k).append("task_index", 0L));
             }
         }
+        return rows;
+    }
+
+    /**
+     * Writes the LeRobotDataset v3.0 folder: info.json, tasks and episodes Parquet, the data Parquet and the
+     * MP4 of camera {@code observation.images.top} (64x48, frame i filled with the gray level i mod 256).
+     */
+    static void write(Path root, int episodes, int frames) throws IOException {
+        MessageType schema = DATA_SCHEMA;
+        List<Group> rows = dataRows(episodes, frames);
         write(root.resolve("data/chunk-000/file-000.parquet"), schema, rows);
         MessageType tasks = Types.buildMessage().required(PrimitiveTypeName.INT64).named("task_index")
                 .required(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named("task").named("schema");
@@ -179,7 +192,8 @@ public final class LeRobotImportBench {
         Files.writeString(root.resolve("meta/info.json"), new ObjectMapper().writeValueAsString(info));
     }
 
-    private static void write(Path file, MessageType schema, List<Group> rows) throws IOException {
+    /** One Parquet file of {@code rows} with Snappy pages, replacing {@code file}. */
+    static void write(Path file, MessageType schema, List<Group> rows) throws IOException {
         Files.createDirectories(file.getParent());
         try (ParquetWriter<Group> w = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(schema)
                 .withConf(new PlainParquetConfiguration()).withCodecFactory(SNAPPY)
