@@ -419,6 +419,7 @@ public final class IngestJob {
         List<RecordingResult> results = new ArrayList<>();
         java.util.Set<String> streamTopics = new java.util.TreeSet<>(); // of the recordings read and not skipped
         java.util.Set<String> unseenPolicyTopics = new java.util.TreeSet<>(align.policies().keySet());
+        unseenPolicyTopics.addAll(profileTopics(options.profile()));
         java.util.Set<String> seen = new java.util.HashSet<>();
         java.util.Set<String> inLake = null; // sha256 of the raw files already in the lake, read at the first recording
         List<Pending> pending = new ArrayList<>();
@@ -528,11 +529,11 @@ public final class IngestJob {
                 commit(sink, pending, results, totals, progress);
             } else { // said as what it is: read, not yet in the lake
                 progress.accept(counter + "read " + name + ": " + summary + "; committed once a recording has the"
-                        + " --policy topic(s) " + String.join(", ", unseenPolicyTopics));
+                        + " topic(s) of --policy / the profile " + String.join(", ", unseenPolicyTopics));
             }
         }
         if (!pending.isEmpty()) {
-            checkPolicyTopics(align, streamTopics);
+            checkPolicyTopics(align, options.profile(), streamTopics);
             commit(sink, pending, results, totals, progress);
         }
         return new Result(results, totals.episodes, totals.frames, totals.skipped, failed, totals.commits, notTaken);
@@ -579,20 +580,40 @@ public final class IngestJob {
      *
      * @throws io.flywheel.error.NotFoundException naming the topic and the streams there are; nothing is committed
      */
-    private static void checkPolicyTopics(AlignConfig align, java.util.Set<String> streamTopics) {
+    private static void checkPolicyTopics(AlignConfig align, RobotProfile profile, java.util.Set<String> streamTopics) {
         for (String topic : align.policies().keySet()) {
             if (!streamTopics.contains(topic)) {
                 throw new io.flywheel.error.NotFoundException("policy for topic '" + topic + "': no recording of this run has"
                         + " that stream (streams: " + String.join(", ", streamTopics) + "); nothing was committed");
             }
         }
+        for (String topic : profileTopics(profile)) {
+            if (!streamTopics.contains(topic)) {
+                throw new io.flywheel.error.NotFoundException("profile " + profile.source() + ": topic '" + topic + "' ("
+                        + profile.roles().get(topic).name().toLowerCase(java.util.Locale.ROOT) + "): no recording of this"
+                        + " run has that stream (streams: " + String.join(", ", streamTopics) + "); nothing was committed");
+            }
+        }
+    }
+
+    /** @return the topics a robot profile names a role for (none for a detected profile or none at all) */
+    private static java.util.Set<String> profileTopics(RobotProfile profile) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        if (profile != null && !"detected".equals(profile.source())) {
+            profile.roles().forEach((topic, role) -> {
+                String why = profile.reasons().get(topic);
+                if (why == null || why.equals("profile")) {
+                    out.add(topic);
+                }
+            });
+        }
+        return out;
     }
 
     private static List<String> uris(Recording rec) {
         return rec.files().stream().map(SourceFile::uri).toList();
     }
 
-    /** The single file of a source, or its folder (rosbag2, split set). */
     /** A folder recording (a bag or dataset folder) is named by its folder, even when it holds one file. */
     private static String name(Sources.Source s) {
         return (s.files().size() == 1 && !java.nio.file.Files.isDirectory(s.root()) ? s.files().get(0) : s.root()).toString();

@@ -153,4 +153,18 @@ class StampJumpIngestTest {
         assertEquals(40, d.path("index").asInt());
         assertEquals("stamps", d.path("timeline").asText());
     }
+
+    /** A profile naming a topic no recording of the run has is bad input: nothing is committed (like --policy). */
+    @Test
+    void aProfileTopicNoRecordingHasCommitsNothing() {
+        FrameSkipsIngestTest.Rows sink = new FrameSkipsIngestTest.Rows();
+        RobotProfile p = RobotProfile.builder().role("/cam", StreamRole.CAMERA).role("/nope", StreamRole.STATE).build();
+        io.flywheel.error.NotFoundException e = org.junit.jupiter.api.Assertions.assertThrows(
+                io.flywheel.error.NotFoundException.class, () -> IngestJob.run(sink, List.of(file),
+                        IngestOptions.builder().profile(p).build(), IngestJob.AlignConfig.defaults(), RuleSet.defaults(),
+                        line -> { }));
+        assertTrue(e.getMessage().contains("topic '/nope' (state): no recording of this run has that stream (streams:"
+                + " /cam, /joint_states); nothing was committed"), e.getMessage());
+        assertEquals(List.of(), sink.committed);
+    }
 }
