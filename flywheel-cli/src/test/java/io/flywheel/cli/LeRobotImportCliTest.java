@@ -166,6 +166,17 @@ class LeRobotImportCliTest {
         fails(lake, ds, "meta/info.json", "missing");
         Files.move(tmp.resolve("info.json"), ds.resolve("meta/info.json"));
 
+        // info.json declares 3 state values where the data has 2
+        Path info = ds.resolve("meta/info.json");
+        String good = Files.readString(info);
+        com.fasterxml.jackson.databind.node.ObjectNode doc = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(good);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) doc.path("features").path("observation.state"))
+                .putArray("shape").add(3);
+        Files.writeString(info, JSON.writeValueAsString(doc));
+        fails(lake, ds, "file-000.parquet", "column 'observation.state': 2 values, but meta/info.json declares 3 (shape"
+                + " [3], 2 names)");
+        Files.writeString(info, good);
+
         Path shortVideo = tmp.resolve("short");
         HandBuiltLeRobot.v21(shortVideo, 3); // episode 0 has 5 frames, its video 3
         fails(lake, shortVideo, "episode_000000.mp4", "episode 0, frame 3: no video sample presented at 0.3 s");

@@ -106,7 +106,8 @@ final class LeRobotSource {
                         Map<String, Path> videos, Map<String, Double> fromTimestamp, String where) {}
 
     /** A feature of info.json. */
-    private record Feature(String key, String dtype, List<String> names, String declaredCodec) {}
+    /** @param width the declared shape's size (its product), -1 when info.json gives none */
+    private record Feature(String key, String dtype, List<String> names, String declaredCodec, int width) {}
 
     /**
      * Reads a dataset.
@@ -157,11 +158,11 @@ final class LeRobotSource {
             if (dtype.equals("video")) {
                 JsonNode vi = e.getValue().path("info");
                 if (vi.isMissingNode() || vi.isNull()) vi = e.getValue().path("video_info");
-                cameras.add(new Feature(key, dtype, List.of(), vi.path("video.codec").asText("")));
+                cameras.add(new Feature(key, dtype, List.of(), vi.path("video.codec").asText(""), -1));
             } else if (BOOKKEEPING.contains(key)) {
                 continue;
             } else if (dtype.startsWith("float") || dtype.startsWith("int") || dtype.equals("bool")) {
-                vectors.add(new Feature(key, dtype, names(e.getValue().get("names")), ""));
+                vectors.add(new Feature(key, dtype, names(e.getValue().get("names")), "", width(e.getValue().get("shape"))));
             } else {
                 skippedFeatures.add(key + " (" + dtype + ")");
             }
@@ -307,7 +308,14 @@ final class LeRobotSource {
                         throw new IngestException(m.dataFile().toString(), -1, "row " + rows[k] + ", column '" + f.key()
                                 + "': null; expected a value for every frame");
                     }
-                    sb.value(i, v instanceof double[] d ? d : new double[] {((Number) v).doubleValue()});
+                    double[] values = v instanceof double[] d ? d : new double[] {((Number) v).doubleValue()};
+                    int width = f.width() >= 0 ? f.width() : f.names().isEmpty() ? -1 : f.names().size();
+                    if (width >= 0 && values.length != width) {
+                        throw new IngestException(m.dataFile().toString(), -1, "row " + rows[k] + ", column '" + f.key()
+                                + "': " + values.length + " values, but meta/info.json declares " + width + " (shape "
+                                + (f.width() >= 0 ? "[" + f.width() + "]" : "none") + ", " + f.names().size() + " names)");
+                    }
+                    sb.value(i, values);
                 }
                 sb.names(f.names());
                 if (!f.names().isEmpty()) c.episodeMetadata.put("lerobot.names." + f.key(), String.join(",", f.names()));
@@ -540,6 +548,17 @@ final class LeRobotSource {
         }
         m.appendTail(sb);
         return sb.toString();
+    }
+
+    /** @return the number of values a feature's {@code shape} declares (the product of its sizes), -1 when none */
+    private static int width(JsonNode shape) {
+        if (shape == null || !shape.isArray() || shape.isEmpty()) return -1;
+        int n = 1;
+        for (JsonNode d : shape) {
+            if (!d.canConvertToInt() || d.asInt() < 0) return -1;
+            n *= d.asInt();
+        }
+        return n;
     }
 
     private static List<String> names(JsonNode n) {

@@ -136,11 +136,15 @@ public final class LeRobotExporter {
             }
             Writer w = new Writer(tmp, tag, set, kept, cams, loader, options, progress);
             LeRobotExportResult r = w.run();
-            if (set.lineage().get("sample_rate_hz") instanceof Number hz && hz.doubleValue() > 0
-                    && Math.abs(hz.doubleValue() - r.fps()) > 1e-6) {
-                progress.accept(String.format(Locale.ROOT, "export: note: the set was sampled at %s Hz and is labelled"
-                        + " %d fps (--fps): its timestamps and videos run %.2fx real time", hz, r.fps(),
-                        r.fps() / hz.doubleValue()));
+            // the rate the samples have (what the set achieved, else what it asked for) against the label: a note
+            // when they differ by more than 2 %
+            Object rate = set.lineage().get("achieved_sample_rate_hz") instanceof Number a ? a
+                    : set.lineage().get("sample_rate_hz");
+            if (rate instanceof Number hz && hz.doubleValue() > 0
+                    && Math.abs(r.fps() / hz.doubleValue() - 1) > 0.02) {
+                progress.accept(String.format(Locale.ROOT, "export: note: the set's samples come at %.2f Hz and are"
+                        + " labelled %d fps (--fps): its timestamps and videos run %.2fx real time", hz.doubleValue(),
+                        r.fps(), r.fps() / hz.doubleValue()));
             }
             Set<String> keptIds = new HashSet<>();
             kept.forEach(ep -> keptIds.add(ep.info().episodeId()));
