@@ -82,7 +82,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * teleoperation topics first ({@code *_lead}/{@code *_leader} and a last topic segment {@code command}/{@code target} -> ACTION,
  * {@code *_follow}/{@code *_follower} -> STATE, for joint-like numeric types; {@link #teleopGuess});
  * {@code JointState}, {@code Pose}/{@code PoseStamped}/{@code PoseWithCovarianceStamped}/{@code Odometry}/
- * {@code tf2_msgs/TFMessage} and types named {@code *State} -> STATE; {@code *MultiArray}, {@code Twist}/{@code TwistStamped} and types named {@code *Action} ->
+ * {@code tf2_msgs/TFMessage} (but not {@code /tf_static}, latched: OTHER) and types named {@code *State} -> STATE; {@code *MultiArray}, {@code Twist}/{@code TwistStamped} and types named {@code *Action} ->
  * ACTION; a topic named {@code *gripper*} with a numeric type -> GRIPPER; a {@code String} on a topic named
  * {@code *task*} or {@code *instruction*} -> TASK; a topic named {@code *outcome*} -> OUTCOME; else OTHER.
  * Master default: the CAMERA with the lowest channel id, else the STATE stream (JointState first, then
@@ -319,6 +319,9 @@ public final class RobotProfile {
         Guess teleop = teleopGuess(topic, shortType);
         if (teleop != null) {
             return teleop;
+        }
+        if (last.equals("tf_static")) { // latched: published once, so no frame could be paired with it
+            return new Guess(StreamRole.OTHER, "static transforms (latched, published once), not a time series");
         }
         switch (shortType) {
             case "CompressedImage", "Image", "RawImage", "CompressedVideo":

@@ -80,6 +80,9 @@ class ProfileSourcesTimestampsTest {
     void rolesAreGuessedFromTypesAndTopicNames() {
         assertEquals(StreamRole.CAMERA, RobotProfile.guess("/cam", "sensor_msgs/msg/Image").role());
         assertEquals(StreamRole.CAMERA, RobotProfile.guess("/cam", "foxglove.CompressedImage").role());
+        assertEquals(StreamRole.STATE, RobotProfile.guess("/tf", "tf2_msgs/msg/TFMessage").role());
+        assertEquals(StreamRole.OTHER, RobotProfile.guess("/tf_static", "tf2_msgs/msg/TFMessage").role(),
+                "latched static transforms pair with no frame");
         assertEquals(StreamRole.OTHER, RobotProfile.guess("/cam/info", "sensor_msgs/msg/CameraInfo").role());
         assertEquals(StreamRole.STATE, RobotProfile.guess("/joint_states", "sensor_msgs/msg/JointState").role());
         assertEquals(StreamRole.ACTION, RobotProfile.guess("/cmd", "std_msgs/msg/Float64MultiArray").role());
