@@ -165,17 +165,18 @@ final class IngestCommand implements Callable<Integer> {
     static List<String> roleBlocks(List<IngestJob.RecordingResult> recordings) {
         Map<IngestJob.ProfileSummary, List<String>> byGuess = new LinkedHashMap<>();
         for (IngestJob.RecordingResult rr : recordings) {
-            if (!rr.skipped() && rr.profile() != null && rr.profile().guessed() && !rr.profile().topics().isEmpty()) {
+            if (!rr.skipped() && rr.profile() != null && !rr.profile().topics().isEmpty()) {
                 byGuess.computeIfAbsent(rr.profile(), k -> new ArrayList<>()).add(fileNames(rr.files()));
             }
         }
         List<String> out = new ArrayList<>();
         for (Map.Entry<IngestJob.ProfileSummary, List<String>> e : byGuess.entrySet()) {
             List<String> names = e.getValue();
-            StringBuilder sb = new StringBuilder("roles guessed for ").append(names.size()).append(" recording(s) (")
+            IngestJob.ProfileSummary p = e.getKey();
+            StringBuilder sb = new StringBuilder(p.guessed() ? "roles guessed for " : "roles (profile " + p.source()
+                    + ") for ").append(names.size()).append(" recording(s) (")
                     .append(String.join(", ", names.subList(0, Math.min(3, names.size()))))
                     .append(names.size() > 3 ? ", ... " + (names.size() - 3) + " more" : "").append("):\n");
-            IngestJob.ProfileSummary p = e.getKey();
             sb.append("  master: ").append(p.master().isEmpty() ? "(none)" : p.master()).append('\n');
             int w = p.topics().keySet().stream().mapToInt(String::length).max().orElse(0);
             int rw = p.topics().values().stream().mapToInt(t -> t.role().length()).max().orElse(0);

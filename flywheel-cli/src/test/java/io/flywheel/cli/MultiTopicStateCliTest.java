@@ -86,6 +86,16 @@ class MultiTopicStateCliTest {
                         "action", Map.of("/left_lead", 7)));
         assertEquals(List.of("state vector: /left_follow (7) + /right_follow (7) = 14 values, 1 recording(s)"),
                 IngestCommand.vectorLines(List.of(rr)), "one line per vector of several topics");
+        // the roles a profile gave are printed as guessed ones are
+        Map<String, io.flywheel.ingest.IngestJob.TopicRole> roles = new java.util.LinkedHashMap<>();
+        roles.put("/left_follow", new io.flywheel.ingest.IngestJob.TopicRole("state", ""));
+        roles.put("/cam", new io.flywheel.ingest.IngestJob.TopicRole("other", "not in profile"));
+        io.flywheel.ingest.IngestJob.RecordingResult named = new io.flywheel.ingest.IngestJob.RecordingResult("r",
+                "MCAP", List.of("file:/x/arms.mcap"), false, 1, N,
+                new io.flywheel.ingest.IngestJob.ProfileSummary("arms.yaml", "/left_follow", roles), List.of(),
+                Map.of(), Map.of(), Map.of());
+        assertEquals(List.of("roles (profile arms.yaml) for 1 recording(s) (arms.mcap):\n  master: /left_follow\n"
+                + "  /left_follow  state\n  /cam          other  (not in profile)\n"), IngestCommand.roleBlocks(List.of(named)));
 
         List<String> names = new ArrayList<>();
         for (String arm : List.of("left_follow", "right_follow")) {
