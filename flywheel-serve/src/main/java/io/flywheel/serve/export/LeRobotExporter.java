@@ -117,8 +117,14 @@ public final class LeRobotExporter {
             throw new ExportException("training set '" + tag + "' has no samples: nothing to export");
         }
         List<TrainsetEpisode> episodes = Trainsets.episodes(lake, set);
-        Files.createDirectories(target.getParent());
-        Path tmp = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".export-");
+        Path tmp;
+        try { // the dataset is written beside its target, then moved into place
+            Files.createDirectories(target.getParent());
+            tmp = Files.createTempDirectory(target.getParent(), "." + target.getFileName() + ".export-");
+        } catch (IOException e) {
+            throw new ExportException("cannot write " + target + ": its folder " + target.getParent() + " cannot be"
+                    + " created or written (" + e.getClass().getSimpleName().replace("Exception", "") + ")", e);
+        }
         boolean ok = false;
         try (TrainsetLoader loader = TrainsetLoader.open(lake, tag, LoaderOptions.builder().batchSize(READ_BATCH)
                 .images(LoaderOptions.Images.DECODED).rawImages(!"hot".equals(options.resolution())).threads(1)
