@@ -125,7 +125,11 @@ final class IngestCommand implements Callable<Integer> {
                     + " ingest into a new lake: the raw files are unchanged)");
         }
         if (json) {
-            Json.print(System.out, r);
+            // "ok" first, as every command's JSON says whether it succeeded; then the run's result
+            com.fasterxml.jackson.databind.node.ObjectNode doc = Json.MAPPER.createObjectNode();
+            doc.put("ok", r.failed().isEmpty());
+            doc.setAll((com.fasterxml.jackson.databind.node.ObjectNode) Json.MAPPER.valueToTree(r));
+            Json.print(System.out, doc);
         } else {
             PrintStream out = System.out;
             for (String block : roleBlocks(r.recordings())) {

@@ -323,6 +323,8 @@ class LakeCliTest {
         CliRun r = CliRun.of("ingest", lake.toString(), in.toString(), "--json");
         assertEquals(1, r.exitCode(), "two inputs failed: " + r.err());
         JsonNode j = JSON.readTree(r.out());
+        assertEquals("ok", j.fieldNames().next(), "every command's JSON starts by saying whether it succeeded");
+        assertFalse(j.get("ok").asBoolean(), r.out());
         assertEquals(10, j.get("frames").asLong());
         JsonNode failed = j.get("failed");
         assertEquals(2, failed.size(), failed.toString());
