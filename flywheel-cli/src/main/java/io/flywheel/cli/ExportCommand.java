@@ -129,8 +129,9 @@ final class ExportCommand implements Runnable {
                 Json.print(System.out, m);
             } else {
                 System.out.printf(Locale.ROOT, "exported '%s' to %s: LeRobotDataset v3.0, %d episodes, %d frames at %d fps,"
-                                + " %d task(s), %d camera(s) (%s), %d data file(s), %d video file(s), %.1f MB in %.1f s%n",
-                        r.tag(), r.out(), r.episodes(), r.frames(), r.fps(), r.tasks(), r.cameras().size(), r.encoder(),
+                                + " %d task(s), %s, %d data file(s), %d video file(s), %.1f MB in %.1f s%n",
+                        r.tag(), r.out(), r.episodes(), r.frames(), r.fps(), r.tasks(), r.cameras().isEmpty() ? "no camera"
+                                : r.cameras().size() + " camera(s) (" + r.encoder() + ")",
                         r.dataFiles(), r.videoFiles(), r.bytes() / 1e6, r.seconds());
                 if (r.filledImages() > 0) {
                     System.out.printf(Locale.ROOT, "  %d camera image(s) missing after alignment were filled with the"
