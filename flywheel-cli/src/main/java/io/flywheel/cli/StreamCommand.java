@@ -92,14 +92,8 @@ final class StreamCommand implements Runnable {
                 m.put("engine", rep.engine().label());
                 List<Map<String, Object>> cls = new ArrayList<>();
                 for (StreamRun.ClassScore s : rep.scores()) {
-                    Map<String, Object> c = new LinkedHashMap<>();
-                    c.put("label", s.outcome().label());
-                    c.put("true_positives", s.truePositives());
-                    c.put("labelled", s.labelled());
-                    c.put("actual", s.actual());
-                    c.put("precision", Double.isNaN(s.precision()) ? null : s.precision());
-                    c.put("recall", Double.isNaN(s.recall()) ? null : s.recall());
-                    cls.add(c);
+                    cls.add(classJson(s.outcome().label(), s.truePositives(), s.labelled(), s.actual(), s.precision(),
+                            s.recall()));
                 }
                 m.put("classes", cls);
                 var st = rep.stats();
@@ -167,14 +161,8 @@ final class StreamCommand implements Runnable {
                 m.put("accuracy", Double.isNaN(a.accuracy()) ? null : a.accuracy());
                 List<Map<String, Object>> cls = new ArrayList<>();
                 for (var s : a.classes()) {
-                    Map<String, Object> c = new LinkedHashMap<>();
-                    c.put("label", s.outcome().label());
-                    c.put("true_positives", s.truePositives());
-                    c.put("labelled", s.labelled());
-                    c.put("actual", s.actual());
-                    c.put("precision", Double.isNaN(s.precision()) ? null : s.precision());
-                    c.put("recall", Double.isNaN(s.recall()) ? null : s.recall());
-                    cls.add(c);
+                    cls.add(classJson(s.outcome().label(), s.truePositives(), s.labelled(), s.actual(), s.precision(),
+                            s.recall()));
                 }
                 m.put("classes", cls);
                 Map<String, Object> conf = new LinkedHashMap<>();
@@ -212,5 +200,18 @@ final class StreamCommand implements Runnable {
                     a.withoutTruth(), rep.rulesVersions().isEmpty() ? "-" : String.join(", ", rep.rulesVersions()));
             return 0;
         }
+    }
+
+    /** One class of a label score as JSON: counts, and precision / recall (null where undefined). */
+    static Map<String, Object> classJson(String label, long truePositives, long labelled, long actual, double precision,
+                                         double recall) {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("label", label);
+        c.put("true_positives", truePositives);
+        c.put("labelled", labelled);
+        c.put("actual", actual);
+        c.put("precision", Double.isNaN(precision) ? null : precision);
+        c.put("recall", Double.isNaN(recall) ? null : recall);
+        return c;
     }
 }
