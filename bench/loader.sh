@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Random batches of 64 samples (state, action, ~20 KB 320x240 JPEG): the Flywheel loader against Lance take alone
 # and the same rows in Parquet (parquet-java, default writer and tuned for random access), warm and cold (page
-# cache dropped before each batch: needs root), loader throughput with image bytes and decoded images, and the
+# the bench files evicted from the page cache before each batch, posix_fadvise through dd), loader throughput with image bytes and decoded images, and the
 # loader with the lake behind an S3 API (s3proxy, loopback) against a cache warmed from it. One JVM, all methods
 # interleaved in one run (the machine is shared: compare ratios, not absolute numbers). Every batch is checked by
 # value. The lake and the Parquet files are built once under the scratch folder and reused.
