@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
 /** {@code flywheel ingest LAKE INPUT...}: recordings into the lake, aligned and quality-checked. */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
         description = "Read MCAP files, split rosbag2 recordings, ROS 1 bags and RLDS TFRecords; align every stream to"
-                + " the master clock; run the quality rules; commit raw_files, episodes and frames once each."
+                + " the master clock; run the quality rules; commit each recording's raw_files, episodes and frames rows in one lake"
+                + " transaction."
                 + " Files already in the lake (same SHA-256) are skipped. A recording that cannot be read is named"
                 + " and skipped, the others are committed, and the exit code is 1; in a folder, so is a file named"
                 + " *.mcap, *.bag, *.db3 or *.tfrecord* that is empty or not a recording (other files are passed"
