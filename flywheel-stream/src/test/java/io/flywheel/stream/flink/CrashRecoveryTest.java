@@ -156,16 +156,17 @@ class CrashRecoveryTest {
             JobClient job = LabellingJob.start(StreamExecutionEnvironment.createLocalEnvironment(2), o);
             try {
                 waitFor(() -> job.getJobStatus().join() == JobStatus.RUNNING, Duration.ofSeconds(60), "the job to run");
-                int part = stream.size() * 2 / 5;
-                stream.subList(0, part).forEach(m -> publish(pub, m));
-                pub.flush();
-                waitFor(() -> history(lake, ids).size() >= 3, Duration.ofSeconds(60), "labels before the kill");
+                // the fleet sends at its pace (25 messages/s); the broker dies under it, with records in flight
+                AtomicInteger sent = new AtomicInteger();
+                Thread producer = StreamFixture.producer(pub, stream, 5, 200, sent);
+                waitFor(() -> sent.get() >= stream.size() * 2 / 5 && history(lake, ids).size() >= 2,
+                        Duration.ofSeconds(60), "40% sent and labels in");
+                boolean sendingAtKill = producer.isAlive();
                 broker.kill();
                 long down = System.nanoTime();
                 int atKill = history(lake, ids).size();
-                // the rest is sent while the broker is down: the idempotent producer holds it and retries
-                AtomicInteger sent = new AtomicInteger();
-                Thread producer = StreamFixture.producer(pub, stream.subList(part, stream.size()), 10, 50, sent);
+                int sentAtKill = sent.get();
+                assertTrue(sendingAtKill && sentAtKill < stream.size(), "the kill came mid-stream: " + sentAtKill);
                 Thread.sleep(1000);
                 double restart = broker.restart(Duration.ofSeconds(60));
                 double outage = (System.nanoTime() - down) / 1e9;
@@ -179,8 +180,8 @@ class CrashRecoveryTest {
                         + " labels in and an outage of " + outage + " s");
                 assertEquals(List.of(), StreamFixture.deadLetters(broker.bootstrap(), ids), "none of ours dead-lettered");
                 System.err.printf(java.util.Locale.ROOT, "broker SIGKILL: %d of 24 labels in at the kill; broker back"
-                        + " after %.1f s (outage %.1f s, idleness %d s)%n", atKill, restart, outage,
-                        IDLENESS_OVER_OUTAGE.toSeconds());
+                        + " after %.1f s (outage %.1f s, idleness %d s); %d of %d messages sent at the kill%n", atKill,
+                        restart, outage, IDLENESS_OVER_OUTAGE.toSeconds(), sentAtKill, stream.size());
             } finally {
                 job.cancel().get();
             }
