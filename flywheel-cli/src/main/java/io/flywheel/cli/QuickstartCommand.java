@@ -77,7 +77,8 @@ final class QuickstartCommand implements Callable<Integer> {
             "--glass-failures", "2", "--out", fleet, "--force"});
         // realtime labelling: simulated live episodes through a Kafka broker in this process, labelled into the lake's
         // label_history exactly once, scored against their ground truth (label precision and recall per class)
-        plan.add(new String[] {"stream", "run", l, "--episodes", "20", "--seed", "19", "--engine", "consumer"});
+        plan.add(new String[] {"stream", "run", l, "--episodes", "20", "--seed", "19", "--engine", "consumer",
+            "--broker-log", work.resolve("kafka-broker.log").toString()});
         plan.add(new String[] {"qc", "report", l, "--status", "fail"});
         plan.add(new String[] {"enrich", l, "--model", model, "--stride", "keyframes"});
         plan.add(new String[] {"dedup", l, "--episode-threshold", "0.0005"});

@@ -64,8 +64,21 @@ final class StreamCommand implements Runnable {
                 + " publishing (default: ${DEFAULT-VALUE})")
         int timeoutSeconds = 120;
 
+        @Option(names = "--broker-log", paramLabel = "FILE", description = "where the in-process broker's start-up"
+                + " output goes (appended); default: flywheel-kafka-PID.log in $TMPDIR (or /tmp)")
+        Path brokerLog;
+
         @Mixin
         JsonOutput json;
+
+        /** @return the broker log: --broker-log, else flywheel-kafka-PID.log in $TMPDIR or /tmp (kept after the run) */
+        Path brokerLog() {
+            if (brokerLog != null) {
+                return brokerLog;
+            }
+            String tmp = System.getenv("TMPDIR");
+            return Path.of(tmp == null || tmp.isBlank() ? "/tmp" : tmp, "flywheel-kafka-" + ProcessHandle.current().pid() + ".log");
+        }
 
         @Override
         public Integer call() throws Exception {
@@ -80,7 +93,7 @@ final class StreamCommand implements Runnable {
             StreamRun.Report rep;
             try (Lake lake = at.open()) {
                 rep = StreamRun.run(lake, bootstrap, r, episodes, seed, Duration.ofSeconds(timeoutSeconds),
-                        eng, line -> System.err.println(line));
+                        eng, line -> System.err.println(line), brokerLog());
             }
             if (json.enabled()) {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -90,8 +103,9 @@ final class StreamCommand implements Runnable {
                 m.put("bootstrap", rep.bootstrap());
                 m.put("embedded", rep.embedded());
                 m.put("engine", rep.engine().label());
+                m.put("broker_log", rep.brokerLog() == null ? null : rep.brokerLog().toString());
                 List<Map<String, Object>> cls = new ArrayList<>();
-                for (StreamRun.ClassScore s : rep.scores()) {
+                for (var s : rep.accuracy().classes()) {
                     cls.add(classJson(s.outcome().label(), s.truePositives(), s.labelled(), s.actual(), s.precision(),
                             s.recall()));
                 }
@@ -107,7 +121,7 @@ final class StreamCommand implements Runnable {
                 return 0;
             }
             List<List<String>> rows = new ArrayList<>();
-            for (StreamRun.ClassScore s : rep.scores()) {
+            for (var s : rep.accuracy().classes()) {
                 rows.add(List.of(s.outcome().label(), Integer.toString(s.actual()), Integer.toString(s.labelled()),
                         Integer.toString(s.truePositives()), pct(s.precision()), pct(s.recall())));
             }
@@ -118,6 +132,9 @@ final class StreamCommand implements Runnable {
                     rep.labelled(), rep.episodes(), rep.rulesVersion(), st.records(), st.commits(), st.malformed(),
                     st.unknownEpisode(), st.late(), rep.engine().label(), rep.embedded() ? "in-process" : "external", rep.bootstrap(),
                     rep.seconds());
+            if (rep.brokerLog() != null) {
+                System.out.println("broker log: " + rep.brokerLog());
+            }
             return 0;
         }
 

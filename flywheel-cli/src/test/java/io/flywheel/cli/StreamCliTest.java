@@ -17,9 +17,15 @@ class StreamCliTest {
     void embeddedRunLabelsEveryEpisodeAsTheTruth(@TempDir Path dir) throws Exception {
         String lake = dir.resolve("lake").toString();
         assertEquals(0, CliRun.of("init", lake).exitCode());
-        CliRun r = CliRun.of("stream", "run", lake, "--episodes", "20", "--seed", "5", "--json");
+        Path brokerLog = dir.resolve("logs/kafka.log");
+        CliRun r = CliRun.of("stream", "run", lake, "--episodes", "20", "--seed", "5", "--json", "--broker-log",
+                brokerLog.toString());
         assertEquals(0, r.exitCode(), r.err());
         JsonNode j = new ObjectMapper().readTree(r.out());
+        // the broker's start-up output is in its log, not on the command's standard error
+        assertEquals(brokerLog.toString(), j.get("broker_log").asText());
+        assertTrue(Files.readString(brokerLog).contains("Formatting metadata directory"), Files.readString(brokerLog));
+        assertTrue(!r.err().contains("Formatting metadata") && !r.err().contains("Bootstrap metadata"), r.err());
         assertEquals(20, j.get("episodes").asInt());
         assertEquals(20, j.get("labelled").asInt());
         assertEquals("label-rules-1", j.get("rules_version").asText());
@@ -41,11 +47,13 @@ class StreamCliTest {
         // episodes (the positions the first run left in the lake belong to the first run's group)
         // (here with the plain consumer engine, the Flink job's peer)
         CliRun again = CliRun.of("stream", "run", lake, "--episodes", "3", "--seed", "5", "--engine", "consumer",
-                "--json");
+                "--broker-log", brokerLog.toString());
         assertEquals(0, again.exitCode(), again.err());
-        JsonNode a = new ObjectMapper().readTree(again.out());
-        assertEquals(3, a.get("labelled").asInt());
-        assertEquals("consumer", a.get("engine").asText());
+        assertTrue(again.out().contains("broker log: " + brokerLog), again.out());
+        assertTrue(!again.err().contains("Formatting metadata"), again.err());
+        assertEquals(2, Files.readString(brokerLog).split("embedded Kafka broker \\(KRaft, one node\\) starting", -1).length - 1,
+                "appended: " + Files.readString(brokerLog));
+        assertTrue(again.out().contains("labelled 3/3 episodes") && again.out().contains("consumer engine"), again.out());
     }
 
     @Test

@@ -45,8 +45,9 @@ import io.flywheel.stream.topics.FleetTopics;
  * A stream message whose robot_id is not the topic's robot (a robot publishes only as itself), that does not decode,
  * or that lacks its ids or time is refused: counted ({@link Stats#refused()}), logged with its topic and why, and not
  * relayed. MQTT at QoS 1; a message is acknowledged to the broker once Kafka has acknowledged it, so a gateway that
- * stops in between gets it again (at least once into Kafka; the labeller's windows take an episode's repeated
- * events). Separate from the telemetry subscriber (its own MQTT 3.1.1 client and session), so either runs without the
+ * stops in between gets it again, and a robot whose PUBACK was lost sends it again (at least once into Kafka: such a
+ * copy is relayed and counted again; the labeller is idempotent per event, see
+ * {@link io.flywheel.stream.label.EpisodeEvidence}). Separate from the telemetry subscriber (its own MQTT 3.1.1 client and session), so either runs without the
  * other.
  */
 public final class KafkaRelay implements AutoCloseable {

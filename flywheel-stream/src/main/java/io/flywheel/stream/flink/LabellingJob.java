@@ -160,7 +160,9 @@ public final class LabellingJob {
                   --allowed-lateness-s N       overrides the rules' allowed lateness, seconds
                   --checkpoint-interval-ms N   checkpoint (and lake commit) interval (default 1000)
                   --out-of-orderness-ms N      watermark bound (default 2000)
-                  --idleness-ms N              without records this long the watermark advances with the clock (default 1000)
+                  --idleness-ms N              without records this long the watermark advances with the clock (default 1000);
+                                               set it above the longest Kafka outage to ride through (a broker
+                                               restart: 10-20 s), or episodes close before their held records come
                   --parallelism N              episode windows' parallelism (default 1)
                   --bounded                    read to the offsets found at start, label, commit, finish
                   --checkpoint-dir URI         checkpoint folder (file:///..., s3://...); default: the cluster's setting

@@ -17,7 +17,12 @@ import io.flywheel.stream.rules.LabelRules;
  * @param rules the labelling rules; their allowed lateness closes each episode's window
  * @param checkpointInterval how often Flink checkpoints, i.e. how often a label batch can reach the lake
  * @param outOfOrderness how far behind the newest event time the watermark stays
- * @param idleness with no record for this long, a partition's watermark advances with the wall clock
+ * @param idleness with no record for this long, a partition's watermark advances with the wall clock. It must exceed
+ *     the longest outage to ride through (a Kafka broker restart, a network cut between the fleet and Kafka): to the
+ *     watermark an outage looks like a quiet fleet, and once the idleness has passed it moves on by the outage's length
+ *     and closes the windows of episodes whose records are still held by the producers (those records then come late
+ *     and are dead-lettered; the labels miss them). A single broker restarting took 10-20 s on 2 cores. The price: the
+ *     last episodes before a real pause of the fleet close only after the idleness.
  * @param parallelism the episode windows' parallelism (the source's is at most this; the lake committer's is 1)
  * @param bounded read up to the end offsets found at start, label everything, commit and finish (a catch-up run);
  *     otherwise run until cancelled

@@ -16,7 +16,9 @@ import io.flywheel.stream.rules.LabelRules;
  * @param rules the labelling rules (their allowed lateness closes each episode's window)
  * @param commitInterval how often a label batch is committed to the lake with its offsets
  * @param outOfOrderness how far behind the newest event time the watermark stays
- * @param idleness with no record for this long, the watermark advances with the wall clock
+ * @param idleness with no record for this long, the watermark advances with the wall clock; as for the Flink job
+ *     ({@link io.flywheel.stream.flink.LabellingJobOptions#idleness()}), it must exceed the longest outage of Kafka
+ *     to ride through, or episodes close before their held records come
  * @param log receives a line per dead-lettered record (topic, partition, offset, reason)
  */
 public record LabellerOptions(String bootstrap, String group, LabelRules rules, Duration commitInterval,

@@ -12,6 +12,11 @@ import io.flywheel.fleet.v1.ObservationSummary;
  * What the stream has seen of one episode so far, in any arrival order: its start and end times, its observation
  * summaries and alerts. Mutable (the labelling job's keyed state); {@link EpisodeLabeller} reads it in event-time
  * order whatever the arrival order was.
+ *
+ * <p>Idempotent per event: a summary is identified by its {@code time_ns} (the start of the second it covers) and an
+ * alert by its kind and {@code time_ns}; a second copy of one (an MQTT QoS 1 redelivery relayed to Kafka again, a
+ * producer retry that was not idempotent) is ignored, so that it neither doubles the interventions nor repeats
+ * samples. The episode events are idempotent by nature (a start or end time set again to the same value).
  */
 public final class EpisodeEvidence implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -35,6 +40,8 @@ public final class EpisodeEvidence implements Serializable {
     private final List<AlertMark> alerts = new ArrayList<>();
     private final List<Long> successSignalsNs = new ArrayList<>();
     private long interventions;
+    private final java.util.Set<Long> summaryTimes = new java.util.HashSet<>();
+    private final java.util.Set<AlertMark> alertSeen = new java.util.HashSet<>();
 
     /**
      * @param robotId the robot
@@ -56,12 +63,13 @@ public final class EpisodeEvidence implements Serializable {
     }
 
     /**
-     * Adds one second's summary.
+     * Adds one second's summary, unless a summary of the same {@code time_ns} was added already.
      *
+     * @return false when it was a copy of one added already (and was ignored)
      * @throws IllegalArgumentException when the opening and force sample counts differ or the sample period is not
      *     positive while there are samples
      */
-    public void add(ObservationSummary s) {
+    public boolean add(ObservationSummary s) {
         if (s.getGripperOpeningCount() != s.getGripperForceNCount()) {
             throw new IllegalArgumentException("observation summary at " + s.getTimeNs() + " ns has "
                     + s.getGripperOpeningCount() + " gripper openings but " + s.getGripperForceNCount() + " forces");
@@ -71,6 +79,11 @@ public final class EpisodeEvidence implements Serializable {
                 throw new IllegalArgumentException("observation summary at " + s.getTimeNs()
                         + " ns has samples but sample_period_ns " + s.getSamplePeriodNs());
             }
+        }
+        if (!summaryTimes.add(s.getTimeNs())) {
+            return false;
+        }
+        if (s.getGripperOpeningCount() > 0) {
             samplePeriodNs = s.getSamplePeriodNs();
         }
         for (int i = 0; i < s.getGripperOpeningCount(); i++) {
@@ -80,11 +93,20 @@ public final class EpisodeEvidence implements Serializable {
             successSignalsNs.add(s.getTimeNs());
         }
         interventions += s.getInterventions();
+        return true;
     }
 
-    /** @param a an alert raised during the episode (or claimed to be) */
-    public void add(Alert a) {
-        alerts.add(new AlertMark(a.getKind(), a.getTimeNs()));
+    /**
+     * @param a an alert raised during the episode (or claimed to be)
+     * @return false when an alert of the same kind and time was added already (and this one was ignored)
+     */
+    public boolean add(Alert a) {
+        AlertMark m = new AlertMark(a.getKind(), a.getTimeNs());
+        if (!alertSeen.add(m)) {
+            return false;
+        }
+        alerts.add(m);
+        return true;
     }
 
     public String robotId() { return robotId; }

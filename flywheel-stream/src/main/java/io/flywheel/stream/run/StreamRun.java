@@ -3,8 +3,6 @@ package io.flywheel.stream.run;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +20,7 @@ import io.flywheel.fleet.v1.EpisodeEvent;
 import io.flywheel.fleet.v1.ObservationSummary;
 import io.flywheel.lake.Lake;
 import io.flywheel.rows.LabelHistoryRow;
+import io.flywheel.stream.accuracy.LabelAccuracy;
 import io.flywheel.stream.flink.LabellingJob;
 import io.flywheel.stream.flink.LabellingJobOptions;
 import io.flywheel.stream.job.LabellerOptions;
@@ -58,38 +57,19 @@ public final class StreamRun {
     }
 
     /**
-     * Precision and recall of one label class against the truth.
-     *
-     * @param outcome the class
-     * @param truePositives episodes labelled so that are so
-     * @param labelled episodes labelled so
-     * @param actual episodes that are so
-     */
-    public record ClassScore(Outcome outcome, int truePositives, int labelled, int actual) {
-        /** @return tp / labelled, NaN when none was labelled so */
-        public double precision() {
-            return labelled == 0 ? Double.NaN : (double) truePositives / labelled;
-        }
-
-        /** @return tp / actual, NaN when none is so */
-        public double recall() {
-            return actual == 0 ? Double.NaN : (double) truePositives / actual;
-        }
-    }
-
-    /**
      * @param episodes episodes published
      * @param labelled episodes with exactly one label in the lake afterwards
-     * @param scores per class
+     * @param accuracy each label against the truth: precision and recall per class, confusion counts
      * @param stats the labeller's counters
      * @param rulesVersion the rules' version
      * @param bootstrap the broker used
      * @param embedded whether it was the in-JVM broker
      * @param engine the labeller that ran
      * @param seconds wall time of the run
+     * @param brokerLog where the in-JVM broker's start-up output went, null with an external broker
      */
-    public record Report(int episodes, int labelled, List<ClassScore> scores, LabellerStats stats, String rulesVersion,
-            String bootstrap, boolean embedded, Engine engine, double seconds) {}
+    public record Report(int episodes, int labelled, LabelAccuracy accuracy, LabellerStats stats, String rulesVersion,
+            String bootstrap, boolean embedded, Engine engine, double seconds, Path brokerLog) {}
 
     /**
      * Runs it.
@@ -102,16 +82,18 @@ public final class StreamRun {
      * @param timeout the longest the labelling may take after publishing
      * @param engine the labeller
      * @param progress receives a line per label as it is committed, and per stage
+     * @param brokerLog the file the in-JVM broker's start-up output is appended to (its storage format report), so
+     *     that it stays off this process's standard streams; unused with {@code bootstrap}
      * @return the report
      * @throws IllegalStateException when the labels did not all arrive within {@code timeout}
      */
     public static Report run(Lake lake, String bootstrap, LabelRules rules, int episodes, long seed, Duration timeout,
-            Engine engine, Consumer<String> progress) throws Exception {
+            Engine engine, Consumer<String> progress, Path brokerLog) throws Exception {
         long t0 = System.nanoTime();
         EmbeddedKafka kafka = null;
         if (bootstrap == null) {
-            progress.accept("starting the in-JVM Kafka broker (KRaft)");
-            kafka = EmbeddedKafka.start(null, 2);
+            progress.accept("starting the in-JVM Kafka broker (KRaft; its log: " + brokerLog + ")");
+            kafka = EmbeddedKafka.start(null, 2, brokerLog);
             bootstrap = kafka.bootstrap();
         }
         try {
@@ -149,23 +131,14 @@ public final class StreamRun {
                 throw new IllegalStateException("only " + labels.size() + " of " + episodes + " episodes were labelled"
                         + " within " + timeout.toSeconds() + " s");
             }
-            Map<Outcome, int[]> counts = new EnumMap<>(Outcome.class);
-            for (Outcome o : Outcome.values()) {
-                counts.put(o, new int[3]);
-            }
+            Map<String, Outcome> got = new HashMap<>();
+            Map<String, Outcome> truth = new HashMap<>();
             for (LiveEpisodes.Episode e : eps) {
-                Outcome got = Outcome.parse(labels.get(e.episodeId()).label());
-                Outcome truth = e.truth().outcome;
-                counts.get(got)[1]++;
-                counts.get(truth)[2]++;
-                if (got == truth) {
-                    counts.get(got)[0]++;
-                }
+                got.put(e.episodeId(), Outcome.parse(labels.get(e.episodeId()).label()));
+                truth.put(e.episodeId(), e.truth().outcome);
             }
-            List<ClassScore> scores = new ArrayList<>();
-            counts.forEach((o, c) -> scores.add(new ClassScore(o, c[0], c[1], c[2])));
-            return new Report(episodes, labels.size(), scores, stats, rules.version(), bootstrap, kafka != null,
-                    engine, (System.nanoTime() - t0) / 1e9);
+            return new Report(episodes, labels.size(), LabelAccuracy.of(got, truth), stats, rules.version(), bootstrap,
+                    kafka != null, engine, (System.nanoTime() - t0) / 1e9, kafka != null ? brokerLog : null);
         } finally {
             if (kafka != null) {
                 kafka.close();

@@ -30,6 +30,19 @@ public final class EmbeddedKafka implements AutoCloseable {
      * @throws IllegalStateException when the broker does not start
      */
     public static EmbeddedKafka start(Path dataDir, int partitions) {
+        return start(dataDir, partitions, null);
+    }
+
+    /**
+     * Starts a broker, its start-up output (the KRaft storage format's report, which Kafka prints to standard output)
+     * appended to a log file, and creates the {@link FleetTopics} with {@code partitions} partitions each.
+     *
+     * @param dataDir where the broker keeps its logs; null for a temporary folder removed on close
+     * @param partitions partitions per topic, &ge; 1
+     * @param log the file the start-up output is appended to (its folder is created); null for standard error
+     * @throws IllegalStateException when the broker does not start or the log file cannot be written
+     */
+    public static EmbeddedKafka start(Path dataDir, int partitions, Path log) {
         try {
             TestKitNodes.Builder nodes = new TestKitNodes.Builder().setCombined(true).setNumBrokerNodes(1)
                     .setNumControllerNodes(1);
@@ -45,11 +58,26 @@ public final class EmbeddedKafka implements AutoCloseable {
                     .build();
             // the KRaft formatter prints its metadata to standard output: keep a command's --json document clean
             java.io.PrintStream out = System.out;
-            System.setOut(System.err);
-            try {
-                c.format();
-            } finally {
-                System.setOut(out);
+            java.io.PrintStream to = System.err;
+            if (log != null) {
+                if (log.toAbsolutePath().getParent() != null) {
+                    java.nio.file.Files.createDirectories(log.toAbsolutePath().getParent());
+                }
+                to = new java.io.PrintStream(java.nio.file.Files.newOutputStream(log,
+                        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND), true,
+                        java.nio.charset.StandardCharsets.UTF_8);
+                to.println(java.time.Instant.now() + " embedded Kafka broker (KRaft, one node) starting");
+            }
+            synchronized (EmbeddedKafka.class) {
+                System.setOut(to);
+                try {
+                    c.format();
+                } finally {
+                    System.setOut(out);
+                    if (log != null) {
+                        to.close();
+                    }
+                }
             }
             c.startup();
             c.waitForReadyBrokers();

@@ -1,5 +1,9 @@
 package io.flywheel.stream.bench;
 
+import static io.flywheel.stream.testkit.StreamFixture.publish;
+import static io.flywheel.stream.testkit.StreamFixture.shift;
+import static io.flywheel.stream.testkit.StreamFixture.timeNs;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,9 +21,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import com.google.protobuf.Message;
 
-import io.flywheel.fleet.v1.Alert;
 import io.flywheel.fleet.v1.EpisodeEvent;
-import io.flywheel.fleet.v1.ObservationSummary;
 import io.flywheel.lake.Lake;
 import io.flywheel.rows.LabelHistoryRow;
 import io.flywheel.stream.flink.LabellingJob;
@@ -29,6 +31,7 @@ import io.flywheel.stream.job.StreamLabeller;
 import io.flywheel.stream.rules.LabelRules;
 import io.flywheel.stream.sim.LiveEpisodes;
 import io.flywheel.stream.sink.LakeLabelSink;
+import io.flywheel.stream.testkit.StreamFixture;
 import io.flywheel.stream.topics.EmbeddedKafka;
 import io.flywheel.stream.topics.FleetEventPublisher;
 
@@ -56,7 +59,7 @@ public final class StreamBench {
         int backlog = Integer.parseInt(a[4]);
         int latenessS = Integer.parseInt(a[5]);
         long checkpointMs = Long.parseLong(a[6]);
-        LabelRules rules = LabelRules.parse("allowed_lateness_s: " + latenessS + "\n", "bench", LabelRules.defaults());
+        LabelRules rules = StreamFixture.rules(latenessS, null);
         for (String engine : engines) {
             System.out.println(run(dir.resolve(engine), engine, rules, rate, seconds, backlog, checkpointMs));
         }
@@ -89,31 +92,6 @@ public final class StreamBench {
             t.join(30_000);
             l.close();
         };
-    }
-
-    private static void publish(FleetEventPublisher p, Message m) {
-        if (m instanceof EpisodeEvent e) {
-            p.publish(e);
-        } else if (m instanceof ObservationSummary s) {
-            p.publish(s);
-        } else {
-            p.publish((Alert) m);
-        }
-    }
-
-    private static long time(Message m) {
-        return m instanceof EpisodeEvent e ? e.getTimeNs() : m instanceof ObservationSummary s ? s.getTimeNs()
-                : ((Alert) m).getTimeNs();
-    }
-
-    private static Message shift(Message m, long d) {
-        if (m instanceof EpisodeEvent e) {
-            return e.toBuilder().setTimeNs(e.getTimeNs() + d).build();
-        } else if (m instanceof ObservationSummary s) {
-            return s.toBuilder().setTimeNs(s.getTimeNs() + d).build();
-        }
-        Alert x = (Alert) m;
-        return x.toBuilder().setTimeNs(x.getTimeNs() + d).build();
     }
 
     /** Polls the lake; records when each episode's label first became readable (System.nanoTime). */
@@ -182,10 +160,10 @@ public final class StreamBench {
             Map<String, String> endOf = new HashMap<>();
             for (int i = 0; i < live.size(); i++) {
                 LiveEpisodes.Episode e = live.get(i);
-                long d = startWall + i * spacing - time(e.messages().get(0));
+                long d = startWall + i * spacing - timeNs(e.messages().get(0));
                 for (Message m : e.messages()) {
                     Message s = shift(m, d);
-                    stream.add(Map.entry(time(s), s));
+                    stream.add(Map.entry(timeNs(s), s));
                 }
             }
             stream.sort(Map.Entry.comparingByKey());

@@ -1,29 +1,25 @@
 package io.flywheel.stream.flink;
 
+import static io.flywheel.stream.testkit.StreamFixture.history;
+import static io.flywheel.stream.testkit.StreamFixture.ids;
+import static io.flywheel.stream.testkit.StreamFixture.publish;
+import static io.flywheel.stream.testkit.StreamFixture.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -36,10 +32,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
-import com.google.protobuf.Message;
 
 import io.flywheel.fleet.v1.Alert;
-import io.flywheel.fleet.v1.EpisodeEvent;
 import io.flywheel.fleet.v1.ObservationSummary;
 import io.flywheel.lake.Lake;
 import io.flywheel.rows.LabelHistoryRow;
@@ -47,6 +41,7 @@ import io.flywheel.stream.job.LabellerStats;
 import io.flywheel.stream.rules.LabelRules;
 import io.flywheel.stream.sim.LiveEpisodes;
 import io.flywheel.stream.sink.LakeLabelSink;
+import io.flywheel.stream.testkit.StreamFixture;
 import io.flywheel.stream.topics.EmbeddedKafka;
 import io.flywheel.stream.topics.FleetEventPublisher;
 import io.flywheel.stream.topics.FleetTopics;
@@ -63,26 +58,13 @@ class LabellingJobTest {
     private static EmbeddedKafka kafka;
     private static MiniCluster flink;
     private static String jobManager;
-    private static final LabelRules RULES;
-
-    static {
-        try {
-            RULES = LabelRules.parse("allowed_lateness_s: 1\n", "test", LabelRules.defaults());
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
+    private static final LabelRules RULES = StreamFixture.rules(1, null);
 
     @BeforeAll
     static void start() throws Exception {
         kafka = EmbeddedKafka.start(null, 2);
-        Configuration conf = new Configuration();
-        conf.set(RestOptions.BIND_PORT, "0");
-        flink = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf).setNumTaskManagers(1)
-                .setNumSlotsPerTaskManager(4).build());
-        flink.start();
-        URI rest = flink.getRestAddress().get();
-        jobManager = rest.getHost() + ":" + rest.getPort();
+        flink = StreamFixture.miniCluster(4);
+        jobManager = StreamFixture.restAddress(flink);
     }
 
     @AfterAll
@@ -92,78 +74,6 @@ class LabellingJobTest {
         } finally {
             kafka.close();
         }
-    }
-
-    private static void publish(FleetEventPublisher p, Message m) {
-        if (m instanceof EpisodeEvent e) {
-            p.publish(e);
-        } else if (m instanceof ObservationSummary s) {
-            p.publish(s);
-        } else {
-            p.publish((Alert) m);
-        }
-    }
-
-    /** An episode's messages in a shuffled order (the end event may come first): out of order within the episode. */
-    private static void publishShuffled(FleetEventPublisher p, LiveEpisodes.Episode e, Random rnd) {
-        List<Message> m = new ArrayList<>(e.messages());
-        Collections.shuffle(m, rnd);
-        m.forEach(x -> publish(p, x));
-    }
-
-    private static void waitFor(BooleanSupplier done, Duration max, String what) throws InterruptedException {
-        long until = System.nanoTime() + max.toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > until) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
-    }
-
-    /** Messages of overlapping episodes in time order, each moved by up to 0.4 s of jitter (out of order). */
-    private static List<Message> timeOrdered(List<LiveEpisodes.Episode> eps, Random rnd) {
-        List<Map.Entry<Long, Message>> all = new ArrayList<>();
-        for (LiveEpisodes.Episode e : eps) {
-            for (Message m : e.messages()) {
-                long t = m instanceof EpisodeEvent x ? x.getTimeNs()
-                        : m instanceof ObservationSummary x ? x.getTimeNs() : ((Alert) m).getTimeNs();
-                all.add(Map.entry(t + (long) (rnd.nextDouble() * 400_000_000L), m));
-            }
-        }
-        all.sort(Map.Entry.comparingByKey());
-        return all.stream().map(Map.Entry::getValue).toList();
-    }
-
-    /** @return "reason: episode" of every record in the dead-letter topic (read to its end) of the given episodes */
-    private static List<String> deadLettersOf(Set<String> ids) throws Exception {
-        List<String> found = new ArrayList<>();
-        Properties c = new Properties();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
-        c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        try (KafkaConsumer<byte[], byte[]> dlq = new KafkaConsumer<>(c)) {
-            List<org.apache.kafka.common.TopicPartition> parts = dlq.partitionsFor(FleetTopics.DEAD_LETTERS).stream()
-                    .map(p -> new org.apache.kafka.common.TopicPartition(p.topic(), p.partition())).toList();
-            dlq.assign(parts);
-            dlq.seekToBeginning(parts);
-            Map<org.apache.kafka.common.TopicPartition, Long> end = dlq.endOffsets(parts);
-            while (parts.stream().anyMatch(p -> dlq.position(p) < end.get(p))) {
-                for (ConsumerRecord<byte[], byte[]> r : dlq.poll(Duration.ofMillis(200))) {
-                    String from = new String(r.headers().lastHeader(FleetTopics.H_TOPIC).value(), StandardCharsets.UTF_8);
-                    var d = FleetRecordDeserializer.decode(from, 0, 0, r.key(), r.value());
-                    if (ids.contains(d.episodeId)) {
-                        found.add(new String(r.headers().lastHeader(FleetTopics.H_REASON).value(), StandardCharsets.UTF_8)
-                                + ": " + d.episodeId);
-                    }
-                }
-            }
-        }
-        return found;
-    }
-
-    private static List<LabelHistoryRow> own(Lake lake, Set<String> ids) {
-        return LakeLabelSink.history(lake).stream().filter(r -> ids.contains(r.episodeId())).toList();
     }
 
     private static LabellingJobOptions.Builder options(Path lake, String group) {
@@ -181,8 +91,7 @@ class LabellingJobTest {
     void cancelledMidStreamAndRestartedLabelsEveryEpisodeOnceAsTheTruth(@TempDir Path dir) throws Exception {
         long t0 = System.currentTimeMillis() * 1_000_000L - 200_000_000_000L;
         List<LiveEpisodes.Episode> eps = LiveEpisodes.generate(40, 1, t0, 5, 23);
-        Set<String> ids = new HashSet<>();
-        eps.forEach(e -> ids.add(e.episodeId()));
+        Set<String> ids = ids(eps);
         Path lakeDir = dir.resolve("lake");
         try (Lake lake = Lake.init(lakeDir);
              FleetEventPublisher pub = new FleetEventPublisher(kafka.bootstrap())) {
@@ -190,7 +99,7 @@ class LabellingJobTest {
             // as a live fleet sends them: in time order across the overlapping episodes (one robot: one partition per
             // topic), each message up to 0.4 s out of order; a producer sends them while the first job runs and after
             // it is cancelled
-            List<Message> stream = timeOrdered(eps, new Random(5));
+            List<com.google.protobuf.Message> stream = StreamFixture.timeOrdered(eps, new Random(5));
             JobClient first = submit(o);
             waitFor(() -> first.getJobStatus().join() == org.apache.flink.api.common.JobStatus.RUNNING,
                     Duration.ofSeconds(30), "the first job to run");
@@ -209,18 +118,18 @@ class LabellingJobTest {
                 pub.flush();
             }, "producer");
             producer.start();
-            waitFor(() -> own(lake, ids).size() >= 3, Duration.ofSeconds(60), "first labels");
+            waitFor(() -> history(lake, ids).size() >= 3, Duration.ofSeconds(60), "first labels");
             first.cancel().get(); // mid-stream, no final checkpoint: what is not committed is lost with the job
-            int afterCancel = own(lake, ids).size();
+            int afterCancel = history(lake, ids).size();
             assertTrue(afterCancel >= 3 && afterCancel < 40, "labels before the cancel: " + afterCancel);
             producer.join(30_000);
 
             JobClient second = submit(o);
-            waitFor(() -> own(lake, ids).size() >= 40, Duration.ofSeconds(60), "all 40 labels");
+            waitFor(() -> history(lake, ids).size() >= 40, Duration.ofSeconds(60), "all 40 labels");
             Thread.sleep(1000); // further checkpoints: nothing more may appear
             LabellerStats st = LabellingJob.stop(second, dir.resolve("savepoints"));
 
-            List<LabelHistoryRow> hist = own(lake, ids);
+            List<LabelHistoryRow> hist = history(lake, ids);
             assertEquals(40, hist.size(), "one history entry per episode: " + st);
             Map<String, LabelHistoryRow> byEpisode = new HashMap<>();
             hist.forEach(r -> byEpisode.put(r.episodeId(), r));
@@ -232,7 +141,7 @@ class LabellingJobTest {
                 assertEquals("cancel-test", r.consumerGroup());
                 assertTrue(r.checkpointId() >= 1, "a checkpoint's batch: " + r);
             }
-            assertEquals(List.of(), deadLettersOf(ids), "no record of ours was taken for late or unknown");
+            assertEquals(List.of(), StreamFixture.deadLetters(kafka.bootstrap(), ids), "no record of ours was taken for late or unknown");
             assertTrue(st.replayed() > 0, "the restart read records of labelled episodes again: " + st);
             assertTrue(st.labels() >= 40 - afterCancel, "the second job wrote the rest: " + st + ", " + afterCancel);
             System.err.println("cancel test: " + afterCancel + " labels before the cancel; second job " + st);
@@ -246,8 +155,7 @@ class LabellingJobTest {
     void badInputIsDeadLetteredAndTheJobKeepsRunning(@TempDir Path dir) throws Exception {
         long t0 = System.currentTimeMillis() * 1_000_000L - 60_000_000_000L;
         List<LiveEpisodes.Episode> eps = LiveEpisodes.generate(3, 1, t0, 4, 31);
-        Set<String> ids = new HashSet<>();
-        eps.forEach(e -> ids.add(e.episodeId()));
+        Set<String> ids = ids(eps);
         String ghost = "ghost-31";
         Path lakeDir = dir.resolve("lake");
         try (Lake lake = Lake.init(lakeDir);
@@ -257,11 +165,11 @@ class LabellingJobTest {
             pub.publish(ObservationSummary.newBuilder().setRobotId("robot-00").setEpisodeId(ghost)
                     .setTimeNs(t0).setSamplePeriodNs(100_000_000L).addGripperOpening(0.5f).addGripperForceN(0f).build()).get();
             Random rnd = new Random(3);
-            eps.forEach(e -> publishShuffled(pub, e, rnd));
+            eps.forEach(e -> StreamFixture.shuffled(e, rnd).forEach(m -> publish(pub, m)));
             pub.flush();
             LabellingJobOptions o = options(lakeDir, "bad-input").build();
             JobClient job = submit(o);
-            waitFor(() -> own(lake, ids).size() >= 3, Duration.ofSeconds(60), "3 labels");
+            waitFor(() -> history(lake, ids).size() >= 3, Duration.ofSeconds(60), "3 labels");
             Alert lateAlert = Alert.newBuilder().setRobotId("robot-00").setEpisodeId(eps.get(0).episodeId())
                     .setKind(Alert.Kind.E_STOP).setTimeNs(t0 + 1_000_000_000L).build();
             pub.publish(lateAlert).get();
@@ -299,7 +207,7 @@ class LabellingJobTest {
             assertEquals(1, st.malformed(), st.toString());
             assertEquals(1, st.unknownEpisode(), st.toString());
             assertEquals(1, st.late(), st.toString());
-            List<LabelHistoryRow> hist = own(lake, ids);
+            List<LabelHistoryRow> hist = history(lake, ids);
             assertEquals(3, hist.size());
             for (LiveEpisodes.Episode e : eps) {
                 LabelHistoryRow r = hist.stream().filter(x -> x.episodeId().equals(e.episodeId())).findFirst().orElseThrow();
@@ -313,20 +221,18 @@ class LabellingJobTest {
     void mainRunsABoundedCatchUpOnTheClusterAndARerunLabelsNothingTwice(@TempDir Path dir) throws Exception {
         long t0 = System.currentTimeMillis() * 1_000_000L - 100_000_000_000L;
         List<LiveEpisodes.Episode> eps = LiveEpisodes.generate(12, 3, t0, 4, 37);
-        Set<String> ids = new HashSet<>();
-        eps.forEach(e -> ids.add(e.episodeId()));
+        Set<String> ids = ids(eps);
         Path lakeDir = dir.resolve("lake");
         Path rules = dir.resolve("rules.yaml");
         java.nio.file.Files.writeString(rules, "version: label-rules-test\nallowed_lateness_s: 2\n");
         try (Lake lake = Lake.init(lakeDir);
              FleetEventPublisher pub = new FleetEventPublisher(kafka.bootstrap())) {
-            eps.forEach(e -> e.messages().forEach(m -> publish(pub, m)));
-            pub.flush();
+            StreamFixture.publishAll(pub, eps);
             String[] args = {"--lake", lakeDir.toString(), "--bootstrap", kafka.bootstrap(), "--rules", rules.toString(),
                 "--group", "main-test", "--checkpoint-interval-ms", "200",
                 "--checkpoint-dir", dir.resolve("checkpoints").toUri().toString(), "--bounded", "--jobmanager", jobManager};
             LabellingJob.main(args);
-            List<LabelHistoryRow> hist = own(lake, ids);
+            List<LabelHistoryRow> hist = history(lake, ids);
             assertEquals(12, hist.size());
             for (LiveEpisodes.Episode e : eps) {
                 LabelHistoryRow r = hist.stream().filter(x -> x.episodeId().equals(e.episodeId())).findFirst().orElseThrow();
@@ -335,11 +241,52 @@ class LabellingJobTest {
             }
             // a second catch-up starts at the lake's positions: no episode of ours gets a second entry
             LabellingJob.main(args);
-            assertEquals(12, own(lake, ids).size());
+            assertEquals(12, history(lake, ids).size());
         }
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> LabellingJob.parse(new String[] {"--lake", "x", "--bootstrap", "nohostport"}));
         assertTrue(e.getMessage().startsWith("--bootstrap must be HOST:PORT") && e.getMessage().contains("usage:"),
                 e.getMessage());
+    }
+
+    @Test
+    @Order(4) // event times from now - 40 s
+    void everyMessageRelayedTwiceGivesTheLabelsOfOnce(@TempDir Path dir) throws Exception {
+        long t0 = System.currentTimeMillis() * 1_000_000L - 40_000_000_000L;
+        // a warning per episode keeps both alerts partitions (robot-00 on one, robot-01 and -02 on the other) moving:
+        // the earlier tests' last alerts would otherwise hold the watermark back for the gap to them
+        List<LiveEpisodes.Episode> eps = StreamFixture.withWarnings(LiveEpisodes.generate(12, 3, t0, 5, 55));
+        Set<String> ids = ids(eps);
+        assertTrue(eps.stream().anyMatch(e -> e.truth() == LiveEpisodes.Truth.INTERVENTION), "seed 55 has take-overs");
+        // two take-overs for needs_review: an intervention episode (one take-over, then the success signal) is a
+        // success, unless a copy of its take-over's summary counts as a second one
+        LabelRules twoTakeOvers = LabelRules.parse("intervention:\n  min_interventions: 2\n", "test", RULES);
+        Path lakeDir = dir.resolve("lake");
+        try (Lake lake = Lake.init(lakeDir);
+             FleetEventPublisher pub = new FleetEventPublisher(kafka.bootstrap())) {
+            // each message twice, the copy right after it: what the gateway relays when MQTT delivers a QoS 1
+            // message again (the gateway stopped between Kafka's acknowledgement and its own)
+            for (LiveEpisodes.Episode e : eps) {
+                for (com.google.protobuf.Message m : e.messages()) {
+                    publish(pub, m);
+                    publish(pub, m);
+                }
+            }
+            pub.flush();
+            JobClient job = submit(options(lakeDir, "twice").rules(twoTakeOvers).build());
+            waitFor(() -> history(lake, ids).size() >= 12, Duration.ofSeconds(60), "12 labels");
+            Thread.sleep(1000); // further checkpoints: nothing more may appear
+            LabellerStats st = LabellingJob.stop(job, dir.resolve("savepoints"));
+            List<LabelHistoryRow> hist = history(lake, ids);
+            assertEquals(12, hist.size(), "one entry per episode: " + st);
+            for (LiveEpisodes.Episode e : eps) {
+                LabelHistoryRow r = hist.stream().filter(x -> x.episodeId().equals(e.episodeId())).findFirst().orElseThrow();
+                boolean takeOver = e.truth() == LiveEpisodes.Truth.INTERVENTION;
+                assertEquals(takeOver ? "success" : e.truth().outcome.label(), r.label(), e.episodeId() + " " + e.truth());
+                assertEquals(takeOver ? io.flywheel.stream.label.Label.SUCCESS_SIGNAL : e.truth().rule, r.rule(),
+                        e.episodeId());
+            }
+            assertEquals(List.of(), StreamFixture.deadLetters(kafka.bootstrap(), ids), "a copy is neither late nor unknown");
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.flywheel.stream.job;
 
+import static io.flywheel.stream.testkit.StreamFixture.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -22,16 +22,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import com.google.protobuf.Message;
 
 import io.flywheel.fleet.v1.Alert;
-import io.flywheel.fleet.v1.EpisodeEvent;
 import io.flywheel.fleet.v1.ObservationSummary;
 import io.flywheel.lake.Lake;
 import io.flywheel.rows.LabelHistoryRow;
 import io.flywheel.stream.rules.LabelRules;
 import io.flywheel.stream.sim.LiveEpisodes;
 import io.flywheel.stream.sink.LakeLabelSink;
+import io.flywheel.stream.testkit.StreamFixture;
 import io.flywheel.stream.topics.EmbeddedKafka;
 import io.flywheel.stream.topics.FleetEventPublisher;
 import io.flywheel.stream.topics.FleetTopics;
@@ -42,15 +41,7 @@ import io.flywheel.stream.topics.FleetTopics;
  */
 class StreamLabellerTest {
     private static EmbeddedKafka kafka;
-    private static final LabelRules RULES;
-
-    static {
-        try {
-            RULES = LabelRules.parse("allowed_lateness_s: 1\n", "test", LabelRules.defaults());
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
+    private static final LabelRules RULES = StreamFixture.rules(1, null);
 
     @BeforeAll
     static void broker() {
@@ -60,26 +51,6 @@ class StreamLabellerTest {
     @AfterAll
     static void stopBroker() throws Exception {
         kafka.close();
-    }
-
-    private static void publish(FleetEventPublisher p, Message m) {
-        if (m instanceof EpisodeEvent e) {
-            p.publish(e);
-        } else if (m instanceof ObservationSummary s) {
-            p.publish(s);
-        } else {
-            p.publish((Alert) m);
-        }
-    }
-
-    private static void waitFor(BooleanSupplier done, Duration max, String what) throws InterruptedException {
-        long until = System.nanoTime() + max.toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > until) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
     }
 
     private static Thread start(StreamLabeller l) {
@@ -98,10 +69,7 @@ class StreamLabellerTest {
             LabellerOptions opts = LabellerOptions.builder(kafka.bootstrap()).group(group).rules(RULES)
                     .commitInterval(Duration.ofMillis(300)).idleness(Duration.ofMillis(500)).build();
             // first half published, labeller runs, is stopped without a clean shutdown of its state
-            for (LiveEpisodes.Episode e : eps.subList(0, 20)) {
-                e.messages().forEach(m -> publish(pub, m));
-            }
-            pub.flush();
+            StreamFixture.publishAll(pub, eps.subList(0, 20));
             StreamLabeller first = new StreamLabeller(lake, opts, l -> { });
             Thread t1 = start(first);
             waitFor(() -> LakeLabelSink.history(lake).size() >= 5, Duration.ofSeconds(60), "first labels");
@@ -110,10 +78,7 @@ class StreamLabellerTest {
             first.close();
             int afterKill = LakeLabelSink.history(lake).size();
             assertTrue(afterKill >= 5 && afterKill <= 20, "labels before the kill: " + afterKill);
-            for (LiveEpisodes.Episode e : eps.subList(20, 40)) {
-                e.messages().forEach(m -> publish(pub, m));
-            }
-            pub.flush();
+            StreamFixture.publishAll(pub, eps.subList(20, 40));
             StreamLabeller second = new StreamLabeller(lake, opts, l -> { });
             Thread t2 = start(second);
             waitFor(() -> LakeLabelSink.history(lake).size() >= 40, Duration.ofSeconds(60), "all 40 labels");
@@ -149,10 +114,7 @@ class StreamLabellerTest {
             pub.send(FleetTopics.OBSERVATIONS, "robot-00", new byte[] {(byte) 0xff, 0x01, 0x02}).get();
             pub.publish(ObservationSummary.newBuilder().setRobotId("robot-00").setEpisodeId("ghost-1")
                     .setTimeNs(t0).setSamplePeriodNs(100_000_000L).addGripperOpening(0.5f).addGripperForceN(0f).build()).get();
-            for (LiveEpisodes.Episode e : eps) {
-                e.messages().forEach(m -> publish(pub, m));
-            }
-            pub.flush();
+            StreamFixture.publishAll(pub, eps);
             LabellerOptions opts = LabellerOptions.builder(kafka.bootstrap()).group("bad-input").rules(RULES)
                     .commitInterval(Duration.ofMillis(300)).idleness(Duration.ofMillis(300))
                     .log(line -> { synchronized (log) { log.add(line); } }).build();

@@ -132,4 +132,24 @@ class EpisodeLabellerTest {
         assertEquals(700_000_000L, EpisodeLabeller.longestEmptyGraspNs(RULES, e));
         assertEquals(Label.EMPTY_GRASP, EpisodeLabeller.label(RULES, e).rule());
     }
+
+    @Test
+    void aRedeliveredSummaryOrAlertCountsOnce() throws Exception {
+        LabelRules twoTakeOvers = LabelRules.parse("intervention:\n  min_interventions: 2\n", "test", RULES);
+        List<ObservationSummary> once = seconds(-1, -1, true, 4); // one take-over at second 4, success signal
+        List<ObservationSummary> twice = new ArrayList<>(once);
+        twice.add(once.get(4)); // the take-over's second delivered again, as an MQTT QoS 1 redelivery relays it
+        twice.add(once.get(9));
+        EpisodeEvidence e = evidence(twice, eStop(T0 + 20 * S), eStop(T0 + 20 * S));
+        assertEquals(1, e.interventions(), "the copy of second 4 is not a second take-over");
+        assertEquals(100, e.samples().size(), "ten seconds of 10 Hz samples, not eleven");
+        assertEquals(1, e.alerts().size(), "the alert's copy is ignored");
+        assertEquals(List.of(T0 + 9 * S), e.successSignalsNs());
+        Label l = EpisodeLabeller.label(twoTakeOvers, e);
+        assertEquals(Outcome.SUCCESS, l.outcome(), "one take-over is below 2: " + l);
+        assertEquals(Label.SUCCESS_SIGNAL, l.rule());
+        EpisodeEvidence fresh = new EpisodeEvidence("r1", "e1");
+        assertEquals(true, fresh.add(once.get(0)));
+        assertEquals(false, fresh.add(once.get(0)), "a copy says so");
+    }
 }
