@@ -284,37 +284,7 @@ final class IngestCommand implements Callable<Integer> {
      * @throws IllegalArgumentException naming the spec when a part is malformed (a usage error for the command)
      */
     static IngestJob.AlignConfig withPolicy(IngestJob.AlignConfig align, String spec) {
-        int eq = spec.lastIndexOf('=');
-        if (eq <= 0) {
-            throw new IllegalArgumentException("--policy '" + spec + "': expected TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]");
-        }
-        String topic = spec.substring(0, eq);
-        String[] m = spec.substring(eq + 1).split(":", -1);
-        if (m.length > 3) {
-            throw new IllegalArgumentException("--policy '" + spec + "': expected TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]");
-        }
-        AlignMethod method;
-        try {
-            method = AlignMethod.parse(m[0]);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--policy '" + spec + "': " + e.getMessage());
-        }
-        long tol = 50_000_000L;
-        if (m.length > 1) {
-            double ms;
-            try {
-                ms = Double.parseDouble(m[1]);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--policy '" + spec + "': tolerance '" + m[1] + "' is not a number of ms");
-            }
-            if (!(ms >= 0) || Double.isInfinite(ms)) {
-                throw new IllegalArgumentException("--policy '" + spec + "': tolerance must be >= 0 ms, got " + m[1]);
-            }
-            tol = Math.round(ms * 1e6);
-        }
-        MissPolicy miss = m.length > 2 ? parseMiss("--policy '" + spec + "'", m[2])
-                : align.onMiss() != null ? align.onMiss() : MissPolicy.FLAG;
-        return align.withPolicy(topic, StreamPolicy.builder().method(method).toleranceNs(tol).onMiss(miss).build());
+        return align.withPolicySpec(spec);
     }
 
     private static MissPolicy parseMiss(String where, String value) {

@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.flywheel.ingest.IngestJob;
 import io.flywheel.ingest.StagedRows;
 import io.flywheel.lake.Lake;
 import io.flywheel.lake.StagedDataset;
@@ -37,8 +38,8 @@ final class SparkCommand implements Runnable {
     }
 
     @Command(name = "ingest", mixinStandardHelpOptions = true, description = "Ingest recordings on Spark, one task"
-            + " per recording, with the readers, alignment and quality rules of flywheel ingest (default alignment"
-            + " policies); the rows of every recording read are committed into the lake in ONE transaction (same"
+            + " per recording, with the readers, alignment options and quality rules of flywheel ingest; inputs may be"
+            + " s3://bucket/prefix (S3 settings as for an s3:// lake: --endpoint, --region, AWS_* environment); the rows of every recording read are committed into the lake in ONE transaction (same"
             + " content as in the lake is skipped). A recording that cannot be read fails its own task only: it is"
             + " named with the reason, leaves no rows, the others are committed, and the exit code is 1.")
     static final class Ingest implements Callable<Integer> {
@@ -48,8 +49,9 @@ final class SparkCommand implements Runnable {
         @Mixin
         LakeLocation lake;
 
-        @Parameters(index = "1..*", arity = "1..*", paramLabel = "INPUT", description = "files or folders")
-        List<Path> inputs;
+        @Parameters(index = "1..*", arity = "1..*", paramLabel = "INPUT", description = "files or folders, or"
+                + " s3://bucket/prefix")
+        List<String> inputs;
 
         @Option(names = "--master", paramLabel = "URL", defaultValue = "local[2]", description = "Spark master:"
                 + " local[N], local[*] or spark://HOST:PORT (default: ${DEFAULT-VALUE}); on a cluster the inputs and"
@@ -72,6 +74,24 @@ final class SparkCommand implements Runnable {
         @Option(names = "--rules", paramLabel = "YAML", description = "quality rules (default: the built-in set)")
         Path rules;
 
+        @Option(names = "--master-rate", paramLabel = "HZ", description = "as flywheel ingest: a fixed-rate master"
+                + " clock instead of the master camera")
+        Double masterRate;
+
+        @Option(names = "--policy", paramLabel = "TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]", description = "as"
+                + " flywheel ingest: one stream's alignment policy (repeatable)")
+        List<String> policies;
+
+        @Option(names = "--on-miss", paramLabel = "flag|drop", description = "as flywheel ingest: what a frame"
+                + " without a message within tolerance gets (default: flag)")
+        String onMiss;
+
+        @Option(names = "--timeline", paramLabel = "auto|stamps|log_time", description = "as flywheel ingest")
+        String timeline;
+
+        @Option(names = "--allow-missing-master", description = "as flywheel ingest")
+        boolean allowMissingMaster;
+
         @Mixin
         JsonOutput jsonOutput;
 
@@ -79,6 +99,22 @@ final class SparkCommand implements Runnable {
         public Integer call() throws Exception {
             if (!master.matches("local(\\[(\\d+|\\*)])?|spark://\\S+|yarn|k8s://\\S+")) {
                 throw Usage.error(spec, "--master: expected local[N], local[*] or spark://HOST:PORT, got '" + master + "'");
+            }
+            // the alignment options are checked here as flywheel ingest checks them: a wrong one is a usage error
+            IngestJob.AlignConfig align = IngestJob.AlignConfig.defaults();
+            if (onMiss != null) {
+                align = align.withOnMiss(Usage.check(spec, null,
+                        () -> IngestJob.AlignConfig.parseMiss("--on-miss", onMiss)));
+            }
+            if (masterRate != null) {
+                Usage.check(spec, "--master-rate", () -> io.flywheel.align.MasterClock.fixedRate(masterRate));
+            }
+            for (String p : policies == null ? List.<String>of() : policies) {
+                IngestJob.AlignConfig before = align;
+                Usage.check(spec, null, () -> before.withPolicySpec(p));
+            }
+            if (timeline != null) {
+                Usage.check(spec, "--timeline", () -> io.flywheel.align.StreamTimeline.parse(timeline));
             }
             PrintStream err = System.err;
             boolean json = jsonOutput.enabled();
@@ -95,11 +131,47 @@ final class SparkCommand implements Runnable {
                 if (rules != null) {
                     args.addAll(List.of("--rules", rules.toAbsolutePath().toString()));
                 }
-                for (Path p : inputs) {
-                    args.add(p.toAbsolutePath().toString());
+                for (String p : policies == null ? List.<String>of() : policies) {
+                    args.addAll(List.of("--policy", p));
+                }
+                if (onMiss != null) {
+                    args.addAll(List.of("--on-miss", onMiss));
+                }
+                if (masterRate != null) {
+                    args.addAll(List.of("--master-rate", Double.toString(masterRate)));
+                }
+                if (timeline != null) {
+                    args.addAll(List.of("--timeline", timeline));
+                }
+                if (allowMissingMaster) {
+                    args.add("--allow-missing-master");
+                }
+                Map<String, String> env = new LinkedHashMap<>();
+                if (inputs.stream().anyMatch(i -> i.startsWith("s3://"))) {
+                    // the S3 settings of an s3:// lake, for the inputs; the credentials go by the environment only
+                    Lake.Options o = lake.options();
+                    Map<String, String> s3 = io.flywheel.lake.StorageConfig.resolve(o.storage(),
+                            o.environment().get("FLYWHEEL_CONFIG") == null ? io.flywheel.lake.StorageConfig.none()
+                                    : io.flywheel.lake.StorageConfig.fromYaml(Path.of(o.environment().get("FLYWHEEL_CONFIG"))),
+                            io.flywheel.lake.StorageConfig.fromEnvironment(o.environment())).options();
+                    if (s3.get(io.flywheel.lake.StorageConfig.ENDPOINT) != null) {
+                        args.addAll(List.of("--s3-endpoint", s3.get(io.flywheel.lake.StorageConfig.ENDPOINT)));
+                    }
+                    if (s3.get(io.flywheel.lake.StorageConfig.REGION) != null) {
+                        args.addAll(List.of("--s3-region", s3.get(io.flywheel.lake.StorageConfig.REGION)));
+                    }
+                    if (s3.get(io.flywheel.lake.StorageConfig.ACCESS_KEY_ID) != null) {
+                        env.put("AWS_ACCESS_KEY_ID", s3.get(io.flywheel.lake.StorageConfig.ACCESS_KEY_ID));
+                    }
+                    if (s3.get(io.flywheel.lake.StorageConfig.SECRET_ACCESS_KEY) != null) {
+                        env.put("AWS_SECRET_ACCESS_KEY", s3.get(io.flywheel.lake.StorageConfig.SECRET_ACCESS_KEY));
+                    }
+                }
+                for (String p : inputs) {
+                    args.add(p.startsWith("s3://") ? p : Path.of(p).toAbsolutePath().toString());
                 }
                 long t0 = System.nanoTime();
-                int rc = SparkJob.run("io.flywheel.spark.SparkIngestMain", args, err);
+                int rc = SparkJob.run("io.flywheel.spark.SparkIngestMain", args, err, env);
                 double jobSecs = (System.nanoTime() - t0) / 1e9;
                 Path summaryFile = dir.resolve("summary.json");
                 if (rc != 0 || !Files.isRegularFile(summaryFile)) {

@@ -61,6 +61,15 @@ final class SparkJob {
      * @return the child's exit code
      */
     static int run(String mainClass, List<String> args, PrintStream log) throws IOException, InterruptedException {
+        return run(mainClass, args, log, java.util.Map.of());
+    }
+
+    /**
+     * As {@link #run(String, List, PrintStream)}, with {@code env} added to the child's environment (credentials,
+     * which never go on its command line).
+     */
+    static int run(String mainClass, List<String> args, PrintStream log, java.util.Map<String, String> env)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM_FLAGS);
@@ -72,6 +81,7 @@ final class SparkJob {
         cmd.add(mainClass);
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
         Process p = pb.start();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line; (line = r.readLine()) != null; ) {

@@ -133,6 +133,51 @@ class SparkIngestCliTest {
     }
 
     @Test
+    void alignmentOptionsMeanWhatTheyMeanForIngest() throws Exception {
+        Path in = Files.createDirectories(tmp.resolve("in"));
+        Files.copy(SharedData.data("camera/bridge-mcap/bridge_ep00.mcap"), in.resolve("bridge_ep00.mcap"));
+        Files.copy(SharedData.data("mcap-real/labelbox-franka/trajectory_20250527_003358_00m02s.mcap"),
+                in.resolve("franka.mcap"));
+        // one non-default value of each: a 4 Hz master clock, frames without a match dropped, and a policy for a
+        // topic only the Franka recording has (the other recording's task must not fail on it)
+        List<String> opts = List.of("--master-rate", "4", "--on-miss", "drop", "--policy", "/action=asof:30:flag");
+        Path a = tmp.resolve("a");
+        Path b = tmp.resolve("b");
+        assertEquals(0, CliRun.of("init", a.toString()).exitCode());
+        assertEquals(0, CliRun.of("init", b.toString()).exitCode());
+        List<String> one = new ArrayList<>(List.of("ingest", a.toString(), in.toString()));
+        one.addAll(opts);
+        CliRun r1 = CliRun.of(one.toArray(String[]::new));
+        assertEquals(0, r1.exitCode(), r1.err());
+        List<String> two = new ArrayList<>(List.of("spark", "ingest", b.toString(), in.toString(), "--master", "local[2]"));
+        two.addAll(opts);
+        CliRun r2 = CliRun.of(two.toArray(String[]::new));
+        assertEquals(0, r2.exitCode(), r2.err());
+        try (Lake la = Lake.open(a.toString()); Lake lb = Lake.open(b.toString())) {
+            List<EpisodeRow> ea = episodes(la);
+            assertEquals(2, ea.size());
+            assertEquals(ea, episodes(lb));
+            List<FrameRow> fa = frames(la);
+            assertEquals(fa, frames(lb));
+            // the fixed 4 Hz clock: frames on a 250 ms grid (a frame without a match within tolerance is dropped)
+            int pairs = 0;
+            for (int i = 1; i < fa.size(); i++) {
+                if (fa.get(i).episodeId().equals(fa.get(i - 1).episodeId())
+                        && fa.get(i).frameIndex() == fa.get(i - 1).frameIndex() + 1) {
+                    long d = fa.get(i).timestampNs() - fa.get(i - 1).timestampNs();
+                    assertTrue(d > 0 && d % 250_000_000L == 0, d + " ns between frames");
+                    pairs++;
+                }
+            }
+            assertTrue(pairs >= 1, fa.size() + " frames");
+        }
+        // a malformed option is wrong usage, before any job runs
+        CliRun bad = CliRun.of("spark", "ingest", b.toString(), in.toString(), "--policy", "/action=sideways");
+        assertEquals(2, bad.exitCode(), bad.err());
+        assertTrue(bad.err().contains("/action=sideways"), bad.err());
+    }
+
+    @Test
     void aBadMasterIsWrongUsage() {
         CliRun r = CliRun.of("spark", "ingest", tmp.resolve("none").toString(), tmp.toString(), "--master", "local[two]");
         assertEquals(2, r.exitCode(), r.err());

@@ -72,7 +72,9 @@ public final class Ingest {
         RobotProfile profile = options.profile();
         String robotId = !options.robotId().isEmpty() ? options.robotId() : profile.robotId();
         Map<String, String> recMeta = new LinkedHashMap<>();
-        recMeta.put("source.root", source.root().toAbsolutePath().normalize().toString());
+        RawFiles raw = options.rawFiles();
+        recMeta.put("source.root", raw.isLocal(source.root()) && raw.uri(source.root()).startsWith("file:")
+                ? source.root().toAbsolutePath().normalize().toString() : raw.uri(source.root()));
         recMeta.put("source.files", Integer.toString(source.files().size()));
         List<Episode> episodes = new ArrayList<>();
         List<SourceFile> files = new ArrayList<>();
@@ -81,8 +83,8 @@ public final class Ingest {
         if (source.format() == SourceFormat.MCAP || source.format() == SourceFormat.ROSBAG2) {
             // one pass per file: the SHA-256 is computed from the bytes read for parsing
             Collector c = new Collector(profile);
-            for (Path p : source.files()) files.add(McapSource.read(p, c));
-            Sidecars.add(c, Sidecars.find(source), files);
+            for (Path p : source.files()) files.add(McapSource.read(p, c, raw));
+            Sidecars.add(c, Sidecars.find(source), files, raw);
             recordingId = Sources.recordingId(files);
             resolved = c.resolvedProfile();
             recMeta.putAll(c.recordingMetadata);
@@ -92,21 +94,21 @@ public final class Ingest {
         }
         if (source.format() == SourceFormat.ROSBAG2_SQLITE3) {
             Collector c = new Collector(profile);
-            files.addAll(Rosbag2SqliteSource.read(source, c));
-            Sidecars.add(c, Sidecars.find(source), files);
+            files.addAll(Rosbag2SqliteSource.read(source, c, raw));
+            Sidecars.add(c, Sidecars.find(source), files, raw);
             recordingId = Sources.recordingId(files);
             resolved = c.resolvedProfile();
             recMeta.putAll(c.recordingMetadata);
             episodes.add(c.episode(recordingId, 0, resolved, robotId, options.timestampRule()));
             return recording(source, files, recordingId, robotId, recMeta, resolved, episodes);
         }
-        for (Path p : source.files()) files.add(Sources.sourceFile(p));
+        for (Path p : source.files()) files.add(Sources.sourceFile(p, raw));
         recordingId = Sources.recordingId(files);
         switch (source.format()) {
             case ROS1_BAG -> {
                 Collector c = new Collector(profile);
-                Ros1BagSource.read(source.files().get(0), c);
-                Sidecars.add(c, Sidecars.find(source), files);
+                Ros1BagSource.read(source.files().get(0), c, null, raw);
+                Sidecars.add(c, Sidecars.find(source), files, raw);
                 recordingId = Sources.recordingId(files);
                 resolved = c.resolvedProfile();
                 episodes.add(c.episode(recordingId, 0, resolved, robotId, options.timestampRule()));

@@ -111,6 +111,61 @@ public final class IngestJob {
             return new AlignConfig(masterRateHz, p, byRole, onMiss);
         }
 
+        /**
+         * The settings with one stream's policy given as {@code flywheel ingest --policy} takes it.
+         *
+         * @param spec {@code TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]}: nearest, asof or interpolate; tolerance in ms
+         *     (default 50); the miss policy (default: this config's {@code onMiss}, else flag)
+         * @return the same settings with the topic's policy
+         * @throws IllegalArgumentException naming the spec when a part is malformed
+         */
+        public AlignConfig withPolicySpec(String spec) {
+            int eq = spec.lastIndexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--policy '" + spec + "': expected TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]");
+            }
+            String topic = spec.substring(0, eq);
+            String[] m = spec.substring(eq + 1).split(":", -1);
+            if (m.length > 3) {
+                throw new IllegalArgumentException("--policy '" + spec + "': expected TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]");
+            }
+            AlignMethod method;
+            try {
+                method = AlignMethod.parse(m[0]);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--policy '" + spec + "': " + e.getMessage());
+            }
+            long tol = 50_000_000L;
+            if (m.length > 1) {
+                double ms;
+                try {
+                    ms = Double.parseDouble(m[1]);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("--policy '" + spec + "': tolerance '" + m[1] + "' is not a number of ms");
+                }
+                if (!(ms >= 0) || Double.isInfinite(ms)) {
+                    throw new IllegalArgumentException("--policy '" + spec + "': tolerance must be >= 0 ms, got " + m[1]);
+                }
+                tol = Math.round(ms * 1e6);
+            }
+            MissPolicy miss = m.length > 2 ? parseMiss("--policy '" + spec + "'", m[2])
+                    : onMiss != null ? onMiss : MissPolicy.FLAG;
+            return withPolicy(topic, StreamPolicy.builder().method(method).toleranceNs(tol).onMiss(miss).build());
+        }
+
+        /**
+         * @param where the option, for the message
+         * @param value {@code flag} or {@code drop}
+         * @throws IllegalArgumentException naming {@code where} for any other value
+         */
+        public static MissPolicy parseMiss(String where, String value) {
+            try {
+                return MissPolicy.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(where + ": " + e.getMessage());
+            }
+        }
+
         /** @return the same settings with a fixed-rate master clock */
         public AlignConfig withMasterRate(Double hz) {
             return new AlignConfig(hz, policies, byRole, onMiss);
@@ -409,6 +464,17 @@ public final class IngestJob {
      */
     public static Result run(RowSink sink, Discovery found, IngestOptions options, AlignConfig align, RuleSet rules,
                              Consumer<String> progress) throws IOException {
+        return run(sink, found, options, align, rules, progress, true);
+    }
+
+    /**
+     * {@link #run(RowSink, Discovery, IngestOptions, AlignConfig, RuleSet, Consumer)} for a scheduler that reads
+     * recordings apart: with {@code checkTopics} false each recording is committed as soon as it is read, and the
+     * check that every per-topic policy's and profile's topic is in some recording is left to the caller, which sees
+     * all of them ({@link #checkPolicyTopics}; a recording's topics are the keys of its raw_files rows' {@code topics}).
+     */
+    public static Result run(RowSink sink, Discovery found, IngestOptions options, AlignConfig align, RuleSet rules,
+                             Consumer<String> progress, boolean checkTopics) throws IOException {
         List<Failure> failed = new ArrayList<>(found.failed());
         List<Sources.Source> sources = found.sources();
         List<String> notTaken = found.videosNotTaken();
@@ -525,7 +591,7 @@ public final class IngestJob {
             String summary = String.format("%d episode(s), %d frame(s) %s", rec.episodes().size(), recFrames, status);
             pending.add(new Pending(new RecordingRows(rec.recordingId(), rawFiles, episodes, frames),
                     results.size() - 1, recFrames, counter, name, summary));
-            if (unseenPolicyTopics.isEmpty()) {
+            if (unseenPolicyTopics.isEmpty() || !checkTopics) {
                 commit(sink, pending, results, totals, progress);
             } else { // said as what it is: read, not yet in the lake
                 progress.accept(counter + "read " + name + ": " + summary + "; committed once a recording has the"
@@ -533,7 +599,9 @@ public final class IngestJob {
             }
         }
         if (!pending.isEmpty()) {
-            checkPolicyTopics(align, options.profile(), streamTopics);
+            if (checkTopics) {
+                checkPolicyTopics(align, options.profile(), streamTopics);
+            }
             commit(sink, pending, results, totals, progress);
         }
         return new Result(results, totals.episodes, totals.frames, totals.skipped, failed, totals.commits, notTaken);
@@ -580,7 +648,11 @@ public final class IngestJob {
      *
      * @throws io.flywheel.error.NotFoundException naming the topic and the streams there are; nothing is committed
      */
-    private static void checkPolicyTopics(AlignConfig align, RobotProfile profile, java.util.Set<String> streamTopics) {
+    /**
+     * @param streamTopics the topics of every recording read
+     * @throws io.flywheel.error.NotFoundException naming the first per-topic policy or profile topic that none has
+     */
+    public static void checkPolicyTopics(AlignConfig align, RobotProfile profile, java.util.Set<String> streamTopics) {
         for (String topic : align.policies().keySet()) {
             if (!streamTopics.contains(topic)) {
                 throw new io.flywheel.error.NotFoundException("policy for topic '" + topic + "': no recording of this run has"

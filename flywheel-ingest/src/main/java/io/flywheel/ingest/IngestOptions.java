@@ -24,6 +24,7 @@ public final class IngestOptions {
     private final long rldsEpisodeSpacingNs;
     private final TimestampRule timestampRule;
     private final boolean allowMissingMaster;
+    private final RawFiles rawFiles;
 
     private IngestOptions(Builder b) {
         profile = b.profile;
@@ -33,7 +34,11 @@ public final class IngestOptions {
         rldsEpisodeSpacingNs = b.rldsEpisodeSpacingNs;
         timestampRule = b.timestampRule;
         allowMissingMaster = b.allowMissingMaster;
+        rawFiles = b.rawFiles;
     }
+
+    /** @return where the raw files are read from and the URIs recorded for them; {@link RawFiles#local()} by default */
+    public RawFiles rawFiles() { return rawFiles; }
 
     /**
      * @return true when an episode without the profile's master topic is read anyway (its frames then follow a
@@ -74,8 +79,12 @@ public final class IngestOptions {
         private long rldsEpisodeSpacingNs = DEFAULT_RLDS_EPISODE_SPACING_NS;
         private TimestampRule timestampRule = TimestampRule.defaults();
         private boolean allowMissingMaster;
+        private RawFiles rawFiles = RawFiles.local();
 
         private Builder() {}
+
+        /** @param raw see {@link IngestOptions#rawFiles()} (null: local files) */
+        public Builder rawFiles(RawFiles raw) { rawFiles = raw == null ? RawFiles.local() : raw; return this; }
 
         /** @param allow see {@link IngestOptions#allowMissingMaster()} */
         public Builder allowMissingMaster(boolean allow) { allowMissingMaster = allow; return this; }

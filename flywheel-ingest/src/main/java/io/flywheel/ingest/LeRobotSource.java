@@ -266,7 +266,7 @@ final class LeRobotSource {
                                 + cam.declaredCodec() + "; the MP4's sample entry is used)");
                     }
                 }
-                String uri = mp4.toAbsolutePath().normalize().toUri().toString();
+                String uri = opts.rawFiles().uri(mp4);
                 long[][] order = videoOrder.get(mp4);
                 double from = m.fromTimestamp().getOrDefault(cam.key(), 0.0);
                 long fromNs = Math.round(from * 1e9);

@@ -3,7 +3,6 @@ package io.flywheel.ingest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -54,8 +53,11 @@ final class McapSource {
     private static final long MAX_RECORD = Integer.MAX_VALUE - 64;
     /** Bytes mapped at a time (more when one record is longer). */
     private static final long MAP_WINDOW = 1L << 30;
+    /** Bytes read at a time from a file of a remote store (more when one record is longer). */
+    private static final int REMOTE_WINDOW = 16 << 20;
 
     private final Path path;
+    private final RawFiles raw;
     private final String uri;
     private final String name;
     private final Collector out;
@@ -68,9 +70,14 @@ final class McapSource {
     private final ChunkDecompressor decompressor = new ChunkDecompressor();
 
     private McapSource(Path path, Collector out) {
+        this(path, out, RawFiles.local());
+    }
+
+    private McapSource(Path path, Collector out, RawFiles raw) {
         this.path = path;
-        this.uri = path.toAbsolutePath().normalize().toUri().toString();
-        this.name = path.toString();
+        this.raw = raw;
+        this.uri = raw.uri(path);
+        this.name = raw.name(path);
         this.out = out;
     }
 
@@ -82,13 +89,21 @@ final class McapSource {
      * @throws IngestException when a message cannot be decoded (file, chunk offset, offset in chunk)
      */
     static SourceFile read(Path path, Collector out) throws IOException {
-        McapSource fast = new McapSource(path, out);
+        return read(path, out, RawFiles.local());
+    }
+
+    /**
+     * {@link #read(Path, Collector)} through {@code raw}: a file of a remote store is read by positioned reads of
+     * {@value #REMOTE_WINDOW} bytes at a time (each byte once), its locators name its remote URI.
+     */
+    static SourceFile read(Path path, Collector out, RawFiles raw) throws IOException {
+        McapSource fast = new McapSource(path, out, raw);
         try {
             return fast.runFast();
         } catch (McapFormatException e) {
             // The reference reader gives the error its own way (same checks, same order); the collector is
             // dropped with the recording, so the scratch one only serves to reach the error.
-            new McapSource(path, new Collector(out.profile)).runReference();
+            new McapSource(path, new Collector(out.profile), raw).runReference();
             throw e; // not reached unless the two readers disagree, then the fast reader's error stands
         }
     }
@@ -155,17 +170,23 @@ final class McapSource {
      * onto the Java heap). Every byte up to the end of the last {@link #ensure} is hashed, once, in file order.
      */
     private static final class Window {
+        /** The file when it is local (then memory-mapped), else null. */
         private final FileChannel fc;
+        /** The file when it is remote (then read into direct buffers), else null. */
+        private final io.flywheel.raw.RawChannel remote;
+        private final String name;
         private final long size;
         private final MessageDigest sha;
-        /** Maps [start, start + map.capacity()) of the file; little-endian. */
-        MappedByteBuffer map;
+        /** Holds [start, start + map.capacity()) of the file; little-endian. */
+        ByteBuffer map;
         long start;
         /** Bytes [0, hashed) of the file went into the hash. */
         long hashed;
 
-        Window(FileChannel fc, long size, MessageDigest sha) {
+        Window(FileChannel fc, io.flywheel.raw.RawChannel remote, String name, long size, MessageDigest sha) {
             this.fc = fc;
+            this.remote = remote;
+            this.name = name;
             this.size = size;
             this.sha = sha;
         }
@@ -178,8 +199,16 @@ final class McapSource {
         int ensure(long at, long n) throws IOException {
             if (n > size - at) return -1;
             if (map == null || at < start || at + n > start + map.capacity()) {
-                long len = Math.min(Math.max(n, MAP_WINDOW), size - at);
-                map = fc.map(FileChannel.MapMode.READ_ONLY, at, len);
+                if (fc != null) {
+                    long len = Math.min(Math.max(n, MAP_WINDOW), size - at);
+                    map = fc.map(FileChannel.MapMode.READ_ONLY, at, len);
+                } else {
+                    // a new buffer each time: records parsed from the old one (schemas) may still point into it
+                    int len = (int) Math.min(Math.max(n, REMOTE_WINDOW), size - at);
+                    map = ByteBuffer.allocateDirect(len);
+                    remote.readFully(map, at, name);
+                    map.clear();
+                }
                 map.order(ByteOrder.LITTLE_ENDIAN);
                 start = at;
             }
@@ -193,7 +222,7 @@ final class McapSource {
         /** Hashes the rest of the file, up to the size it had when opened. */
         void drain() throws IOException {
             while (hashed < size) {
-                long n = Math.min(MAP_WINDOW, size - hashed);
+                long n = Math.min(fc != null ? MAP_WINDOW : REMOTE_WINDOW, size - hashed);
                 ensure(hashed, n);
             }
         }
@@ -206,15 +235,17 @@ final class McapSource {
 
     private SourceFile runFast() throws IOException {
         if (java.nio.file.Files.isDirectory(path)) throw bail(-1, "is a folder, not an MCAP file");
+        boolean local = raw.isLocal(path);
         MessageDigest sha = sha256();
         CRC32 dataCrc = new CRC32();
         CRC32 summaryCrc = null;
         long summaryCrcStart = -1;
         byte[] chunkOut = new byte[0];
-        try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ); ChunkDecompressor dec = decompressor;
-             ZstdDecompressCtx zstd = new ZstdDecompressCtx()) {
-            long size = fc.size();
-            Window w = new Window(fc, size, sha);
+        try (FileChannel fc = local ? FileChannel.open(path, StandardOpenOption.READ) : null;
+             io.flywheel.raw.RawChannel ch = local ? io.flywheel.raw.RawStorage.of(fc) : raw.open(path);
+             ChunkDecompressor dec = decompressor; ZstdDecompressCtx zstd = new ZstdDecompressCtx()) {
+            long size = ch.size();
+            Window w = new Window(fc, local ? null : ch, name, size, sha);
             int i = w.ensure(0, 8);
             if (i < 0 || !magicAt(w.map, i)) throw bail(0, "bad start magic");
             dataCrc.update(w.map.slice(i, 8));
@@ -228,7 +259,7 @@ final class McapSource {
                 if (len < 0 || len > size - (at + 9) || len > MAX_RECORD) throw bail(at, "bad record length");
                 i = w.ensure(at, 9 + len);
                 if (i < 0) throw bail(at, "the input ends inside a record");
-                MappedByteBuffer map = w.map;
+                ByteBuffer map = w.map;
                 if (op != Record.OP_FOOTER && op != Record.OP_DATA_END) {
                     (summaryCrc != null ? summaryCrc : dataCrc).update(map.slice(i, 9 + (int) len));
                 }
@@ -268,7 +299,7 @@ final class McapSource {
                     }
                     case Record.OP_FOOTER -> {
                         Record.Footer f = (Record.Footer) rec;
-                        if (f.summaryCrc() != 0) checkSummaryCrc(fc, f, at, map.slice(i, 9 + 16), summaryCrc, summaryCrcStart);
+                        if (f.summaryCrc() != 0) checkSummaryCrc(ch, f, at, map.slice(i, 9 + 16), summaryCrc, summaryCrcStart);
                         i = w.ensure(end, 8);
                         if (i < 0 || !magicAt(w.map, i)) throw bail(end, "bad end magic");
                         w.drain();
@@ -350,7 +381,7 @@ final class McapSource {
     }
 
     /** The Footer's summary_crc, as the reference reader checks it. */
-    private void checkSummaryCrc(FileChannel fc, Record.Footer f, long at, ByteBuffer footerStart, CRC32 summaryCrc,
+    private void checkSummaryCrc(io.flywheel.raw.RawChannel fc, Record.Footer f, long at, ByteBuffer footerStart, CRC32 summaryCrc,
                                  long summaryCrcStart) throws IOException {
         long start = f.summaryStart();
         CRC32 crc;
@@ -396,7 +427,9 @@ final class McapSource {
     /** The reference reading ({@link McapStreamReader}); used to report the error of a file the fast path rejects. */
     private void runReference() throws IOException {
         McapStreamReader.Options opts = McapStreamReader.Options.builder().emitChunks(true).build();
-        try (McapStreamReader r = McapStreamReader.open(path, opts);
+        try (McapStreamReader r = raw.isLocal(path) ? McapStreamReader.open(path, opts)
+                : McapStreamReader.open(new java.io.BufferedInputStream(new RemoteStream(raw.open(path)), 1 << 20), name,
+                        opts);
              ChunkDecompressor dec = decompressor) {
             while (true) {
                 Record rec = r.next();
@@ -408,6 +441,35 @@ final class McapSource {
                     handle(rec, r.position());
                 }
             }
+        }
+    }
+
+    /** A remote file as a stream, for the reference path. */
+    private static final class RemoteStream extends java.io.InputStream {
+        private final io.flywheel.raw.RawChannel ch;
+        private long at;
+
+        RemoteStream(io.flywheel.raw.RawChannel ch) {
+            this.ch = ch;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (len == 0) return 0;
+            int n = ch.read(ByteBuffer.wrap(b, off, len), at);
+            if (n > 0) at += n;
+            return n;
+        }
+
+        @Override
+        public void close() throws IOException {
+            ch.close();
         }
     }
 

@@ -27,7 +27,7 @@ final class RldsSource {
 
     /** Reads every episode of a TFRecord file. */
     static List<Collector> read(Path path, RobotProfile profile, IngestOptions opts) throws IOException {
-        String uri = path.toAbsolutePath().normalize().toUri().toString();
+        String uri = opts.rawFiles().uri(path);
         String name = path.toString();
         List<Collector> out = new ArrayList<>();
         long periodNs = Math.round(1e9 / opts.rldsRateHz());

@@ -92,17 +92,46 @@ final class Ros1BagSource {
         p[0] += 4 + (int) n;
     }
 
+    private static BagReader open(Path path, RawFiles raw) throws IOException {
+        if (raw.isLocal(path)) {
+            return BagReader.open(path);
+        }
+        String name = raw.name(path);
+        io.flywheel.raw.RawChannel ch = raw.open(path);
+        return BagReader.open(new BagReader.Source() {
+            @Override
+            public long size() throws IOException {
+                return ch.size();
+            }
+
+            @Override
+            public void read(long pos, java.nio.ByteBuffer dst) throws IOException {
+                ch.readFully(dst, pos, name);
+            }
+
+            @Override
+            public void close() throws IOException {
+                ch.close();
+            }
+        }, name);
+    }
+
     static void read(Path path, Collector out) throws IOException {
         read(path, out, null);
     }
 
+    static void read(Path path, Collector out, java.util.Set<String> topics) throws IOException {
+        read(path, out, topics, RawFiles.local());
+    }
+
     /**
      * @param topics the topics to read, null for all
+     * @param raw where the bag is read from (a remote one by positioned reads) and the URI its locators name
      */
-    static void read(Path path, Collector out, java.util.Set<String> topics) throws IOException {
+    static void read(Path path, Collector out, java.util.Set<String> topics, RawFiles raw) throws IOException {
         Map<Integer, MessageDecoder> decoders = new HashMap<>();
-        String uri = path.toAbsolutePath().normalize().toUri().toString();
-        try (BagReader r = BagReader.open(path)) {
+        String uri = raw.uri(path);
+        try (BagReader r = open(path, raw)) {
             for (Connection c : r.connections().values()) {
                 if (topics == null || topics.contains(c.topic())) out.stream(c.topic(), c.id(), c.type());
             }

@@ -36,9 +36,9 @@ final class Rosbag2SqliteSource {
      * @throws IngestException naming the file when the bag is broken or a topic that needs decoding cannot be
      * @throws IOException when reading fails
      */
-    static List<SourceFile> read(Sources.Source source, Collector out) throws IOException {
+    static List<SourceFile> read(Sources.Source source, Collector out, RawFiles raw) throws IOException {
         List<SourceFile> files = new ArrayList<>();
-        for (java.nio.file.Path p : source.files()) files.add(Sources.sourceFile(p));
+        for (java.nio.file.Path p : source.files()) files.add(Sources.sourceFile(p, raw));
         try (Rosbag2SqliteBag bag = Rosbag2SqliteBag.open(source)) {
             Map<String, Plan> plans = new HashMap<>();
             List<String> cameras = new ArrayList<>();

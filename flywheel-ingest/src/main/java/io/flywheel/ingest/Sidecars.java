@@ -134,7 +134,7 @@ public final class Sidecars {
      *     or a timestamps file holds a line that is no integer or a count that differs from the video's frames
      *     (naming the line)
      */
-    static void add(Collector c, List<Sidecar> sidecars, List<SourceFile> files) throws IOException {
+    static void add(Collector c, List<Sidecar> sidecars, List<SourceFile> files, RawFiles raw) throws IOException {
         if (sidecars.isEmpty()) return;
         long start = c.minLogTimeNs();
         if (start == Long.MAX_VALUE) start = 0;
@@ -143,14 +143,14 @@ public final class Sidecars {
         for (Sidecar sc : sidecars) {
             Mp4SampleTable t = Mp4SampleTable.read(sc.video());
             long[] times = sc.timestamps() == null ? null : timestamps(sc.timestamps(), sc.video(), t.samples().size());
-            String uri = sc.video().toAbsolutePath().normalize().toUri().toString();
+            String uri = raw.uri(sc.video());
             StreamBuilder sb = c.stream(sc.topic(), id++, MESSAGE_TYPE, StreamRole.CAMERA);
             for (Mp4SampleTable.Sample s : presentationOrder(t.samples())) {
                 int i = sb.add(times == null ? start + s.presentationNs() : times[s.index()], 0);
                 sb.locator(i, new RawLocator(uri, -1, s.offset(), s.size(), "", t.format(), 0, 0));
             }
-            files.add(Sources.sourceFile(sc.video()));
-            if (sc.timestamps() != null) files.add(Sources.sourceFile(sc.timestamps()));
+            files.add(Sources.sourceFile(sc.video(), raw));
+            if (sc.timestamps() != null) files.add(Sources.sourceFile(sc.timestamps(), raw));
         }
     }
 

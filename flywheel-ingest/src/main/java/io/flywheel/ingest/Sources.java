@@ -325,6 +325,33 @@ public final class Sources {
     }
 
     /**
+     * @param raw where the file is read from and the URI recorded for it
+     * @return the source file entry (the URI {@code raw} gives, SHA-256, size) of a file, read through {@code raw}
+     *     when it is not on this machine (sequential reads of {@value #REMOTE_HASH_BLOCK} bytes)
+     */
+    public static SourceFile sourceFile(Path file, RawFiles raw) throws IOException {
+        if (raw.isLocal(file)) {
+            return new SourceFile(raw.uri(file), sha256(file), Files.size(file));
+        }
+        MessageDigest md = sha256Digest();
+        long size;
+        try (io.flywheel.raw.RawChannel ch = raw.open(file)) {
+            size = ch.size();
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(REMOTE_HASH_BLOCK);
+            for (long at = 0; at < size; at += b.limit()) {
+                b.clear().limit((int) Math.min(REMOTE_HASH_BLOCK, size - at));
+                ch.readFully(b, at, raw.name(file));
+                b.flip();
+                md.update(b);
+            }
+        }
+        return new SourceFile(raw.uri(file), HexFormat.of().formatHex(md.digest()), size);
+    }
+
+    /** Bytes per read when hashing a file of a remote store. */
+    private static final int REMOTE_HASH_BLOCK = 8 << 20;
+
+    /**
      * @param files the files of a recording, in order
      * @return {@code rec-} + the first 16 hex digits of SHA-256 over the files' SHA-256 hex digests
      */

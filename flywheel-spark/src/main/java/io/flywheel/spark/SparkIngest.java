@@ -24,6 +24,8 @@ import org.apache.spark.storage.StorageLevel;
 import io.flywheel.error.ErrorKind;
 import io.flywheel.ingest.IngestJob;
 import io.flywheel.ingest.IngestOptions;
+import io.flywheel.ingest.RawFiles;
+import io.flywheel.ingest.Sources;
 import io.flywheel.ingest.RobotProfile;
 import io.flywheel.ingest.StagedRows;
 import io.flywheel.quality.RuleSet;
@@ -77,16 +79,66 @@ public final class SparkIngest {
     /**
      * The job's settings.
      *
-     * @param inputs files or folders of recordings (a folder is scanned as {@code flywheel ingest} scans it)
+     * @param inputs files or folders of recordings (a folder is scanned as {@code flywheel ingest} scans it), or
+     *     {@code s3://bucket/key} objects and prefixes ({@link S3Discovery})
      * @param staging the folder the staging datasets go to; must not hold any of them yet
      * @param robotId robot id for recordings that name none, or null
      * @param profile robot profile YAML, or null (roles detected); read by each task
      * @param rules quality rules YAML, or null for the defaults; read by each task
+     * @param align the alignment options, as {@code flywheel ingest} takes them
+     * @param s3 where {@code s3://} inputs are read from (credentials from each JVM's environment); null: AWS defaults
      */
-    public record Options(List<Path> inputs, Path staging, String robotId, Path profile, Path rules) {
+    public record Options(List<String> inputs, Path staging, String robotId, Path profile, Path rules, Align align,
+                          S3Store.Settings s3) {
         public Options {
             inputs = List.copyOf(inputs);
             Objects.requireNonNull(staging, "staging");
+            align = align == null ? Align.DEFAULTS : align;
+            s3 = s3 == null ? new S3Store.Settings(null, null) : s3;
+        }
+
+        /** Local inputs, default alignment. */
+        public Options(List<Path> inputs, Path staging, String robotId, Path profile, Path rules) {
+            this(inputs.stream().map(Path::toString).toList(), staging, robotId, profile, rules, null, null);
+        }
+    }
+
+    /**
+     * The alignment options of {@code flywheel ingest}, as given (each task parses them again).
+     *
+     * @param masterRateHz {@code --master-rate}: fixed master clock, Hz; null for the master camera
+     * @param onMiss {@code --on-miss}: flag or drop; null for the role defaults
+     * @param policies {@code --policy} specs, {@code TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]}
+     * @param timeline {@code --timeline}: auto, stamps or log_time; null for auto
+     * @param allowMissingMaster {@code --allow-missing-master} (implied by a master rate)
+     */
+    public record Align(Double masterRateHz, String onMiss, List<String> policies, String timeline,
+                        boolean allowMissingMaster) implements java.io.Serializable {
+        static final Align DEFAULTS = new Align(null, null, List.of(), null, false);
+
+        public Align {
+            policies = List.copyOf(policies);
+        }
+
+        /**
+         * @return the settings as the one-machine ingest builds them
+         * @throws IllegalArgumentException naming the option when one is malformed
+         */
+        public IngestJob.AlignConfig config() {
+            IngestJob.AlignConfig a = IngestJob.AlignConfig.defaults().withMasterRate(masterRateHz)
+                    .withOnMiss(onMiss == null ? null : IngestJob.AlignConfig.parseMiss("--on-miss", onMiss));
+            for (String p : policies) {
+                a = a.withPolicySpec(p);
+            }
+            return a;
+        }
+
+        void apply(IngestOptions.Builder ob) {
+            if (timeline != null) {
+                ob.timestampRule(io.flywheel.align.TimestampRule.builder()
+                        .timeline(io.flywheel.align.StreamTimeline.parse(timeline)).build());
+            }
+            ob.allowMissingMaster(allowMissingMaster || masterRateHz != null); // a fixed-rate clock needs no master
         }
     }
 
@@ -128,26 +180,46 @@ public final class SparkIngest {
             }
         }
         Files.createDirectories(o.staging());
-        IngestJob.Discovery found = IngestJob.discover(o.inputs());
+        IngestJob.AlignConfig alignConfig = o.align().config(); // a malformed option fails here, before any task
+        List<Path> local = o.inputs().stream().filter(i -> !i.startsWith("s3://")).map(Path::of).toList();
+        List<String> remote = o.inputs().stream().filter(i -> i.startsWith("s3://")).toList();
         List<TaskResult.Failure> failed = new ArrayList<>();
-        for (IngestJob.Failure f : found.failed()) {
-            failed.add(new TaskResult.Failure(f.input(), f.message(), f.kind()));
+        List<RecordingTask> tasks = new ArrayList<>();
+        if (!local.isEmpty()) {
+            IngestJob.Discovery found = IngestJob.discover(local);
+            for (IngestJob.Failure f : found.failed()) {
+                failed.add(new TaskResult.Failure(f.input(), f.message(), f.kind()));
+            }
+            found.sources().stream().map(RecordingTask::of).forEach(tasks::add);
         }
-        List<RecordingTask> tasks = found.sources().stream().map(RecordingTask::of).toList();
+        if (!remote.isEmpty()) {
+            S3Discovery.Found found = S3Discovery.discover(S3Store.of(o.s3()), remote);
+            failed.addAll(found.failed());
+            tasks.addAll(found.tasks());
+        }
         if (tasks.isEmpty()) {
             return new Summary(0, 0, 0, 0, 0, failed, (System.nanoTime() - t0) / 1e9);
         }
         String robot = o.robotId();
         String profile = o.profile() == null ? null : o.profile().toAbsolutePath().toString();
         String rules = o.rules() == null ? null : o.rules().toAbsolutePath().toString();
+        Align align = o.align();
+        S3Store.Settings s3 = o.s3();
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
         JavaRDD<TaskResult> results = jsc.parallelize(tasks, tasks.size())
-                .map(t -> ingest(t, robot, profile, rules))
+                .map(t -> ingest(t, robot, profile, rules, align, s3))
                 .persist(StorageLevel.MEMORY_AND_DISK());
         try {
             // the summaries first: this runs the tasks once; the writes below read the persisted results
             List<TaskResult> summaries = results.map(r -> new TaskResult(r.input(), r.recordingId(), r.format(),
-                    List.of(), List.of(), List.of(), r.failure())).collect();
+                    List.of(), List.of(), List.of(), r.failure(), r.topics())).collect();
+            // every --policy / profile topic must be in some recording read, as in the one-machine ingest
+            java.util.Set<String> topics = new java.util.TreeSet<>();
+            summaries.forEach(r -> topics.addAll(r.topics()));
+            if (summaries.stream().anyMatch(r -> r.failure() == null)) {
+                IngestJob.checkPolicyTopics(alignConfig, profile == null ? null : RobotProfile.load(Path.of(profile)),
+                        topics);
+            }
             long[] counts = results.map(r -> new long[] {r.rawFiles().size(), r.episodes().size(), r.frames().size()})
                     .reduce((a, b) -> new long[] {a[0] + b[0], a[1] + b[1], a[2] + b[2]});
             int ingested = 0;
@@ -187,9 +259,26 @@ public final class SparkIngest {
      * The task: one recording through the one-machine ingest, its rows kept as staged documents. Any failure of the
      * recording, expected (a damaged file) or not, becomes the task's failure, with no rows.
      */
-    static TaskResult ingest(RecordingTask task, String robotId, String profile, String rules) {
+    static TaskResult ingest(RecordingTask task, String robotId, String profile, String rules, Align align,
+                             S3Store.Settings s3) {
+        Path mirror = null;
         try {
             IngestOptions.Builder ob = IngestOptions.builder();
+            align.apply(ob);
+            Sources.Source source;
+            if (task.remote()) {
+                // the objects that need a local file are copied first; the others are read by byte range
+                mirror = Files.createTempDirectory("flywheel-s3-task");
+                S3Store store = S3Store.of(s3);
+                RawFiles raw = RawFiles.mirror(mirror, "s3://", store::open);
+                for (String uri : task.copies()) {
+                    store.download(uri, raw.pathOf(uri));
+                }
+                ob.rawFiles(raw);
+                source = task.source(raw);
+            } else {
+                source = task.source();
+            }
             if (profile != null) {
                 ob.profile(RobotProfile.load(Path.of(profile)));
             }
@@ -210,13 +299,14 @@ public final class SparkIngest {
                     return OptionalLong.of(got.size());
                 }
             };
-            IngestJob.Result r = IngestJob.run(sink, IngestJob.Discovery.of(task.source()),
-                    ob.build(), IngestJob.AlignConfig.defaults(), ruleSet, line -> { });
+            IngestJob.Result r = IngestJob.run(sink, IngestJob.Discovery.of(source),
+                    ob.build(), align.config(), ruleSet, line -> { }, false);
             if (!r.failed().isEmpty()) {
                 IngestJob.Failure f = r.failed().get(0);
-                return TaskResult.failed(task.name(), task.format(), new TaskResult.Failure(f.input(), f.message(),
-                        f.kind()));
+                return TaskResult.failed(task.name(), task.format(), new TaskResult.Failure(task.name(),
+                        unmirror(f.message(), mirror), f.kind()));
             }
+            java.util.Set<String> topics = new java.util.TreeSet<>();
             List<TaskResult.StagedRawFile> raw = new ArrayList<>();
             List<TaskResult.StagedEpisode> eps = new ArrayList<>();
             List<TaskResult.StagedFrame> frames = new ArrayList<>();
@@ -225,6 +315,9 @@ public final class SparkIngest {
                 id = rows.recordingId();
                 for (RawFileRow f : rows.rawFiles()) {
                     raw.add(new TaskResult.StagedRawFile(id, f.uri(), f.sha256(), StagedRows.encode(f)));
+                    if (f.topicsJson() != null) {
+                        TOPICS.readTree(f.topicsJson()).fieldNames().forEachRemaining(topics::add);
+                    }
                 }
                 for (EpisodeRow e : rows.episodes()) {
                     eps.add(new TaskResult.StagedEpisode(id, e.episodeId(), e.frameCount() == null ? 0 : e.frameCount(),
@@ -235,14 +328,35 @@ public final class SparkIngest {
                             StagedRows.encode(f)));
                 }
             }
-            return new TaskResult(task.name(), id, task.format(), raw, eps, frames, null);
+            return new TaskResult(task.name(), id, task.format(), raw, eps, frames, null, List.copyOf(topics));
         } catch (IOException | RuntimeException | LinkageError e) {
-            String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            String msg = unmirror(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(), mirror);
             if (!msg.contains(Path.of(task.name()).getFileName().toString())) {
                 msg = task.name() + ": " + msg;
             }
             return TaskResult.failed(task.name(), task.format(), new TaskResult.Failure(task.name(), msg,
                     ErrorKind.of(e).id()));
+        } finally {
+            if (mirror != null) {
+                deleteTree(mirror);
+            }
+        }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper TOPICS = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** @return the message with the task's local copies named by their s3:// URIs */
+    private static String unmirror(String msg, Path mirror) {
+        return mirror == null ? msg : msg.replace(mirror.toAbsolutePath().normalize() + "/", "s3://");
+    }
+
+    private static void deleteTree(Path dir) {
+        try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // a temporary folder left behind; the task's result stands
         }
     }
 

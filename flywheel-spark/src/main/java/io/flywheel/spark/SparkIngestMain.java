@@ -13,8 +13,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * The Spark ingest job as a program, for {@code spark-submit} or a child JVM of {@code flywheel spark ingest}:
  *
  * <pre>
- * SparkIngestMain --staging DIR [--master local[2]|spark://HOST:7077] [--robot ID] [--profile FILE] [--rules FILE] PATH...
+ * SparkIngestMain --staging DIR [--master local[2]|spark://HOST:7077] [--robot ID] [--profile FILE] [--rules FILE]
+ *     [--policy TOPIC=METHOD[:TOLERANCE_MS[:flag|drop]]]... [--on-miss flag|drop] [--master-rate HZ]
+ *     [--timeline auto|stamps|log_time] [--allow-missing-master] [--s3-endpoint URL] [--s3-region REGION] PATH|s3://...
  * </pre>
+ *
+ * <p>The alignment options mean what they mean for {@code flywheel ingest}. {@code s3://bucket/prefix} inputs are read
+ * from the endpoint given (default AWS), with the credentials of each JVM's environment ({@code AWS_ACCESS_KEY_ID},
+ * {@code AWS_SECRET_ACCESS_KEY}).
  *
  * <p>Writes the staging datasets ({@link SparkIngest}) and {@code DIR/summary.json} (recordings, rows staged, and the
  * failed recordings with file, reason and kind). Without {@code --master} the master comes from {@code spark-submit}.
@@ -34,7 +40,14 @@ public final class SparkIngestMain {
         String robot = null;
         Path profile = null;
         Path rules = null;
-        List<Path> inputs = new ArrayList<>();
+        List<String> inputs = new ArrayList<>();
+        List<String> policies = new ArrayList<>();
+        String onMiss = null;
+        Double masterRate = null;
+        String timeline = null;
+        boolean allowMissingMaster = false;
+        String s3Endpoint = null;
+        String s3Region = null;
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -43,22 +56,40 @@ public final class SparkIngestMain {
                     case "--robot" -> robot = args[++i];
                     case "--profile" -> profile = Path.of(args[++i]);
                     case "--rules" -> rules = Path.of(args[++i]);
+                    case "--policy" -> policies.add(args[++i]);
+                    case "--on-miss" -> onMiss = args[++i];
+                    case "--master-rate" -> masterRate = Double.valueOf(args[++i]);
+                    case "--timeline" -> timeline = args[++i];
+                    case "--allow-missing-master" -> allowMissingMaster = true;
+                    case "--s3-endpoint" -> s3Endpoint = args[++i];
+                    case "--s3-region" -> s3Region = args[++i];
                     default -> {
                         if (args[i].startsWith("--")) {
                             System.err.println("spark ingest: unknown option " + args[i]);
                             return 2;
                         }
-                        inputs.add(Path.of(args[i]));
+                        inputs.add(args[i]);
                     }
                 }
             }
         } catch (ArrayIndexOutOfBoundsException e) {
             System.err.println("spark ingest: option " + args[args.length - 1] + " needs a value");
             return 2;
+        } catch (NumberFormatException e) {
+            System.err.println("spark ingest: --master-rate: expected a number of Hz (" + e.getMessage() + ")");
+            return 2;
+        }
+        SparkIngest.Align align = new SparkIngest.Align(masterRate, onMiss, policies, timeline, allowMissingMaster);
+        try {
+            align.config();
+        } catch (IllegalArgumentException e) {
+            System.err.println("spark ingest: " + e.getMessage());
+            return 2;
         }
         if (staging == null || inputs.isEmpty()) {
             System.err.println("usage: SparkIngestMain --staging DIR [--master M] [--robot ID] [--profile FILE]"
-                    + " [--rules FILE] PATH...");
+                    + " [--rules FILE] [--policy SPEC]... [--on-miss flag|drop] [--master-rate HZ] [--timeline T]"
+                    + " [--allow-missing-master] [--s3-endpoint URL] [--s3-region R] PATH|s3://...");
             return 2;
         }
         SparkSession.Builder b = SparkSession.builder().appName("flywheel spark ingest")
@@ -69,7 +100,8 @@ public final class SparkIngestMain {
         }
         try (SparkSession spark = b.getOrCreate()) {
             spark.sparkContext().setLogLevel("ERROR");
-            SparkIngest.Summary s = SparkIngest.run(spark, new SparkIngest.Options(inputs, staging, robot, profile, rules));
+            SparkIngest.Summary s = SparkIngest.run(spark, new SparkIngest.Options(inputs, staging, robot, profile, rules,
+                    align, new S3Store.Settings(s3Endpoint, s3Region)));
             Files.writeString(staging.resolve("summary.json"),
                     new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(SparkIngest.json(s)));
             System.err.printf("spark ingest: %d recording(s), %d staged, %d failed; %d episode(s), %d frame(s) in %.1f s%n",

@@ -14,17 +14,20 @@ import java.util.List;
  * @param episodes one entry per episode
  * @param frames one entry per frame
  * @param failure why the recording could not be read; null when it was
+ * @param topics the recording's stream topics (none when it failed)
  */
 record TaskResult(String input, String recordingId, String format, List<StagedRawFile> rawFiles,
-                  List<StagedEpisode> episodes, List<StagedFrame> frames, Failure failure) implements Serializable {
+                  List<StagedEpisode> episodes, List<StagedFrame> frames, Failure failure, List<String> topics)
+        implements Serializable {
     TaskResult {
         rawFiles = List.copyOf(rawFiles);
         episodes = List.copyOf(episodes);
         frames = List.copyOf(frames);
+        topics = List.copyOf(topics);
     }
 
     static TaskResult failed(String input, String format, Failure f) {
-        return new TaskResult(input, null, format, List.of(), List.of(), List.of(), f);
+        return new TaskResult(input, null, format, List.of(), List.of(), List.of(), f, List.of());
     }
 
     /** @param json the row's document */

@@ -148,12 +148,30 @@ public final class BagReader implements Closeable {
         }
     }
 
-    /** Random-access bytes: a file channel or a buffer. */
-    private interface Source extends Closeable {
+    /** Random-access bytes: a file channel, a buffer, or an object of a remote store read by byte range. */
+    public interface Source extends Closeable {
+        /** @return the bag's size in bytes */
         long size() throws IOException;
 
         /** Fills {@code dst} from {@code pos}; the caller has checked that the bytes exist. */
         void read(long pos, ByteBuffer dst) throws IOException;
+    }
+
+    /**
+     * Opens a bag through positioned reads (one small read per record header, so a remote source should buffer).
+     *
+     * @param source the bag's bytes; closed with the reader
+     * @param name the file, for error messages
+     * @return an open reader
+     * @throws BagFormatException when the magic line or the bag header record is missing or broken
+     */
+    public static BagReader open(Source source, String name) throws IOException {
+        try {
+            return new BagReader(source, name);
+        } catch (IOException | RuntimeException e) {
+            source.close();
+            throw e;
+        }
     }
 
     private final Source source;
