@@ -23,8 +23,8 @@ import io.flywheel.lake.TableRef;
  * at the version an {@code at} entry pins ({@code --at episodes=train-v2}: the version the lake tag pins;
  * {@code --at frames=12}: version 12). DuckDB cannot push its projection into a stream made before the query, so the
  * Lance scan reads the columns the query names as words ({@link #projection}), or every column when it may read
- * columns it does not name; each table is read once per query, so a query that reads one table twice names it once in
- * a materialized CTE ({@code WITH e AS MATERIALIZED (SELECT * FROM episodes) ...}).
+ * columns it does not name. A stream is read once: a query that reads one table twice (a self-join) runs again with
+ * each table's scan copied once into a DuckDB temporary table, which costs the memory of those columns.
  */
 public final class LakeQuery {
     private LakeQuery() {}
@@ -52,6 +52,22 @@ public final class LakeQuery {
                 throw new BadInputException("--at names table '" + t + "', which the query does not read");
             }
         }
+        try {
+            return answer(lake, sql, at, named, parquet, false);
+        } catch (BadInputException e) {
+            if (!e.getMessage().contains(LakeSql.READ_ONCE)) {
+                throw e;
+            }
+            return answer(lake, sql, at, named, parquet, true); // a table read twice: again, each table materialized
+        }
+    }
+
+    /**
+     * The query over the named tables, streamed; or, with {@code materialize}, each table's scan copied once into a
+     * DuckDB temporary table of its name, so that the query may read it more than once (a self-join).
+     */
+    private static Answer answer(Lake lake, String sql, Map<String, TableRef> at, List<String> named, Path parquet,
+            boolean materialize) {
         Map<String, Long> versions = new LinkedHashMap<>();
         try (LakeSql s = LakeSql.open(lake)) {
             for (String t : named) {
@@ -64,7 +80,13 @@ public final class LakeQuery {
                 if (cols != null) {
                     req.columns(cols.toArray(String[]::new));
                 }
-                s.table(t, ref, req.build());
+                if (materialize) {
+                    String stream = "lake_stream_" + t;
+                    s.table(t, stream, ref, req.build());
+                    s.query("CREATE TEMPORARY TABLE \"" + t + "\" AS SELECT * FROM " + stream);
+                } else {
+                    s.table(t, ref, req.build());
+                }
             }
             try {
                 if (parquet != null) {
