@@ -35,7 +35,9 @@ import io.flywheel.ros.cdr.CdrFastPaths;
  * is decompressed into a second reused array, so that every message's chunk offset and offset inside the
  * decompressed chunk are known (MCAP spec, "Chunk" and "Message" records). It checks what
  * {@link McapStreamReader} checks in strict mode with CRCs on (magic at both ends, Header first, record
- * lengths, the data section, summary, chunk and attachment CRCs). When any of those checks fails, the file is
+ * lengths, the data section, summary and chunk CRCs; an attachment whose CRC fails is left out with a warning in the
+ * episode metadata, and the data section CRC it breaks too is then let pass when every message was in a chunk whose
+ * own CRC matched). When any of those checks fails, the file is
  * read again by the reference path ({@link McapStreamReader} with
  * {@link McapStreamReader.Options.Builder#emitChunks(boolean) emitChunks(true)} and {@link ChunkDecompressor})
  * into a scratch collector, so the error thrown is the one that reader gives, with its offset and wording.
@@ -276,6 +278,7 @@ final class McapSource {
                 switch (op) {
                     case Record.OP_CHUNK -> {
                         Record.Chunk c = (Record.Chunk) rec;
+                        messagesUnguarded |= c.uncompressedCrc() == 0;
                         if (c.compression().equals("zstd")) {
                             // the compressed records are the body's last field: they end where the record ends
                             chunkOut = zstdChunk(c, at, zstd, chunkOut, map, i + 9 + (int) len - c.records().remaining());
@@ -286,14 +289,20 @@ final class McapSource {
                         }
                     }
                     case Record.OP_ATTACHMENT -> {
-                        if (((Record.Attachment) rec).crc() != 0 && !attachmentCrcOk((Record.Attachment) rec, body)) {
-                            throw bail(at, "attachment CRC");
+                        Record.Attachment a = (Record.Attachment) rec;
+                        if (a.crc() != 0 && !attachmentCrcOk(a, body)) {
+                            damagedAttachment(a, at); // the messages are intact: read on without it
+                        } else {
+                            attachment(a);
                         }
-                        attachment((Record.Attachment) rec);
                     }
                     case Record.OP_DATA_END -> {
                         long want = ((Record.DataEnd) rec).dataSectionCrc();
-                        if (want != 0 && dataCrc.getValue() != want) throw bail(at, "data section CRC");
+                        // a damaged attachment breaks the data section CRC too; the messages stand when every one
+                        // was in a chunk whose own CRC matched
+                        if (want != 0 && dataCrc.getValue() != want && (!attachmentDamaged || messagesUnguarded)) {
+                            throw bail(at, "data section CRC");
+                        }
                         summaryCrc = new CRC32();
                         summaryCrcStart = end;
                     }
@@ -312,6 +321,10 @@ final class McapSource {
         }
     }
 
+    /** Whether an attachment's CRC failed, and whether a message was read that no chunk CRC covers. */
+    private boolean attachmentDamaged;
+    private boolean messagesUnguarded;
+
     /** A top-level record other than Chunk, as the reference path handles it. */
     private void handle(Record rec, long end) throws IOException {
         if (rec instanceof Record.Header h) {
@@ -322,6 +335,7 @@ final class McapSource {
         } else if (rec instanceof Record.Channel c) {
             channel(c);
         } else if (rec instanceof Record.Message m) {
+            messagesUnguarded = true; // outside a chunk: only the data section CRC covers it
             long dataAbs = end - m.data().remaining();
             message(m, -1, "", dataAbs, dataAbs);
         } else if (rec instanceof Record.Metadata md) {
@@ -540,6 +554,21 @@ final class McapSource {
         } catch (IngestException e) {
             out.episodeMetadata.putIfAbsent("robot_description.warning", e.getMessage());
         }
+    }
+
+    /**
+     * An attachment whose CRC does not match its bytes is not used: a warning in the episode metadata names it, its
+     * offset and the CRC stored ({@code robot_description.warning} for a URDF by name or media type, else
+     * {@code attachment.warning}); the file's messages are read on.
+     */
+    private void damagedAttachment(Record.Attachment a, long at) {
+        attachmentDamaged = true;
+        String media = a.mediaType().toLowerCase(java.util.Locale.ROOT);
+        boolean urdf = a.name().toLowerCase(java.util.Locale.ROOT).endsWith(".urdf") || media.equals("application/xml")
+                || media.equals("text/xml");
+        out.episodeMetadata.putIfAbsent(urdf ? "robot_description.warning" : "attachment.warning", name + ": attachment "
+                + a.name() + " at byte " + at + " is damaged (its CRC-32 does not match the stored " + a.crc()
+                + "); not used");
     }
 
     private void metadata(Record.Metadata md) {

@@ -48,7 +48,11 @@ class UrdfGripperTest {
      * attachment's name, media type and text, or null for none.
      */
     static Path write(Path file, String wrist, String slide, String[] attachment) throws IOException {
-        try (McapWriter w = McapWriter.builder().build(file)) {
+        return write(McapWriter.builder(), file, wrist, slide, attachment);
+    }
+
+    static Path write(McapWriter.Builder b, Path file, String wrist, String slide, String[] attachment) throws IOException {
+        try (McapWriter w = b.build(file)) {
             int js = w.registerSchema("sensor_msgs/msg/JointState", "jsonschema", "{}".getBytes(StandardCharsets.UTF_8));
             int ch = w.registerChannel("/joint_states", "json", js, Map.of());
             if (attachment != null) {
@@ -90,6 +94,44 @@ class UrdfGripperTest {
         assertEquals(GripperJoint.SOURCE_NAME, g.source());
         assertEquals("m", g.unit());
         assertEquals(0.02, g.rangeOfMotion(), 1e-12);
+    }
+
+    /** The same recording with one byte of its URDF attachment changed: read on, without the attachment, with a warning. */
+    @Test
+    void aDamagedUrdfAttachmentIsAWarningNotAFailedRecording(@TempDir Path tmp) throws IOException {
+        Path real = SharedData.data("mcap-real/labelbox-franka/trajectory_20250527_003358_00m02s.mcap");
+        byte[] b = java.nio.file.Files.readAllBytes(real);
+        int at = new String(b, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf("<robot");
+        assertTrue(at > 0, "the URDF attachment is stored uncompressed");
+        b[at + 1] = 'R';
+        Path file = java.nio.file.Files.write(tmp.resolve("damaged.mcap"), b);
+        Episode whole = episode(real);
+        Episode ep = episode(file);
+        String warning = ep.metadata().get("robot_description.warning");
+        assertTrue(warning != null && warning.contains("attachment robot_description at byte 708 is damaged"),
+                String.valueOf(warning));
+        // the recording's /robot_description topic carries the same URDF: it is taken instead
+        assertEquals("topic /robot_description", ep.metadata().get("robot_description.source"));
+        GripperJoint g = GripperJoint.select(ep, null).orElseThrow();
+        assertEquals("fr3_finger_joint1", g.joint());
+        assertEquals("m", g.unit());
+        assertEquals(GripperJoint.select(whole, null).orElseThrow().rangeOfMotion(), g.rangeOfMotion(), 0.0);
+
+        // a file with a data section CRC, which the damaged attachment breaks too: its chunk CRCs vouch for the
+        // messages, so it is read on; a damaged message byte (a chunk CRC) still fails the recording
+        Path made = write(McapWriter.builder().compression(McapWriter.Compression.NONE), tmp.resolve("made.mcap"), "j_wrist", "j_slide", new String[] {"arm.urdf", "", urdf("j_wrist", "j_slide")});
+        byte[] m = java.nio.file.Files.readAllBytes(made);
+        String text = new String(m, java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] attach = m.clone();
+        attach[text.indexOf("<robot") + 1] = 'R';
+        Episode read = episode(java.nio.file.Files.write(tmp.resolve("made-attach.mcap"), attach));
+        assertTrue(read.metadata().get("robot_description.warning").contains("attachment arm.urdf at byte"),
+                read.metadata().toString());
+        assertEquals(N, read.stream("/joint_states").orElseThrow().size());
+        byte[] message = m.clone();
+        message[text.lastIndexOf("j_elbow")] = (byte) 'J'; // in the last message (the URDF names j_elbow too)
+        Path bad = java.nio.file.Files.write(tmp.resolve("made-message.mcap"), message);
+        assertThrows(java.io.IOException.class, () -> episode(bad));
     }
 
     private static Episode episode(Path file) throws IOException {

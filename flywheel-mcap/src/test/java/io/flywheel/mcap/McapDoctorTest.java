@@ -65,6 +65,24 @@ class McapDoctorTest {
     }
 
     @Test
+    void aDamagedAttachmentIsOneCrcErrorAndItsIndexAndCountStillMatch() throws IOException {
+        Path f = write(dir.resolve("attach.mcap"), McapWriter.builder());
+        byte[] b = java.nio.file.Files.readAllBytes(f);
+        int at = new String(b, StandardCharsets.ISO_8859_1).indexOf("k: 1");
+        b[at + 3] = '2'; // "k: 2": the stored CRC no longer matches
+        java.nio.file.Files.write(f, b);
+        McapDoctor.Report r = McapDoctor.check(f);
+        List<McapDoctor.Finding> errors = r.findings().stream()
+                .filter(x -> x.severity() == McapDoctor.Severity.ERROR).toList();
+        // the attachment's own CRC, and the data section's, which covers the attachment's bytes too
+        assertEquals(2, errors.size(), r.findings().toString());
+        assertTrue(errors.get(0).message().startsWith("Attachment \"calib.yaml\" declares crc"), errors.toString());
+        assertTrue(errors.get(1).message().startsWith("DataEnd declares data_section_crc"), errors.toString());
+        assertFalse(r.findings().stream().anyMatch(x -> x.message().contains("attachment index")
+                || x.message().contains("attachment_count")), r.findings().toString());
+    }
+
+    @Test
     void aFileWithoutSummarySectionHasNoSummary() throws IOException {
         McapWriter.Builder bare = McapWriter.builder().chunkIndexes(false).statistics(false).summaryOffsets(false)
                 .repeatSchemas(false).repeatChannels(false).attachmentIndexes(false).metadataIndexes(false);
