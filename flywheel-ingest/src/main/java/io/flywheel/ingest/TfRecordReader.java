@@ -99,16 +99,17 @@ public final class TfRecordReader implements Closeable {
 
     /**
      * @param path a file
-     * @return true when the file starts with a whole TFRecord record header whose length CRC is right and
-     *     whose length fits the file
+     * @return true when the file starts with a whole TFRecord record header whose length CRC is right (a masked
+     *     CRC-32C: 1 in 2^32 by chance); a length past the end of the file is then a truncated TFRecord, which the
+     *     reader reports as such, not "not a recording"
      */
     public static boolean looksLikeTfRecord(Path path) {
         try (FileChannel fc = FileChannel.open(path, StandardOpenOption.READ)) {
-            if (fc.size() < 16) return false;
+            if (fc.size() < 12) return false;
             ByteBuffer h = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN);
             while (h.hasRemaining() && fc.read(h, h.position()) > 0) { }
             long len = h.getLong(0);
-            return mask(crc32c(h.array(), 0, 8)) == h.getInt(8) && len >= 0 && len <= fc.size() - 16;
+            return mask(crc32c(h.array(), 0, 8)) == h.getInt(8) && len >= 0;
         } catch (IOException e) {
             return false;
         }

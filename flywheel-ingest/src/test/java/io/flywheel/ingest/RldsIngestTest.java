@@ -93,5 +93,11 @@ class RldsIngestTest {
         Files.write(cut, java.util.Arrays.copyOf(Files.readAllBytes(tfrecord()), 200_000));
         IngestException c = assertThrows(IngestException.class, () -> Ingest.read(cut));
         assertTrue(c.getMessage().contains("declares length"), c.getMessage());
+        // cut inside the first record (144,644 bytes): a truncated TFRecord, not "not a recording"
+        Path early = tmp.resolve("early.tfrecord");
+        Files.write(early, java.util.Arrays.copyOf(Files.readAllBytes(tfrecord()), 100));
+        IngestException t = assertThrows(IngestException.class, () -> Ingest.read(early));
+        assertTrue(t.getMessage().contains("TFRecord record 0 declares length 144644 but only 84 bytes of data and CRC"
+                + " follow"), t.getMessage());
     }
 }

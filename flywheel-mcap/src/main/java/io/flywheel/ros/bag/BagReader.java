@@ -468,9 +468,10 @@ public final class BagReader implements Closeable {
                     Chunk chunk = loadChunk(r, true);
                     walkChunk(chunk, conns, options, visitor);
                     if (chunk.truncated) {
-                        throw new BagFormatException(file, r.pos, "the chunk record needs " + r.dataLen
-                                + " data bytes from offset " + r.dataPos + ", the file ends at " + size
-                                + "; delivered the " + chunk.length + " uncompressed bytes that could be decoded");
+                        throw new BagFormatException(file, r.pos, "the file is truncated: this chunk record needs "
+                                + r.dataLen + " data bytes, the file ends " + (size - r.dataPos) + " bytes into them (at"
+                                + " byte " + size + "); the messages of the " + chunk.length + " uncompressed bytes that"
+                                + " could be decoded were read before this error");
                     }
                 }
                 case RecordHeader.OP_CONNECTION -> {

@@ -185,6 +185,13 @@ class BagReaderTest {
             assertTrue(e.getMessage().contains("cut-" + cut) && e.getMessage().contains("at byte "), e.getMessage());
             assertTrue(e.offset() >= 13 && e.offset() <= cut, "offset " + e.offset() + " for cut " + cut);
         }
+        // the one chunk (record at 4117, data from 4166) cut at 434200: what is wrong, and where the file ends
+        try (BagReader r = BagReader.open(ByteBuffer.wrap(full, 0, 434_200), "half")) {
+            BagFormatException e = assertThrows(BagFormatException.class, () -> r.readAll(BagReader.Order.FILE));
+            assertEquals(4117, e.offset());
+            assertTrue(e.getMessage().contains("the file is truncated: this chunk record needs 748105 data bytes, the"
+                    + " file ends 430034 bytes into them (at byte 434200)"), e.getMessage());
+        }
     }
 
     @ParameterizedTest
