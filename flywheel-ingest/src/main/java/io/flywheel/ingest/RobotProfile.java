@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.Set;
 
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -82,8 +83,10 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * teleoperation topics first ({@code *_lead}/{@code *_leader} and a last topic segment {@code command}/{@code target} -> ACTION,
  * {@code *_follow}/{@code *_follower} -> STATE, for joint-like numeric types; {@link #teleopGuess});
  * {@code JointState}, {@code Pose}/{@code PoseStamped}/{@code PoseWithCovarianceStamped}/{@code Odometry}/
- * {@code tf2_msgs/TFMessage} (but not {@code /tf_static}, latched: OTHER) and types named {@code *State} -> STATE; {@code *MultiArray}, {@code Twist}/{@code TwistStamped} and types named {@code *Action} ->
- * ACTION; a topic named {@code *gripper*} with a numeric type -> GRIPPER; a {@code String} on a topic named
+ * {@code tf2_msgs/TFMessage} and ROS 1's {@code tf/tfMessage} (but not {@code /tf_static}, latched: OTHER), types named
+ * {@code *State}, and a numeric {@code *MultiArray} on a topic whose last segment says state, obs, position or joints ->
+ * STATE; other numeric {@code *MultiArray}s, {@code Twist}/{@code TwistStamped} and types named {@code *Action} ->
+ * ACTION; byte multi-arrays ({@code ByteMultiArray}, {@code UInt8MultiArray}, {@code Int8MultiArray}) -> OTHER; a topic named {@code *gripper*} with a numeric type -> GRIPPER; a {@code String} on a topic named
  * {@code *task*} or {@code *instruction*} -> TASK; a topic named {@code *outcome*} -> OUTCOME; else OTHER.
  * Master default: the CAMERA with the lowest channel id, else the STATE stream (JointState first, then
  * lowest channel id).
@@ -313,7 +316,7 @@ public final class RobotProfile {
      */
     public static Guess guess(String topic, String messageType) {
         String type = messageType == null ? "" : messageType;
-        String shortType = type.substring(Math.max(type.lastIndexOf('/'), type.lastIndexOf('.')) + 1);
+        String shortType = Values.shortType(type);
         String last = topic.substring(topic.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
         String t = topic.toLowerCase(Locale.ROOT);
         Guess teleop = teleopGuess(topic, shortType);
@@ -344,7 +347,13 @@ public final class RobotProfile {
         }
         if (last.contains("outcome")) return new Guess(StreamRole.OUTCOME, "topic named outcome");
         if (shortType.endsWith("MultiArray")) {
+            if (BYTE_ARRAYS.contains(shortType)) { // bytes: a serialized blob or a raw buffer, not a value vector
+                return new Guess(StreamRole.OTHER, "type " + shortType + " (bytes, not values)");
+            }
             if (t.contains("gripper")) return new Guess(StreamRole.GRIPPER, shortType + " on a gripper topic");
+            if (last.contains("state") || last.contains("obs") || last.contains("position") || last.contains("joints")) {
+                return new Guess(StreamRole.STATE, shortType + " on a topic named state/obs/position/joints");
+            }
             return new Guess(StreamRole.ACTION, "type " + shortType);
         }
         if (t.contains("gripper") && isNumericScalarType(shortType)) {
@@ -393,6 +402,9 @@ public final class RobotProfile {
         }
         return null;
     }
+
+    /** std_msgs multi-arrays of bytes. */
+    private static final Set<String> BYTE_ARRAYS = Set.of("ByteMultiArray", "UInt8MultiArray", "Int8MultiArray");
 
     private static boolean isNumericScalarType(String s) {
         return switch (s) {

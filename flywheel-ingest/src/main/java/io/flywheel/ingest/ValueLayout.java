@@ -70,7 +70,7 @@ public record ValueLayout(StreamRole role, List<StreamData> streams, List<Intege
             if (s.role() != role || s.values() == null || s.size() == 0 || firstWidth(s) < 0) {
                 continue;
             }
-            boolean tf = s.messageType() != null && s.messageType().endsWith("TFMessage");
+            boolean tf = Values.shortType(s.messageType()).equals("TFMessage");
             if (tf && !declared(profile, s)) {
                 leftOut.add(s.topic());
                 continue;

@@ -160,6 +160,7 @@ final class Values {
 
     static String shortType(String type) {
         if (type == null) return "";
-        return type.substring(Math.max(type.lastIndexOf('/'), type.lastIndexOf('.')) + 1);
+        String t = type.substring(Math.max(type.lastIndexOf('/'), type.lastIndexOf('.')) + 1);
+        return t.equals("tfMessage") ? "TFMessage" : t; // ROS 1's tf/tfMessage: the layout of tf2_msgs/TFMessage
     }
 }

@@ -86,6 +86,12 @@ class ProfileSourcesTimestampsTest {
         assertEquals(StreamRole.OTHER, RobotProfile.guess("/cam/info", "sensor_msgs/msg/CameraInfo").role());
         assertEquals(StreamRole.STATE, RobotProfile.guess("/joint_states", "sensor_msgs/msg/JointState").role());
         assertEquals(StreamRole.ACTION, RobotProfile.guess("/cmd", "std_msgs/msg/Float64MultiArray").role());
+        assertEquals(StreamRole.STATE, RobotProfile.guess("/observation/state", "std_msgs/msg/Float64MultiArray").role());
+        assertEquals(StreamRole.STATE, RobotProfile.guess("/arm/joint_positions", "std_msgs/Float32MultiArray").role());
+        assertEquals(StreamRole.OTHER, RobotProfile.guess("/camera/raw", "std_msgs/msg/UInt8MultiArray").role(),
+                "bytes are not a value vector");
+        assertEquals(StreamRole.OTHER, RobotProfile.guess("/blob", "std_msgs/ByteMultiArray").role());
+        assertEquals(StreamRole.STATE, RobotProfile.guess("/tf", "tf/tfMessage").role(), "ROS 1 transforms");
         assertEquals(StreamRole.ACTION, RobotProfile.guess("/cmd_vel", "geometry_msgs/Twist").role());
         assertEquals(StreamRole.TASK, RobotProfile.guess("/language_instruction", "std_msgs/msg/String").role());
         assertEquals(StreamRole.OTHER, RobotProfile.guess("/chatter", "std_msgs/msg/String").role());
