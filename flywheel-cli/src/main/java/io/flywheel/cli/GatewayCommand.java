@@ -264,7 +264,7 @@ final class GatewayCommand implements Callable<Integer> {
                 }
                 if (kafka != null) {
                     if (kafka.embedded) {
-                        embeddedKafka = EmbeddedKafka.start(null, 2);
+                        embeddedKafka = EmbeddedKafka.start(null, 2, StreamCommand.defaultBrokerLog());
                     }
                     String id = mqttClientId.length() > 17 ? mqttClientId.substring(0, 17) : mqttClientId;
                     relay = KafkaRelay.start(mqttBroker != null ? mqttBroker.url() : broker.url, id + "-kafka",
@@ -334,7 +334,8 @@ final class GatewayCommand implements Callable<Integer> {
                     }
                     if (kafkaRelay != null) {
                         out.println("fleet stream (fleet/<robot>/stream/episode|observation, alerts) relayed to Kafka at "
-                                + (kafkaBroker != null ? kafkaBroker.bootstrap() + " (embedded)" : kafka.bootstrap));
+                                + (kafkaBroker != null ? kafkaBroker.bootstrap() + " (embedded; broker log "
+                                + StreamCommand.defaultBrokerLog() + ")" : kafka.bootstrap));
                     }
                     if (tokens == 0) {
                         out.println("no robot can upload yet: flywheel gateway token add ROBOT " + lake);

@@ -21,6 +21,12 @@ import picocli.CommandLine.Spec;
 @Command(name = "stream", mixinStandardHelpOptions = true, description = "Realtime labelling: the fleet's Kafka"
         + " topics labelled into the lake, exactly once.", subcommands = {StreamCommand.Run.class, StreamCommand.Report.class})
 final class StreamCommand implements Runnable {
+    /** @return where an in-process Kafka broker's start-up output goes: flywheel-kafka-PID.log in $TMPDIR or /tmp */
+    static Path defaultBrokerLog() {
+        String tmp = System.getenv("TMPDIR");
+        return Path.of(tmp == null || tmp.isBlank() ? "/tmp" : tmp, "flywheel-kafka-" + ProcessHandle.current().pid() + ".log");
+    }
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -73,11 +79,7 @@ final class StreamCommand implements Runnable {
 
         /** @return the broker log: --broker-log, else flywheel-kafka-PID.log in $TMPDIR or /tmp (kept after the run) */
         Path brokerLog() {
-            if (brokerLog != null) {
-                return brokerLog;
-            }
-            String tmp = System.getenv("TMPDIR");
-            return Path.of(tmp == null || tmp.isBlank() ? "/tmp" : tmp, "flywheel-kafka-" + ProcessHandle.current().pid() + ".log");
+            return brokerLog != null ? brokerLog : defaultBrokerLog();
         }
 
         @Override
