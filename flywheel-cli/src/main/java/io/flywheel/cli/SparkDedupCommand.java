@@ -63,6 +63,10 @@ final class SparkDedupCommand implements Callable<Integer> {
             description = "Hamming distance in bits for frames; -1 skips frames (default ${DEFAULT-VALUE})")
     int frameThreshold;
 
+    @Option(names = "--conf", paramLabel = "KEY=VALUE", description = "a Spark setting for the job, repeatable (e.g."
+            + " spark.jars=flywheel-spark-...-job.jar or spark.executor.extraClassPath=... on a cluster)")
+    List<String> conf = new ArrayList<>();
+
     @Mixin
     JsonOutput json;
 
@@ -76,6 +80,9 @@ final class SparkDedupCommand implements Callable<Integer> {
         Usage.require(spec, frameThreshold >= -1 && frameThreshold <= 63,
                 "--frame-threshold is a Hamming distance in [0, 63] bits (-1: skip frames), got " + frameThreshold);
         Usage.require(spec, partitions >= 1, "--partitions must be >= 1, got " + partitions);
+        for (String kv : conf) {
+            Usage.require(spec, kv.indexOf('=') > 0, "--conf: expected KEY=VALUE, got '" + kv + "'");
+        }
         Path dir = staging != null ? Files.createDirectories(staging.toAbsolutePath())
                 : Files.createTempDirectory("flywheel-spark-dedup");
         long t0 = System.nanoTime();
@@ -89,6 +96,9 @@ final class SparkDedupCommand implements Callable<Integer> {
                     List<String> args = new ArrayList<>(List.of("--master", master, "--staging", dir.toString(),
                             "--partitions", String.valueOf(partitions), "--episode-threshold", String.valueOf(t),
                             "--dim", String.valueOf(Math.max(1, dim)), "--rows", String.valueOf(v.length)));
+                    for (String kv : conf) {
+                        args.addAll(List.of("--conf", kv));
+                    }
                     if (hashes != null) {
                         args.addAll(List.of("--frame-threshold", String.valueOf(bits)));
                     }
@@ -141,8 +151,8 @@ final class SparkDedupCommand implements Callable<Integer> {
             Json.print(System.out, m);
             return 0;
         }
-        System.out.printf(Locale.ROOT, "spark dedup on %s: episodes %d -> %d kept (%d near-duplicates, %d pair(s) within"
-                        + " cosine distance %.4f)%s; episode_groups v%d%s; job %.1f s, total %.1f s%n", master,
+        System.out.printf(Locale.ROOT, "spark dedup on %s: episodes %d -> %d kept (%d near-duplicates, %d pair(s)"
+                        + " within cosine distance %.4f)%s; episode_groups v%d%s; job %.1f s, total %.1f s%n", master,
                 r.episodes(), r.episodeGroups(), r.episodesRemoved(), found[0], episodeThreshold,
                 frameThreshold < 0 ? "" : String.format(Locale.ROOT, ", master-camera frames %d -> %d kept (%d"
                         + " near-duplicates, %d pair(s) within %d bits)", r.frames(), r.frameGroups(),

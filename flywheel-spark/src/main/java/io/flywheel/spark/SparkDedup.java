@@ -26,7 +26,8 @@ import scala.Tuple2;
  * <p>Files (big-endian, fixed-width records, so {@code binaryRecords} splits them anywhere):
  * <ul>
  *   <li>{@code hashes.bin}: the distinct master-camera pHash values, ascending, int64 each; node i is record i.</li>
- *   <li>{@code vectors.bin}: the episode embeddings (L2-normalised), {@code dim} float32 each; episode i is record i.</li>
+ *   <li>{@code vectors.bin}: the episode embeddings (L2-normalised), {@code dim} float32 each; episode i is
+ *       record i.</li>
  *   <li>{@code frame_pairs.bin}, {@code episode_pairs.bin} (written): int32 a, int32 b ({@code a < b}), float32
  *       distance (bits for frames, {@code 1 - cos} for episodes), one record per pair within the threshold.</li>
  * </ul>
@@ -40,7 +41,11 @@ import scala.Tuple2;
 public final class SparkDedup {
     private SparkDedup() {}
 
-    /** Every distinct-value pair within {@code maxDistance} bits, written to {@code out}. @return the number of pairs */
+    /**
+     * Every distinct-value pair within {@code maxDistance} bits, written to {@code out}.
+     *
+     * @return the number of pairs
+     */
     public static long framePairs(SparkSession spark, Path hashes, int maxDistance, int partitions, Path out)
             throws IOException {
         if (Files.size(hashes) < 16) { // fewer than two values: no pair

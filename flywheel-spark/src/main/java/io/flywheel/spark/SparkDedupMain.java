@@ -13,7 +13,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * The Spark dedup pair search as a program, for {@code spark-submit} or a child JVM of {@code flywheel spark dedup}:
  *
  * <pre>
- * SparkDedupMain --staging DIR [--master M] [--frame-threshold BITS] [--episode-threshold D --dim N --rows N]
+ * SparkDedupMain --staging DIR [--master M] [--partitions N] [--conf KEY=VALUE]... [--frame-threshold BITS]
+ *     [--episode-threshold D --dim N --rows N]
  * </pre>
  *
  * <p>Reads {@code DIR/hashes.bin} when {@code --frame-threshold} is given and {@code DIR/vectors.bin} when
@@ -35,6 +36,7 @@ public final class SparkDedupMain {
         int dim = -1;
         long rows = -1;
         int partitions = 8;
+        Map<String, String> conf = new LinkedHashMap<>();
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -45,6 +47,15 @@ public final class SparkDedupMain {
                     case "--dim" -> dim = Integer.parseInt(args[++i]);
                     case "--rows" -> rows = Long.parseLong(args[++i]);
                     case "--partitions" -> partitions = Integer.parseInt(args[++i]);
+                    case "--conf" -> {
+                        String kv = args[++i];
+                        int eq = kv.indexOf('=');
+                        if (eq < 1) {
+                            System.err.println("spark dedup: --conf expects KEY=VALUE, got '" + kv + "'");
+                            return 2;
+                        }
+                        conf.put(kv.substring(0, eq), kv.substring(eq + 1));
+                    }
                     default -> {
                         System.err.println("spark dedup: unknown option " + args[i]);
                         return 2;
@@ -57,8 +68,8 @@ public final class SparkDedupMain {
         }
         if (staging == null || (episodeThreshold != null && (dim < 1 || rows < 0)) || partitions < 1
                 || (frameThreshold != null && (frameThreshold < 0 || frameThreshold > 63))) {
-            System.err.println("usage: SparkDedupMain --staging DIR [--master M] [--partitions N] [--frame-threshold"
-                    + " 0..63] [--episode-threshold D --dim N --rows N]");
+            System.err.println("usage: SparkDedupMain --staging DIR [--master M] [--partitions N] [--conf K=V]..."
+                    + " [--frame-threshold 0..63] [--episode-threshold D --dim N --rows N]");
             return 2;
         }
         SparkSession.Builder b = SparkSession.builder().appName("flywheel spark dedup")
@@ -66,6 +77,7 @@ public final class SparkDedupMain {
         if (master != null) {
             b.master(master);
         }
+        conf.forEach(b::config);
         long t0 = System.nanoTime();
         try (SparkSession spark = b.getOrCreate()) {
             spark.sparkContext().setLogLevel("ERROR");
