@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -27,12 +29,13 @@ import io.flywheel.lake.Lake;
 import io.flywheel.lake.LakeSnapshot;
 import io.flywheel.lake.LakeTable;
 import io.flywheel.lake.ScanRequest;
+import io.flywheel.lake.TableSchemas;
 import io.flywheel.testkit.SharedData;
 
 /**
  * {@code spark dedup} on local[2] writes the groups {@code dedup} writes on the same lake (the 25 real BridgeData
  * episodes, enriched with the reference model: master-camera pHashes and episode embeddings), in one lake commit;
- * every member of a group is within the threshold of its representative.
+ * every two members of a group are within the threshold (checked on the stored pHashes and embeddings).
  */
 class SparkDedupCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -80,8 +83,53 @@ class SparkDedupCliTest {
 
         assertEquals(episodeRows(a), episodeRows(b));
         assertEquals(frameRows(a), frameRows(b));
+        // complete linkage, checked on the hashes: every two frames of a group within 6 bits (no chain)
+        Map<String, Long> hash = new HashMap<>();
+        Map<String, String> master = new HashMap<>();
+        try (Lake l = Lake.open(b.toString()); LakeTable te = l.table(TableSchemas.EPISODES);
+                LakeTable tf = l.table(TableSchemas.FRAMES)) {
+            te.episodes(ScanRequest.all()).forEach(e -> master.put(e.episodeId(), e.masterTopic()));
+            tf.frames(ScanRequest.all()).forEach(f -> {
+                int cam = 0; // the master clock's camera (the first one for a fixed-rate clock)
+                for (int i = 0; i < f.images().size(); i++) {
+                    if (f.images().get(i).topic().equals(master.get(f.episodeId()))) {
+                        cam = i;
+                    }
+                }
+                hash.put(f.episodeId() + "#" + f.frameIndex(), f.enrichment().get(cam).phash());
+            });
+        }
+        Map<String, List<String>> members = new HashMap<>();
         for (String r : frameRows(b)) {
-            assertTrue(Integer.parseInt(r.split("\t")[4]) <= 6, "within 6 bits of its representative: " + r);
+            String[] c = r.split("\t");
+            members.computeIfAbsent(c[2] + "#" + c[3], k -> new ArrayList<>(List.of(k))).add(c[0] + "#" + c[1]);
+        }
+        int checked = 0;
+        for (List<String> g : members.values()) {
+            for (int i = 0; i < g.size(); i++) {
+                for (int j = i + 1; j < g.size(); j++) {
+                    int d = Long.bitCount(hash.get(g.get(i)) ^ hash.get(g.get(j)));
+                    assertTrue(d <= 6, g.get(i) + " and " + g.get(j) + " are " + d + " bits apart in one group");
+                    checked++;
+                }
+            }
+        }
+        assertTrue(checked > 192, "member pairs checked: " + checked);
+        // and every two episodes of a group within the cosine threshold
+        try (Lake l = Lake.open(b.toString())) {
+            EpisodeVectors ev = EpisodeVectors.read(l);
+            Map<String, List<String>> eg = new HashMap<>();
+            DedupTables.representatives(l).forEach((e, rep) -> eg.computeIfAbsent(rep, k -> new ArrayList<>()).add(e));
+            assertEquals(groups, eg.size());
+            for (List<String> g : eg.values()) {
+                for (int i = 0; i < g.size(); i++) {
+                    for (int j = i + 1; j < g.size(); j++) {
+                        float d = ExactSearch.cosineDistance(ev.vectors()[ev.indexOf(g.get(i))],
+                                ev.vectors()[ev.indexOf(g.get(j))]);
+                        assertTrue(d <= threshold, g.get(i) + " and " + g.get(j) + ": cosine distance " + d);
+                    }
+                }
+            }
         }
         try (Lake l = Lake.open(b.toString())) {
             List<LakeSnapshot> log = l.log(100);
