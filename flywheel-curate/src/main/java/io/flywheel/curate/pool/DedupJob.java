@@ -5,7 +5,10 @@ import java.util.List;
 import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 
+import io.flywheel.curate.ExactSearch;
 import io.flywheel.curate.Grouping;
+import io.flywheel.curate.HammingSearch;
+import io.flywheel.curate.NearPairs;
 import io.flywheel.curate.Groups;
 import io.flywheel.curate.trainset.EpisodeInfo;
 import io.flywheel.lake.ColumnView;
@@ -67,8 +70,46 @@ public final class DedupJob {
      * @throws IllegalArgumentException when the lake has no embeddings (run enrich first)
      */
     public static Result run(Lake lake, Options options) {
+        return run(lake, options, PairSearch.LOCAL);
+    }
+
+    /**
+     * Where the near pairs are found: in this process ({@link #LOCAL}) or elsewhere (a Spark job), in one call for
+     * both searches. The groups are then built here from the pairs by the same complete linkage, so a search that
+     * returns every pair within the thresholds, with the same distances, gives the same groups.
+     */
+    public interface PairSearch {
+        /**
+         * @param unitVectors L2-normalised episode embeddings, one dimension
+         * @param maxCosineDistance threshold on {@code 1 - cos}
+         * @param distinctHashes distinct master-camera pHash values, ascending ({@link Grouping#distinctHashes}),
+         *     node i being value i; null when frames are skipped
+         * @param maxBits Hamming threshold in bits, 0..63 (-1 when frames are skipped)
+         * @return every episode pair {@code i < j} within the threshold, distance as
+         *     {@link ExactSearch#pairsWithin}, and every node pair within {@code maxBits} (null when skipped)
+         */
+        Pairs search(float[][] unitVectors, double maxCosineDistance, long[] distinctHashes, int maxBits);
+
+        /** Exact all-pairs cosine search and multi-index Hamming search, in this process. */
+        PairSearch LOCAL = (v, t, h, bits) -> new Pairs(ExactSearch.of(v).pairsWithin(t),
+                h == null ? null : HammingSearch.pairs(h, bits));
+    }
+
+    /** @param episodes pairs of episode indexes @param frames pairs of distinct pHash nodes, null when skipped */
+    public record Pairs(NearPairs episodes, NearPairs frames) {}
+
+    /**
+     * As {@link #run(Lake, Options)}, the pairs found by {@code search}.
+     *
+     * @throws IllegalArgumentException when the lake has no embeddings (run enrich first)
+     */
+    public static Result run(Lake lake, Options options, PairSearch search) {
         EpisodeVectors ev = EpisodeVectors.read(lake);
-        Groups eg = Grouping.embeddings(ev.vectors(), options.episodeThreshold(), episodePriority(ev.infos()));
+        MasterFrames mf = options.frameHamming() >= 0 ? MasterFrames.read(lake) : null;
+        long[] distinct = mf == null ? null : Grouping.distinctHashes(mf.phash());
+        Pairs pairs = search.search(ev.vectors(), options.episodeThreshold(), distinct, options.frameHamming());
+        Groups eg = Grouping.completeLinkage(IntStream.range(0, ev.size()).toArray(), ev.size(), pairs.episodes(),
+                options.episodeThreshold(), episodePriority(ev.infos()));
         // both tables in one lake commit: a reader never sees new episode groups with old frame groups
         LakeTransaction tx = lake.begin("dedup");
         Long egVersion = writeEpisodes(lake, tx, ev, eg, options.episodeThreshold());
@@ -76,9 +117,8 @@ public final class DedupJob {
         int frameGroups = 0;
         int framesRemoved = 0;
         Long fgVersion = 0L;
-        if (options.frameHamming() >= 0) {
-            MasterFrames mf = MasterFrames.read(lake);
-            Groups fg = Grouping.phash(mf.phash(), options.frameHamming(), mf.sharpness());
+        if (mf != null) {
+            Groups fg = Grouping.phash(mf.phash(), pairs.frames(), options.frameHamming(), mf.sharpness());
             frames = mf.size();
             frameGroups = fg.groupCount();
             framesRemoved = fg.removedCount();
