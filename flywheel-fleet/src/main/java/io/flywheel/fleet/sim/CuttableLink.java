@@ -33,6 +33,7 @@ public final class CuttableLink implements AutoCloseable {
     private final AtomicLong cuts = new AtomicLong();
     private final Object cutLock = new Object();
     private long cutAt = -1;
+    private boolean cutAtReply;
     private volatile boolean closed;
 
     private CuttableLink(String serverHost, int serverPort, ServerSocket listener, String name) {
@@ -84,10 +85,23 @@ public final class CuttableLink implements AutoCloseable {
         }
     }
 
-    /** Disarms a cut {@link #cutAfter} armed that has not happened. */
+    /**
+     * Arms a cut at the server's next reply: the next bytes the server sends the robot are dropped and every
+     * connection is cut instead. Cutting there, rather than after the robot's bytes, is certain the server read and
+     * acted on what the robot sent (e.g. an MQTT broker sends PUBACK only once it took the PUBLISH), where a reset
+     * right behind the robot's bytes may discard them unread in the server's socket.
+     */
+    public void cutBeforeNextReply() {
+        synchronized (cutLock) {
+            cutAtReply = true;
+        }
+    }
+
+    /** Disarms a cut {@link #cutAfter} or {@link #cutBeforeNextReply} armed that has not happened. */
     public void disarm() {
         synchronized (cutLock) {
             cutAt = -1;
+            cutAtReply = false;
         }
     }
 
@@ -95,6 +109,7 @@ public final class CuttableLink implements AutoCloseable {
     public void cutNow() {
         synchronized (cutLock) {
             cutAt = -1;
+            cutAtReply = false;
             cutLocked();
         }
     }
@@ -164,14 +179,17 @@ public final class CuttableLink implements AutoCloseable {
             for (int n; (n = in.read(buf)) > 0; ) {
                 int pass = n;
                 boolean cut = false;
-                if (upstream) {
-                    synchronized (cutLock) {
+                synchronized (cutLock) {
+                    if (upstream) {
                         long before = upstreamBytes.get();
                         if (cutAt >= 0 && before + n >= cutAt) {
                             pass = (int) Math.max(0, cutAt - before);
                             cut = true;
                         }
                         upstreamBytes.addAndGet(pass);
+                    } else if (cutAtReply) {
+                        pass = 0;
+                        cut = true;
                     }
                 }
                 if (pass > 0) {
@@ -181,6 +199,7 @@ public final class CuttableLink implements AutoCloseable {
                 if (cut) {
                     synchronized (cutLock) {
                         cutAt = -1;
+                        cutAtReply = false;
                         cutLocked();
                     }
                     return;

@@ -3,7 +3,6 @@ package io.flywheel.fleet.relay;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,8 +29,8 @@ import io.flywheel.stream.topics.FleetTopics;
 import io.flywheel.testkit.Mosquitto;
 
 /**
- * A QoS 1 redelivery through a real mosquitto: the robot's link is cut right after its PUBLISH reached the broker
- * and before the PUBACK came back, so the robot (persistent session) sends the message again on reconnecting, with
+ * A QoS 1 redelivery through a real mosquitto: the robot's link is cut when the broker's PUBACK for the PUBLISH
+ * comes back, before the robot sees it, so the robot (persistent session) sends the message again on reconnecting, with
  * DUP set, and mosquitto delivers it to the relay a second time (QoS 1 is at least once). The relay publishes both
  * copies to Kafka; the labeller's evidence takes the second for what it is: the take-over it carries counts once.
  */
@@ -57,10 +56,8 @@ class RelayRedeliveryTest {
                         .initialDelay(100, TimeUnit.MILLISECONDS).maxDelay(500, TimeUnit.MILLISECONDS)
                         .applyAutomaticReconnect().buildAsync();
                 robot.connectWith().cleanSession(false).send().get(10, TimeUnit.SECONDS);
-                // MQTT 3.1.1 PUBLISH at QoS 1: 1 byte of type and flags, the remaining length (1 byte below 128, else
-                // 2 here), then topic length (2), topic, packet id (2), payload
-                int remaining = 2 + topic.getBytes(StandardCharsets.UTF_8).length + 2 + payload.length;
-                link.cutAfter(1 + (remaining < 128 ? 1 : 2) + remaining);
+                // mosquitto answers the PUBLISH with PUBACK once it took it: the link drops that and is cut
+                link.cutBeforeNextReply();
                 robot.publishWith().topic(topic).qos(MqttQos.AT_LEAST_ONCE).payload(payload).send()
                         .get(30, TimeUnit.SECONDS); // acknowledged after the reconnect, for the copy
                 assertEquals(1, link.cuts(), "the link was cut once, between the PUBLISH and its PUBACK");
