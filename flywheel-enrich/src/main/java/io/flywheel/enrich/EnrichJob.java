@@ -146,19 +146,10 @@ public final class EnrichJob {
         long start = System.nanoTime();
         EmbeddingModel model = embedder == null ? null
                 : lake.registerModel(embedder.modelId(), embedder.dimension(), embedder.sha256());
-        List<EpisodeRow> full = new ArrayList<>();
-        List<EpisodeRow> embedOnly = new ArrayList<>();
-        long total;
-        try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
-            String filter = model == null ? "enriched_at_ns IS NULL"
-                    : "enriched_at_ns IS NULL OR " + model.embeddedAtColumn() + " IS NULL";
-            for (EpisodeRow e : t.episodes(ScanRequest.builder().filter(filter).build())) {
-                (e.enrichedAtNs() == null ? full : embedOnly).add(e);
-            }
-            total = t.countRows();
-        }
-        full.sort(Comparator.comparing(EpisodeRow::episodeId));
-        embedOnly.sort(Comparator.comparing(EpisodeRow::episodeId));
+        Pending work = pending(lake, model);
+        List<EpisodeRow> full = work.full();
+        List<EpisodeRow> embedOnly = work.embedOnly();
+        long total = work.total();
         List<EpisodeRow> pending = new ArrayList<>(full);
         pending.addAll(embedOnly);
         long already = total - pending.size();
@@ -201,6 +192,61 @@ public final class EnrichJob {
                 counts.blurry, counts.staticImages, counts.embedded, done, stopped,
                 (System.nanoTime() - start) / 1e9, embedder == null ? null : embedder.modelId(), List.copyOf(commits),
                 embeddedOnly, model, index);
+    }
+
+    /**
+     * The episodes a run enriches, each list by episode id.
+     *
+     * @param full episodes whose image metrics are not done ({@code enriched_at_ns} null)
+     * @param embedOnly episodes whose image metrics are done but that the model has not embedded
+     * @param total episodes in the lake
+     */
+    public record Pending(List<EpisodeRow> full, List<EpisodeRow> embedOnly, long total) {
+        /** @return full then embed-only episodes */
+        public List<EpisodeRow> all() {
+            List<EpisodeRow> all = new ArrayList<>(full);
+            all.addAll(embedOnly);
+            return all;
+        }
+    }
+
+    /**
+     * The selection of {@link #run}: episodes not enriched, and with a model, those it has not embedded.
+     *
+     * @param lake the lake
+     * @param model the registered model, null without an embedder
+     * @return the pending episodes
+     */
+    public static Pending pending(Lake lake, EmbeddingModel model) {
+        List<EpisodeRow> full = new ArrayList<>();
+        List<EpisodeRow> embedOnly = new ArrayList<>();
+        long total;
+        try (LakeTable t = lake.table(TableSchemas.EPISODES)) {
+            String filter = model == null ? "enriched_at_ns IS NULL"
+                    : "enriched_at_ns IS NULL OR " + model.embeddedAtColumn() + " IS NULL";
+            for (EpisodeRow e : t.episodes(ScanRequest.builder().filter(filter).build())) {
+                (e.enrichedAtNs() == null ? full : embedOnly).add(e);
+            }
+            total = t.countRows();
+        }
+        full.sort(Comparator.comparing(EpisodeRow::episodeId));
+        embedOnly.sort(Comparator.comparing(EpisodeRow::episodeId));
+        return new Pending(List.copyOf(full), List.copyOf(embedOnly), total);
+    }
+
+    /**
+     * The frames rows of the episodes, by episode id (in the order of {@code episodes}; an episode without frames
+     * gets an empty list).
+     */
+    public static Map<String, List<FrameRow>> frames(Lake lake, List<EpisodeRow> episodes) {
+        Map<String, List<FrameRow>> byEpisode = new LinkedHashMap<>();
+        for (EpisodeRow e : episodes) {
+            byEpisode.put(e.episodeId(), new ArrayList<>());
+        }
+        if (!episodes.isEmpty()) {
+            readFrames(lake, episodes, byEpisode);
+        }
+        return byEpisode;
     }
 
     /** Splits episodes into batches of at most {@code batchEpisodes} episodes and {@code batchFrames} frames. */
@@ -265,7 +311,7 @@ public final class EnrichJob {
      * @param out the rows
      * @return the commit
      */
-    static CommitResult commit(Lake lake, EmbeddingModel model, EpisodeEnricher.Output out) {
+    public static CommitResult commit(Lake lake, EmbeddingModel model, EpisodeEnricher.Output out) {
         List<String> frameColumns = new ArrayList<>(TableSchemas.FRAME_ENRICHMENT_COLUMNS);
         List<String> episodeColumns = new ArrayList<>(TableSchemas.EPISODE_ENRICHMENT_COLUMNS);
         if (model != null) {
