@@ -27,7 +27,8 @@ import picocli.CommandLine.Parameters;
 /** {@code flywheel spark ingest}: batch stages on Apache Spark, committed into the lake in one transaction. */
 @Command(name = "spark", mixinStandardHelpOptions = true, description = "Batch stages on Apache Spark (local mode or"
         + " a cluster): the job runs in its own JVM and stages its rows as Lance datasets; this process commits them"
-        + " into the lake in one transaction.", subcommands = {SparkCommand.Ingest.class, SparkDedupCommand.class})
+        + " into the lake in one transaction.", subcommands = {SparkCommand.Ingest.class, SparkDedupCommand.class,
+        SparkEnrichCommand.class})
 final class SparkCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -42,7 +42,7 @@ import io.flywheel.rows.FrameRow;
  *       (its rows are left out; the other episodes are not affected).</li>
  * </ul>
  * The ONNX model file, when given, is shipped to the executors with {@code SparkContext.addFile} and opened in each
- * task from {@code SparkFiles.get} (its file name: the model id is the same as on the lake side). The images are read
+ * task from {@code SparkFiles.get}. The images are read
  * through their raw locators, from the executors' file system ({@link RawStorage#local()}).
  */
 public final class SparkEnrich {
@@ -91,12 +91,13 @@ public final class SparkEnrich {
      * Runs the job on {@code staging/work.jsonl}.
      *
      * @param model the ONNX file, or null for no embeddings
+     * @param modelId the model's id (as {@code flywheel enrich} opens it), with {@code model}
      * @param modelKey the model's id in the lake (its column key), with {@code model}
      * @param preprocessing the model's input scaling, with {@code model}
      * @param nowNs the {@code enriched_at_ns} of every episode, ns since the epoch
      * @param partitions tasks (at most one per episode); 0: one per episode
      */
-    public static Result run(SparkSession spark, Path staging, Settings settings, Path model, String modelKey,
+    public static Result run(SparkSession spark, Path staging, Settings settings, Path model, String modelId, String modelKey,
                              Preprocessing preprocessing, long nowNs, int partitions) throws IOException {
         List<String> work = Files.readAllLines(staging.resolve("work.jsonl"), StandardCharsets.UTF_8).stream()
                 .filter(l -> !l.isBlank()).toList();
@@ -111,7 +112,8 @@ public final class SparkEnrich {
         List<String> out = work.isEmpty() ? List.of() : jsc.parallelize(work, n).mapPartitions(it -> {
             List<String> res = new ArrayList<>();
             Embedder embedder = shipped == null ? null
-                    : OnnxEmbedder.builder(Path.of(SparkFiles.get(shipped))).preprocessing(preprocessing).build();
+                    : OnnxEmbedder.builder(Path.of(SparkFiles.get(shipped))).modelId(modelId).preprocessing(preprocessing)
+                    .build();
             try (EpisodeEnricher e = new EpisodeEnricher(RawStorage.local(), embedder, modelKey, settings.options())) {
                 while (it.hasNext()) {
                     List<String> docs = JSON.readValue(it.next(), new TypeReference<List<String>>() { });

@@ -18,7 +18,7 @@ import io.flywheel.enrich.model.Preprocessing;
  *
  * <pre>
  * SparkEnrichMain --staging DIR --now-ns NS [--master M] [--conf KEY=VALUE]... [--partitions N]
- *     [--model FILE.onnx --model-key ID [--preprocessing unit|clip]] [--stride K|keyframes] [--threads N]
+ *     [--model FILE.onnx --model-id ID --model-key KEY [--preprocessing unit|clip]] [--stride K|keyframes] [--threads N]
  *     [--blur-threshold V] [--blur-ratio R] [--static-threshold L] [--hot-size PX] [--hot-quality Q]
  * </pre>
  *
@@ -38,6 +38,7 @@ public final class SparkEnrichMain {
         Path staging = null;
         Path model = null;
         String modelKey = null;
+        String modelId = null;
         String pre = "unit";
         String stride = "5";
         int threads = 1;
@@ -56,6 +57,7 @@ public final class SparkEnrichMain {
                     case "--staging" -> staging = Path.of(args[++i]);
                     case "--model" -> model = Path.of(args[++i]);
                     case "--model-key" -> modelKey = args[++i];
+                    case "--model-id" -> modelId = args[++i];
                     case "--preprocessing" -> pre = args[++i];
                     case "--stride" -> stride = args[++i];
                     case "--threads" -> threads = Integer.parseInt(args[++i]);
@@ -95,9 +97,9 @@ public final class SparkEnrichMain {
             System.err.println("spark enrich: " + e.getMessage());
             return 2;
         }
-        if (staging == null || nowNs == null || (model == null) != (modelKey == null) || partitions < 0) {
+        if (staging == null || nowNs == null || (model == null) != (modelKey == null) || (model == null) != (modelId == null) || partitions < 0) {
             System.err.println("usage: SparkEnrichMain --staging DIR --now-ns NS [--master M] [--conf K=V]..."
-                    + " [--partitions N] [--model FILE.onnx --model-key ID [--preprocessing unit|clip]] [enrich"
+                    + " [--partitions N] [--model FILE.onnx --model-id ID --model-key KEY [--preprocessing unit|clip]] [enrich"
                     + " options]");
             return 2;
         }
@@ -110,7 +112,7 @@ public final class SparkEnrichMain {
         long t0 = System.nanoTime();
         try (SparkSession spark = b.getOrCreate()) {
             spark.sparkContext().setLogLevel("ERROR");
-            SparkEnrich.Result r = SparkEnrich.run(spark, staging, settings, model, modelKey, preprocessing, nowNs,
+            SparkEnrich.Result r = SparkEnrich.run(spark, staging, settings, model, modelId, modelKey, preprocessing, nowNs,
                     partitions);
             double secs = (System.nanoTime() - t0) / 1e9;
             Map<String, Object> summary = new LinkedHashMap<>();
