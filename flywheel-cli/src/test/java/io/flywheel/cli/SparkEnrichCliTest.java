@@ -129,6 +129,34 @@ class SparkEnrichCliTest {
         assertEquals(2, bad.exitCode(), bad.err());
     }
 
+    @Test
+    void anEpisodeWhoseRawFileIsGoneFailsAloneAndIsNamed(@TempDir Path tmp) throws Exception {
+        Path raw = Files.createDirectories(tmp.resolve("raw"));
+        for (String f : List.of("bridge_ep03.mcap", "bridge_ep04.mcap")) {
+            Files.copy(SharedData.data("camera/bridge-mcap").resolve(f), raw.resolve(f));
+        }
+        Path lake = tmp.resolve("lake");
+        assertEquals(0, CliRun.of("init", lake.toString()).exitCode());
+        CliRun in = CliRun.of("ingest", lake.toString(), raw.toString());
+        assertEquals(0, in.exitCode(), in.err());
+        Files.delete(raw.resolve("bridge_ep04.mcap"));
+        Path staging = tmp.resolve("staging");
+        CliRun sp = CliRun.of("spark", "enrich", lake.toString(), "--model", "none", "--staging", staging.toString(),
+                "--json");
+        assertEquals(1, sp.exitCode(), sp.err());
+        JsonNode y = JSON.readTree(sp.out());
+        assertEquals(1, y.path("episodes_enriched").asInt(), sp.out());
+        assertEquals(1, y.path("failed").size(), sp.out());
+        assertTrue(y.path("failed").get(0).path("reason").asText().contains("bridge_ep04.mcap"), sp.out());
+        assertTrue(Files.isRegularFile(staging.resolve("summary.json")), "a given --staging folder is kept");
+        Map<String, EpisodeRow> e = episodes(lake);
+        assertEquals(2, e.size());
+        String failed = y.path("failed").get(0).path("episode").asText();
+        for (EpisodeRow r : e.values()) {
+            assertEquals(r.episodeId().equals(failed), r.enrichedAtNs() == null, r.episodeId());
+        }
+    }
+
     private static Map<String, FrameRow> frames(Path lake) {
         Map<String, FrameRow> out = new TreeMap<>();
         try (Lake l = Lake.open(lake.toString()); LakeTable t = l.table(TableSchemas.FRAMES)) {
