@@ -7,7 +7,8 @@
 # per-core rates (frames/s and MB/s of recordings on local[1]) and the load average before and after.
 #
 # usage: bench/spark.sh [EPISODES] [SECONDS]     (defaults: 16 episodes of 10 s, 320x240)
-#        STAGES="ingest" bench/spark.sh 200       (a stage NAME needs a function stage_NAME, see stage_ingest)
+#        STAGES="ingest enrich" bench/spark.sh 200   (a stage NAME needs a function stage_NAME, see stage_ingest;
+#        enrich: ENRICH_MODEL=none|mobilenet_v2|FILE.onnx, default none)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 EPISODES="${1:-16}"
@@ -57,6 +58,24 @@ stage_ingest() { # `ingest` vs `spark ingest`; frames from the Spark run's --jso
       --master 'local[2]' --json | cut -d' ' -f2)
   frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$SCRATCH/spark-ingest-local2.out")
   report ingest "$cli" "$one" "$two" "$frames" "$before"
+}
+
+stage_enrich() { # `enrich --threads 1` vs `spark enrich` (a task per episode, 1 decode thread each) on copies of
+  # one ingested lake; model: $ENRICH_MODEL (default none: image metrics, pHash, hot JPEG, phase); frames from --json
+  local before cli one two frames model="${ENRICH_MODEL:-none}"
+  fresh_lake enrich
+  "$ROOT/flywheel" ingest "$SCRATCH/lake-enrich" "$FLEET" >/dev/null 2>&1
+  rm -rf "$SCRATCH/lake-enrich-local1" "$SCRATCH/lake-enrich-local2"
+  cp -r "$SCRATCH/lake-enrich" "$SCRATCH/lake-enrich-local1"
+  cp -r "$SCRATCH/lake-enrich" "$SCRATCH/lake-enrich-local2"
+  before=$(loadavg)
+  cli=$(run enrich "$ROOT/flywheel" enrich "$SCRATCH/lake-enrich" --threads 1 --model "$model" --json | cut -d' ' -f2)
+  one=$(run spark-enrich-local1 "$ROOT/flywheel" spark enrich "$SCRATCH/lake-enrich-local1" --model "$model" \
+      --master 'local[1]' --json | cut -d' ' -f2)
+  two=$(run spark-enrich-local2 "$ROOT/flywheel" spark enrich "$SCRATCH/lake-enrich-local2" --model "$model" \
+      --master 'local[2]' --json | cut -d' ' -f2)
+  frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$SCRATCH/spark-enrich-local2.out")
+  report enrich "$cli" "$one" "$two" "$frames" "$before"
 }
 
 for stage in $STAGES; do

@@ -97,10 +97,11 @@ public final class SparkEnrichMain {
             System.err.println("spark enrich: " + e.getMessage());
             return 2;
         }
-        if (staging == null || nowNs == null || (model == null) != (modelKey == null) || (model == null) != (modelId == null) || partitions < 0) {
+        if (staging == null || nowNs == null || (model == null) != (modelKey == null)
+                || (model == null) != (modelId == null) || partitions < 0) {
             System.err.println("usage: SparkEnrichMain --staging DIR --now-ns NS [--master M] [--conf K=V]..."
-                    + " [--partitions N] [--model FILE.onnx --model-id ID --model-key KEY [--preprocessing unit|clip]] [enrich"
-                    + " options]");
+                    + " [--partitions N] [--model FILE.onnx --model-id ID --model-key KEY"
+                    + " [--preprocessing unit|clip]] [enrich options]");
             return 2;
         }
         SparkSession.Builder b = SparkSession.builder().appName("flywheel spark enrich")
