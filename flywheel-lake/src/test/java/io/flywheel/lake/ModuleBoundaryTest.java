@@ -35,6 +35,8 @@ class ModuleBoundaryTest {
     static final Set<String> ALLOWED = Set.of(
             // the loader benchmark measures Lance's own take as the loader's peer
             "flywheel-bench/src/main/java/io/flywheel/bench/LoaderBench.java",
+            // the take-layout benchmark writes and takes Lance datasets with lance-core alone, to measure Lance itself
+            "flywheel-bench/src/main/java/io/flywheel/bench/TakeLayouts.java",
             // a class-path stand-in for lance-core's own org.lance.JniLoader (native libraries unpacked once per user):
             // it must be that class, in that package
             "flywheel-cli/src/main/java/org/lance/JniLoader.java");
