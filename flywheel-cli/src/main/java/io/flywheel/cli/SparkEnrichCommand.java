@@ -198,7 +198,14 @@ final class SparkEnrichCommand implements Callable<Integer> {
                 args.addAll(List.of("--conf", kv));
             }
             long j0 = System.nanoTime();
-            int rc = SparkJob.run("io.flywheel.spark.SparkEnrichMain", args, System.err);
+            int rc = 0;
+            if (work.isEmpty()) { // nothing to enrich: no Spark job to start
+                Files.writeString(dir.resolve("episodes.jsonl"), "");
+                Files.writeString(dir.resolve("frames.jsonl"), "");
+                Files.writeString(dir.resolve("summary.json"), "{\"failed\": []}");
+            } else {
+                rc = SparkJob.run("io.flywheel.spark.SparkEnrichMain", args, System.err);
+            }
             double jobSecs = (System.nanoTime() - j0) / 1e9;
             if (rc != 0 || !Files.isRegularFile(dir.resolve("summary.json"))) {
                 throw new io.flywheel.error.StorageUnavailableException("the Spark job failed (exit " + rc
