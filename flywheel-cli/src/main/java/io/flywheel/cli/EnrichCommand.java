@@ -199,13 +199,24 @@ final class EnrichCommand implements Callable<Integer> {
         if (m == null) {
             return null;
         }
+        return pulled(m, "enrich", err).open(m, 1);
+    }
+
+    /**
+     * The user's model cache with a built-in model in it: pulled (and converted) first when it is not there, saying so
+     * on {@code err}.
+     *
+     * @param command the command that needs it, for the message, e.g. {@code spark enrich}
+     * @throws IOException when the model cannot be downloaded or converted
+     */
+    static ModelCache pulled(BuiltinModel m, String command, PrintWriter err) throws IOException {
         ModelCache cache = ModelCache.user();
         if (cache.find(m).isEmpty()) {
-            err.println("enrich: model " + m.id() + " is not in " + cache.dir() + "; pulling it from "
+            err.println(command + ": model " + m.id() + " is not in " + cache.dir() + "; pulling it from "
                     + NsfwjsPackage.TARBALL_URL + " (once per user)");
             err.flush();
             cache.install(m, ModelCache.download(NsfwjsPackage.TARBALL_URL));
         }
-        return cache.open(m, 1);
+        return cache;
     }
 }

@@ -22,8 +22,6 @@ import io.flywheel.enrich.EpisodeEnricher;
 import io.flywheel.enrich.Stride;
 import io.flywheel.enrich.image.FrameAnalyzer;
 import io.flywheel.enrich.model.BuiltinModel;
-import io.flywheel.enrich.model.ModelCache;
-import io.flywheel.enrich.model.NsfwjsPackage;
 import io.flywheel.enrich.model.OnnxEmbedder;
 import io.flywheel.enrich.model.Preprocessing;
 import io.flywheel.ingest.StagedRows;
@@ -146,14 +144,7 @@ final class SparkEnrichCommand implements Callable<Integer> {
             modelFile = Path.of(model).toAbsolutePath();
             eb = OnnxEmbedder.builder(modelFile).preprocessing(pre);
         } else if (builtin != null) {
-            ModelCache cache = ModelCache.user();
-            if (cache.find(builtin).isEmpty()) {
-                err.println("spark enrich: model " + builtin.id() + " is not in " + cache.dir() + "; pulling it from "
-                        + NsfwjsPackage.TARBALL_URL + " (once per user)");
-                err.flush();
-                cache.install(builtin, ModelCache.download(NsfwjsPackage.TARBALL_URL));
-            }
-            modelFile = cache.find(builtin).orElseThrow();
+            modelFile = EnrichCommand.pulled(builtin, "spark enrich", err).find(builtin).orElseThrow();
             pre = Preprocessing.UNIT;
             eb = OnnxEmbedder.builder(modelFile).modelId(builtin.id()).preprocessing(pre);
         }
