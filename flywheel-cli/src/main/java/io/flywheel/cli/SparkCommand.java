@@ -98,9 +98,7 @@ final class SparkCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            if (!master.matches("local(\\[(\\d+|\\*)])?|spark://\\S+|yarn|k8s://\\S+")) {
-                throw Usage.error(spec, "--master: expected local[N], local[*] or spark://HOST:PORT, got '" + master + "'");
-            }
+            SparkJob.checkMaster(spec, master);
             // the alignment options are checked here as flywheel ingest checks them: a wrong one is a usage error
             IngestJob.AlignConfig align = IngestJob.AlignConfig.defaults();
             if (onMiss != null) {

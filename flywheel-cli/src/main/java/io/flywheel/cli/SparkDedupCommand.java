@@ -72,9 +72,7 @@ final class SparkDedupCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (!master.matches("local(\\[(\\d+|\\*)])?|spark://\\S+|yarn|k8s://\\S+")) {
-            throw Usage.error(spec, "--master: expected local[N], local[*] or spark://HOST:PORT, got '" + master + "'");
-        }
+        SparkJob.checkMaster(spec, master);
         Usage.require(spec, episodeThreshold >= 0 && episodeThreshold <= 2,
                 "--episode-threshold is a cosine distance in [0, 2], got " + episodeThreshold);
         Usage.require(spec, frameThreshold >= -1 && frameThreshold <= 63,

@@ -114,9 +114,7 @@ final class SparkEnrichCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        if (!master.matches("local(\\[(\\d+|\\*)])?|spark://\\S+|yarn|k8s://\\S+")) {
-            throw Usage.error(spec, "--master: expected local[N], local[*] or spark://HOST:PORT, got '" + master + "'");
-        }
+        SparkJob.checkMaster(spec, master);
         for (String kv : conf) {
             Usage.require(spec, kv.indexOf('=') > 0, "--conf: expected KEY=VALUE, got '" + kv + "'");
         }

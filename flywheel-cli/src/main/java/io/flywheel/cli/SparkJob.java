@@ -56,6 +56,17 @@ final class SparkJob {
     }
 
     /**
+     * @param master a {@code --master} value: {@code local}, {@code local[N]}, {@code local[*]}, {@code spark://...},
+     *     {@code yarn} or {@code k8s://...}
+     * @throws picocli.CommandLine.ParameterException (wrong usage, exit 2) for anything else
+     */
+    static void checkMaster(picocli.CommandLine.Model.CommandSpec spec, String master) {
+        if (!master.matches("local(\\[(\\d+|\\*)])?|spark://\\S+|yarn|k8s://\\S+")) {
+            throw Usage.error(spec, "--master: expected local[N], local[*] or spark://HOST:PORT, got '" + master + "'");
+        }
+    }
+
+    /**
      * Runs {@code mainClass} with {@code args} in a child JVM and copies its output, line by line, to {@code log}.
      *
      * @return the child's exit code
